@@ -1,0 +1,241 @@
+import Foundation
+
+extension ObjectContext {
+    /// Validates and saves every change at once: to the stores, or into the parent context
+    /// for a child context. Nothing is saved when anything fails.
+    ///
+    /// - Throws: ``GraphError/validation(_:)`` listing every invalid object and property;
+    ///   ``GraphError/conflict(_:)`` when objects changed in the store since they were read
+    ///   (unless ``mergePolicy`` resolves it); a store's own error when it cannot write.
+    public func save() throws {
+        if let error = deferredErrors.first { throw error }
+        let changed = changeList.filter { $0.hasChanges }
+        guard !changed.isEmpty else {
+            clearChangeState()
+            return
+        }
+        let failures = changed.flatMap { object -> [ValidationFailure] in
+            if object.isDeleted { return object.isInserted ? [] : denyFailures(of: object) }
+            return validationFailures(of: object)
+        }
+        guard failures.isEmpty else { throw GraphError.validation(failures) }
+
+        if let parent {
+            let notification = pushChanges(changed, into: parent)
+            finishSave(changed, notification: notification)
+            return
+        }
+
+        try assignPermanentIDs(changed)
+        var attempts = 0
+        while true {
+            let request = makeSaveRequest(changed)
+            if request.isEmpty {
+                finishSave(changed, notification: ContextDidSave())
+                return
+            }
+            do {
+                let result = try coordinator.execute(request)
+                let notification = apply(result, to: changed)
+                finishSave(changed, notification: notification)
+                coordinator.post(notification, from: self)
+                return
+            } catch GraphError.conflict(let conflicts) where mergePolicy != .error && attempts < 3 {
+                attempts += 1
+                try resolve(conflicts)
+            }
+        }
+    }
+
+    /// What a save would check, without saving: the validation failures of every changed object.
+    public func validationFailures() -> [ValidationFailure] {
+        changeList.filter { $0.hasChanges }.flatMap { object -> [ValidationFailure] in
+            if object.isDeleted { return object.isInserted ? [] : denyFailures(of: object) }
+            return validationFailures(of: object)
+        }
+    }
+
+    /// Required values, types, and to-many counts of one object.
+    func validationFailures(of object: ManagedObject) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        for (index, property) in object.entity.properties.enumerated() {
+            let value = object.storage[index]
+            let fail = { (reason: ValidationFailure.Reason) in
+                failures.append(ValidationFailure(objectID: object.objectID, key: property.name, reason: reason))
+            }
+            switch property {
+            case .attribute(let attribute):
+                if value.isNull {
+                    if !attribute.isOptional { fail(.missingValue) }
+                } else if value.converted(to: attribute.type) != value {
+                    fail(.wrongType(expected: attribute.type.rawValue, got: value.kindName))
+                }
+            case .relationship(let relationship):
+                if !relationship.isToMany {
+                    if value.isNull, !relationship.isOptional { fail(.missingValue) }
+                    continue
+                }
+                guard case .objects(let ids) = value else { continue }
+                if ids.isEmpty, !relationship.isOptional, relationship.minCount == nil { fail(.missingValue) }
+                if let minimum = relationship.minCount, ids.count < minimum, !(ids.isEmpty && relationship.isOptional) {
+                    fail(.tooFew(minimum: minimum, count: ids.count))
+                }
+                if let maximum = relationship.maxCount, ids.count > maximum {
+                    fail(.tooMany(maximum: maximum, count: ids.count))
+                }
+            }
+        }
+        return failures
+    }
+
+    /// Gives inserted objects their permanent IDs before the save is sent, so that the values
+    /// the store keeps and the context keeps are one shared buffer. If the save then fails,
+    /// the objects keep these IDs and are still inserted: the next save uses them.
+    private func assignPermanentIDs(_ changed: [ManagedObject]) throws {
+        let inserted = changed.filter { $0.isInserted && !$0.isDeleted && $0.objectID.isTemporary }
+        guard !inserted.isEmpty else { return }
+        let ids = try coordinator.obtainPermanentIDs(for: inserted.map {
+            ObjectSnapshot(objectID: $0.objectID, version: 0, values: [])
+        })
+        var map: [ObjectID: ObjectID] = [:]
+        map.reserveCapacity(ids.count)
+        for (object, permanent) in zip(inserted, ids) {
+            map[object.objectID] = permanent
+            registered[object.objectID] = nil
+            object.objectID = permanent
+            registered[permanent] = object
+        }
+        for object in changed where !object.isDeleted {
+            rewriteIDs(in: object, map)
+        }
+    }
+
+    /// The store request for the changed objects; updated objects whose values came back to
+    /// the committed ones are left out.
+    private func makeSaveRequest(_ changed: [ManagedObject]) -> SaveChangesRequest {
+        var request = SaveChangesRequest()
+        for object in changed {
+            if object.isDeleted {
+                if !object.isInserted {
+                    request.deletedObjects.append(ObjectSnapshot(
+                        objectID: object.objectID, version: object.version, values: committedStorage(of: object)))
+                }
+            } else if object.isInserted {
+                request.insertedObjects.append(ObjectSnapshot(objectID: object.objectID, version: 0, values: object.storage))
+            } else if object.flags.contains(.updated), object.storage != committedStorage(of: object) {
+                request.updatedObjects.append(ObjectSnapshot(objectID: object.objectID, version: object.version, values: object.storage))
+            }
+        }
+        return request
+    }
+
+    /// Takes the store's permanent IDs and versions into the objects.
+    private func apply(_ result: SaveResult, to changed: [ManagedObject]) -> ContextDidSave {
+        var notification = ContextDidSave()
+        for object in changed where object.isInserted && !object.isDeleted {
+            guard let permanent = result.permanentIDs[object.objectID] else { continue }
+            registered[object.objectID] = nil
+            object.objectID = permanent
+            registered[permanent] = object
+        }
+        if !result.permanentIDs.isEmpty {
+            for object in changed where !object.isDeleted {
+                rewriteIDs(in: object, result.permanentIDs)
+            }
+        }
+        for object in changed {
+            if object.isDeleted {
+                if !object.isInserted { notification.deletedObjectIDs.insert(object.objectID) }
+                continue
+            }
+            if let version = result.versions[object.objectID] {
+                object.version = version
+                if object.isInserted {
+                    notification.insertedObjectIDs.insert(object.objectID)
+                } else {
+                    notification.updatedObjectIDs.insert(object.objectID)
+                }
+            }
+        }
+        return notification
+    }
+
+    /// Replaces temporary IDs by permanent ones in an object's relationship values.
+    func rewriteIDs(in object: ManagedObject, _ map: [ObjectID: ObjectID]) {
+        for index in object.entity.relationshipIndices {
+            switch object.storage[index] {
+            case .object(let id) where id.isTemporary:
+                if let permanent = map[id] { object.storage[index] = .object(permanent) }
+            case .objects(let ids) where ids.contains(where: \.isTemporary):
+                object.storage[index] = .objects(ids.map { $0.isTemporary ? (map[$0] ?? $0) : $0 })
+            default:
+                break
+            }
+        }
+    }
+
+    /// Ends a save: deleted objects leave the context, the rest become unchanged.
+    private func finishSave(_ changed: [ManagedObject], notification: ContextDidSave) {
+        for object in changed where object.isDeleted {
+            registered[object.objectID] = nil
+            object.context = nil
+        }
+        clearChangeState()
+        undoStack?.removeAll()
+        for observer in saveObservers { observer.handler(notification) }
+    }
+
+    /// Forgets all change tracking (after a save or a rollback).
+    func clearChangeState() {
+        for object in changeList { object.flags.subtract([.inserted, .updated, .deleted, .listed]) }
+        changeList.removeAll()
+        committed.removeAll()
+        deferredErrors.removeAll()
+    }
+
+    // MARK: - Child contexts
+
+    /// Pushes a child's changes into its parent, which tracks them as its own.
+    private func pushChanges(_ changed: [ManagedObject], into parent: ObjectContext) -> ContextDidSave {
+        var notification = ContextDidSave()
+        for object in changed where !object.isDeleted {
+            let id = object.objectID
+            if object.isInserted {
+                parent.adoptInserted(id, values: object.storage)
+                notification.insertedObjectIDs.insert(id)
+            } else {
+                let target = parent.object(with: id)
+                if target.isFault { target.storage = committedStorage(of: object); target.version = object.version; target.flags.remove(.fault) }
+                for index in object.storage.indices where target.storage[index] != object.storage[index] {
+                    parent.setPrimitive(object.storage[index], at: index, of: target)
+                }
+                notification.updatedObjectIDs.insert(id)
+            }
+        }
+        for object in changed where object.isDeleted && !object.isInserted {
+            let target = parent.object(with: object.objectID)
+            if target.isFault { target.storage = committedStorage(of: object); target.version = object.version; target.flags.remove(.fault) }
+            parent.markDeletedWithoutRules(target)
+            notification.deletedObjectIDs.insert(object.objectID)
+        }
+        return notification
+    }
+
+    /// Registers an object a child context inserted, under the child's temporary ID.
+    private func adoptInserted(_ id: ObjectID, values: [Value]) {
+        let object = registered[id] ?? makeObject(id)
+        object.storage = values
+        object.flags = [.inserted]
+        list(object)
+        registered[id] = object
+        undoStack?.record(.insert(object))
+    }
+
+    /// A deletion whose rules the child context applied already.
+    private func markDeletedWithoutRules(_ object: ManagedObject) {
+        if !object.flags.contains(.inserted) { willChange(object) }
+        object.flags.insert(.deleted)
+        list(object)
+        undoStack?.record(.delete(object))
+    }
+}

@@ -1,0 +1,47 @@
+/// The changes of one save, as a context hands them to its coordinator and stores.
+///
+/// Inserted objects carry temporary IDs (and relationship values may name other inserted
+/// objects' temporary IDs); updated, deleted and locked objects carry the version the
+/// context read, which the store checks (optimistic locking).
+public struct SaveChangesRequest: Sendable {
+    public var insertedObjects: [ObjectSnapshot]
+    public var updatedObjects: [ObjectSnapshot]
+    public var deletedObjects: [ObjectSnapshot]
+    /// Objects not changed but whose version must still be the one read.
+    public var lockedObjects: [ObjectSnapshot]
+
+    public init(
+        insertedObjects: [ObjectSnapshot] = [],
+        updatedObjects: [ObjectSnapshot] = [],
+        deletedObjects: [ObjectSnapshot] = [],
+        lockedObjects: [ObjectSnapshot] = []
+    ) {
+        self.insertedObjects = insertedObjects
+        self.updatedObjects = updatedObjects
+        self.deletedObjects = deletedObjects
+        self.lockedObjects = lockedObjects
+    }
+
+    public var isEmpty: Bool {
+        insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty && lockedObjects.isEmpty
+    }
+}
+
+/// What a store did with a save: the permanent IDs of the inserted objects and the new
+/// versions of the inserted and updated ones.
+public struct SaveResult: Sendable, Equatable {
+    /// Temporary ID → permanent ID, for each inserted object.
+    public var permanentIDs: [ObjectID: ObjectID]
+    /// Permanent ID → new version, for each inserted (1) and updated (+1) object.
+    public var versions: [ObjectID: Int64]
+
+    public init(permanentIDs: [ObjectID: ObjectID] = [:], versions: [ObjectID: Int64] = [:]) {
+        self.permanentIDs = permanentIDs
+        self.versions = versions
+    }
+
+    mutating func merge(_ other: SaveResult) {
+        permanentIDs.merge(other.permanentIDs) { $1 }
+        versions.merge(other.versions) { $1 }
+    }
+}

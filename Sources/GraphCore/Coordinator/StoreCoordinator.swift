@@ -1,0 +1,185 @@
+import Foundation
+import Synchronization
+
+/// Owns one model and the stores that hold its objects, and answers contexts' fetches,
+/// faults and saves. Safe to use from any thread: every call into a store is made under
+/// one lock, one at a time.
+///
+/// ```swift
+/// let coordinator = StoreCoordinator(model: model)
+/// try coordinator.addPersistentStore(type: "InMemory")
+/// let context = ObjectContext(coordinator: coordinator)
+/// ```
+public final class StoreCoordinator: Sendable {
+    public let model: ObjectModel
+
+    private struct State {
+        var stores: [PersistentStore] = []
+        var classes: [String: ManagedObject.Type] = [:]
+        var entityByClass: [ObjectIdentifier: String] = [:]
+        var observers: [Int: @Sendable (ContextDidSave) -> Void] = [:]
+        var nextObserver = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init(model: ObjectModel) {
+        self.model = model
+    }
+
+    // MARK: - Stores
+
+    /// Opens a store of a registered type and adds it.
+    ///
+    /// - Throws: ``GraphError/unknownStoreType(_:registered:)``; ``GraphError/modelMismatch(entities:)``
+    ///   when the store was written for a model whose entities differ (naming them); the
+    ///   store's own error when it cannot be read.
+    @discardableResult
+    public func addPersistentStore(
+        type: String, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = StoreOptions()
+    ) throws -> PersistentStore {
+        guard let storeClass = StoreRegistry.storeClass(named: type) else {
+            throw GraphError.unknownStoreType(type, registered: StoreRegistry.registeredNames)
+        }
+        if let url, persistentStores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+            throw GraphError.store("the store at \(url.path) is already added to this coordinator")
+        }
+        let store = try storeClass.init(coordinator: self, configurationName: configuration, url: url, options: options)
+        store.metadata.storeType = type
+        try store.loadMetadata()
+        if store.metadata.entityVersionHashes.isEmpty {
+            store.metadata.entityVersionHashes = model.entityVersionHashes
+            store.metadata.modelVersionHash = model.versionHash
+        } else {
+            let differing = model.entitiesDiffering(from: store.metadata.entityVersionHashes)
+            if !differing.isEmpty {
+                store.willRemove()
+                throw GraphError.modelMismatch(entities: differing)
+            }
+        }
+        state.withLock { $0.stores.append(store) }
+        return store
+    }
+
+    /// Removes a store (it releases its files and locks).
+    public func remove(_ store: PersistentStore) {
+        let removed = state.withLock { state -> Bool in
+            let count = state.stores.count
+            state.stores.removeAll { $0 === store }
+            return state.stores.count != count
+        }
+        if removed { store.willRemove() }
+    }
+
+    /// The stores, in the order they were added.
+    public var persistentStores: [PersistentStore] { state.withLock { $0.stores } }
+
+    /// The store with this UUID.
+    public func persistentStore(withIdentifier identifier: String) -> PersistentStore? {
+        state.withLock { $0.stores.first { $0.identifier == identifier } }
+    }
+
+    // MARK: - Typed classes
+
+    /// Makes fetches and inserts of an entity produce instances of `type`.
+    ///
+    /// - Throws: ``GraphError/unknownEntity(_:)``, or a ``GraphError`` naming a typed
+    ///   property of the class that does not match the entity (unknown key, wrong kind or type).
+    public func register(_ type: ManagedObject.Type, forEntity name: String) throws {
+        let entity = try model.requireEntity(name)
+        try ManagedPropertyCheck.check(type, against: entity)
+        state.withLock {
+            $0.classes[name] = type
+            $0.entityByClass[ObjectIdentifier(type)] = name
+        }
+    }
+
+    func registeredClass(forEntity name: String) -> ManagedObject.Type? {
+        state.withLock { $0.classes[name] }
+    }
+
+    func entityName(forClass type: ManagedObject.Type) -> String? {
+        state.withLock { $0.entityByClass[ObjectIdentifier(type)] }
+    }
+
+    // MARK: - Requests from contexts
+
+    /// The snapshot of one object from its store, or nil when the store has no such object.
+    func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
+        try state.withLock { state in
+            guard let store = state.stores.first(where: { $0.identifier == id.storeIdentifier }) else { return nil }
+            return try store.snapshot(for: id)
+        }
+    }
+
+    /// The objects of every store that match the request.
+    func execute(_ request: FetchRequest) throws -> StoreFetchResult {
+        try state.withLock { state in
+            var combined = StoreFetchResult()
+            for store in state.stores {
+                let result = try store.fetch(request)
+                if state.stores.count == 1 { return result }
+                combined.snapshots += result.snapshots
+                combined.faults += result.faults
+            }
+            return combined
+        }
+    }
+
+    /// Permanent IDs for objects about to be inserted, from the store each will be saved to.
+    func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
+        try state.withLock { state in
+            guard let store = state.stores.first else {
+                throw GraphError.noStore(entity: snapshots.first?.objectID.entityName ?? "")
+            }
+            return try store.obtainPermanentIDs(for: snapshots)
+        }
+    }
+
+    /// Applies a save to the stores the objects belong to (each store all or nothing).
+    func execute(_ request: SaveChangesRequest) throws -> SaveResult {
+        try state.withLock { state in
+            guard let first = state.stores.first else {
+                throw GraphError.noStore(entity: request.insertedObjects.first?.objectID.entityName ?? "")
+            }
+            if state.stores.count == 1 { return try first.save(request) }
+            var parts: [ObjectIdentifier: SaveChangesRequest] = [:]
+            func route(_ snapshot: ObjectSnapshot) -> PersistentStore {
+                state.stores.first { $0.identifier == snapshot.objectID.storeIdentifier } ?? first
+            }
+            for s in request.insertedObjects { parts[ObjectIdentifier(route(s)), default: .init()].insertedObjects.append(s) }
+            for s in request.updatedObjects { parts[ObjectIdentifier(route(s)), default: .init()].updatedObjects.append(s) }
+            for s in request.deletedObjects { parts[ObjectIdentifier(route(s)), default: .init()].deletedObjects.append(s) }
+            for s in request.lockedObjects { parts[ObjectIdentifier(route(s)), default: .init()].lockedObjects.append(s) }
+            var result = SaveResult()
+            for store in state.stores {
+                guard let part = parts[ObjectIdentifier(store)] else { continue }
+                result.merge(try store.save(part))
+            }
+            return result
+        }
+    }
+
+    // MARK: - Save notifications
+
+    /// Calls `handler` after every save of any context of this coordinator, on the thread
+    /// that saved. Merge into another context from there with its `perform`.
+    @discardableResult
+    public func addSaveObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void) -> Int {
+        state.withLock { state in
+            state.nextObserver += 1
+            state.observers[state.nextObserver] = handler
+            return state.nextObserver
+        }
+    }
+
+    public func removeSaveObserver(_ token: Int) {
+        _ = state.withLock { $0.observers.removeValue(forKey: token) }
+    }
+
+    func post(_ notification: ContextDidSave, from context: ObjectContext) {
+        guard !notification.isEmpty else { return }
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers { observer(notification) }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The type of an attribute, as written in a model file (`"int64"`, `"string"`, ...).
+public enum AttributeType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case int16, int32, int64
+    case double, float, decimal
+    case string, bool, date, binary, uuid, uri
+
+    public var description: String { rawValue }
+
+    /// Whether values of this type are integers stored as ``Value/int(_:)``.
+    public var isInteger: Bool {
+        switch self {
+        case .int16, .int32, .int64: return true
+        default: return false
+        }
+    }
+
+    /// The inclusive range an integer attribute of this type accepts.
+    var integerRange: ClosedRange<Int64>? {
+        switch self {
+        case .int16: return Int64(Int16.min)...Int64(Int16.max)
+        case .int32: return Int64(Int32.min)...Int64(Int32.max)
+        case .int64: return Int64.min...Int64.max
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// An entity of a model: a name, its own attributes and relationships, an optional parent
+/// entity whose properties it inherits, and whether it is abstract.
+///
+/// Describe entities, then build an ``ObjectModel`` from them; the model resolves parents,
+/// destinations and inverses, and from then on the entity is immutable:
+///
+/// ```swift
+/// let animal = EntityDescription("Animal", isAbstract: true,
+///                                attributes: [AttributeDescription("name", .string)])
+/// let dog = EntityDescription("Dog", parent: "Animal",
+///                             attributes: [AttributeDescription("barks", .bool, defaultValue: true)])
+/// let model = try ObjectModel(entities: [animal, dog])
+/// ```
+///
+/// In a resolved entity, ``properties`` lists the inherited properties first, then its own;
+/// a property keeps the same index in every sub-entity.
+public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    // Safe to share: the definition is immutable, and the resolved fields below are written
+    // only by `ObjectModel.init` before the model (and so this entity) is published; an
+    // entity that already belongs to a model is refused by any other `ObjectModel.init`.
+
+    public let name: String
+    public let parentName: String?
+    public let isAbstract: Bool
+    /// The attributes this entity declares itself (not the inherited ones).
+    public let ownAttributes: [AttributeDescription]
+    /// The relationships this entity declares itself (not the inherited ones).
+    public let ownRelationships: [RelationshipDescription]
+
+    // MARK: Resolved by ObjectModel
+
+    /// The model this entity belongs to; nil until a model is built from it.
+    public internal(set) weak var model: ObjectModel?
+    /// The parent entity, once resolved.
+    public internal(set) var parent: EntityDescription?
+    /// The names of the entities whose parent this is.
+    public internal(set) var subentityNames: [String] = []
+    /// All properties, inherited first, in storage order.
+    public internal(set) var properties: [PropertyDescription] = []
+    /// A stable hash of this entity's schema (its name, parent, properties and their types),
+    /// independent of the order of the properties in a model file.
+    public internal(set) var versionHash: String = ""
+
+    var indexByName: [String: Int] = [:]
+    /// For each property index: the index of the inverse relationship in the destination, if any.
+    var inverseIndices: [Int?] = []
+    /// For each property index: the index of the destination entity in `model.entities`.
+    var destinationIndices: [Int?] = []
+    /// Indexes of the relationships in `properties`.
+    var relationshipIndices: [Int] = []
+    /// The hash of the root entity's name: objects of one hierarchy share a reference space.
+    var rootNameHash: Int = 0
+    var isResolved = false
+
+    public init(
+        _ name: String,
+        parent: String? = nil,
+        isAbstract: Bool = false,
+        attributes: [AttributeDescription] = [],
+        relationships: [RelationshipDescription] = []
+    ) {
+        self.name = name
+        self.parentName = parent
+        self.isAbstract = isAbstract
+        self.ownAttributes = attributes
+        self.ownRelationships = relationships
+    }
+
+    public var description: String { "entity \(name)" }
+
+    /// The attributes of this entity, inherited ones included.
+    public var attributes: [AttributeDescription] { properties.compactMap(\.attribute) }
+
+    /// The relationships of this entity, inherited ones included.
+    public var relationships: [RelationshipDescription] { properties.compactMap(\.relationship) }
+
+    /// The property with this name, inherited ones included.
+    public func property(named name: String) -> PropertyDescription? {
+        indexByName[name].map { properties[$0] }
+    }
+
+    /// The storage index of the property with this name.
+    public func index(ofProperty name: String) -> Int? { indexByName[name] }
+
+    /// Whether this entity is `other` or one of its descendants.
+    public func isKind(of other: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let entity = current {
+            if entity === other || entity.name == other.name { return true }
+            current = entity.parent
+        }
+        return false
+    }
+
+    /// The entity at the other end of the relationship at `index`.
+    func destination(ofPropertyAt index: Int) -> EntityDescription? {
+        guard let destinationIndex = destinationIndices[index], let model else { return nil }
+        return model.entities[destinationIndex]
+    }
+
+    /// The root of this entity's hierarchy.
+    var root: EntityDescription {
+        var entity = self
+        while let parent = entity.parent { entity = parent }
+        return entity
+    }
+}

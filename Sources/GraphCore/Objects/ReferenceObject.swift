@@ -1,0 +1,23 @@
+/// The store's own key for an object, unique within the store.
+///
+/// Atomic stores hand out integers; other stores may use strings.
+public enum ReferenceObject: Sendable, Hashable, CustomStringConvertible {
+    case int(Int64)
+    case string(String)
+
+    public var description: String {
+        switch self {
+        case .int(let i): return String(i)
+        case .string(let s): return s
+        }
+    }
+
+    /// Reads a reference from its URI path component: decimal digits are an integer.
+    init(pathComponent: String) {
+        if let i = Int64(pathComponent), String(i) == pathComponent {
+            self = .int(i)
+        } else {
+            self = .string(pathComponent)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A value of an attribute or a relationship.
+///
+/// Integers of every width are `.int`, `double` and `float` attributes are `.double`
+/// (a `float` attribute keeps only `Float` precision), a to-one relationship holds
+/// `.object` or `.null`, and a to-many relationship holds `.objects` (in order for ordered
+/// relationships). Literals make values directly: `"Blue"`, `42`, `3.5`, `true`, `nil`.
+public enum Value: Sendable, Hashable {
+    case null
+    case int(Int64)
+    case double(Double)
+    indirect case decimal(Decimal)  // boxed: keeps every value at 17 bytes
+    case string(String)
+    case bool(Bool)
+    case date(Date)
+    case binary(Data)
+    case uuid(UUID)
+    case uri(URL)
+    case object(ObjectID)
+    case objects([ObjectID])
+
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// A short name of the kind of value, for error messages.
+    public var kindName: String {
+        switch self {
+        case .null: return "nil"
+        case .int: return "integer"
+        case .double: return "double"
+        case .decimal: return "decimal"
+        case .string: return "string"
+        case .bool: return "bool"
+        case .date: return "date"
+        case .binary: return "binary"
+        case .uuid: return "uuid"
+        case .uri: return "uri"
+        case .object: return "object"
+        case .objects: return "objects"
+        }
+    }
+
+    /// This value as one an attribute of `type` stores, or nil when it cannot be one.
+    ///
+    /// Conversions that lose nothing are made: an integer into a `double`, `float` or
+    /// `decimal` attribute, a double into a `float` one (rounded to `Float`). An integer
+    /// outside an `int16` or `int32` attribute's range is refused.
+    public func converted(to type: AttributeType) -> Value? {
+        switch (type, self) {
+        case (_, .null): return .null
+        case (.int16, .int(let i)), (.int32, .int(let i)), (.int64, .int(let i)):
+            guard let range = type.integerRange, range.contains(i) else { return nil }
+            return self
+        case (.double, .double): return self
+        case (.double, .int(let i)): return .double(Double(i))
+        case (.float, .double(let d)):
+            return .double(Double(Float(d)))
+        case (.float, .int(let i)): return .double(Double(Float(i)))
+        case (.decimal, .decimal): return self
+        case (.decimal, .int(let i)): return .decimal(Decimal(i))
+        case (.string, .string), (.bool, .bool), (.date, .date), (.binary, .binary),
+            (.uuid, .uuid), (.uri, .uri):
+            return self
+        default: return nil
+        }
+    }
+}
+
+extension Value: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .null: return "nil"
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .decimal(let d): return d.description
+        case .string(let s): return String(reflecting: s)
+        case .bool(let b): return b ? "true" : "false"
+        case .date(let d): return d.formatted(.iso8601)
+        case .binary(let data): return "<\(data.count) bytes>"
+        case .uuid(let u): return u.uuidString
+        case .uri(let u): return u.absoluteString
+        case .object(let id): return id.uriRepresentation
+        case .objects(let ids): return "[" + ids.map(\.uriRepresentation).joined(separator: ", ") + "]"
+        }
+    }
+}
+
+extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,211 @@
+import Foundation
+
+/// A store that holds all its objects in memory as ``CacheNode``s, reads them all in
+/// ``load()`` and writes them all in ``save()``, as Core Data's atomic stores do.
+///
+/// A subclass implements `load()` (read the file, make nodes with
+/// ``objectID(for:referenceObject:)``, hand them to ``addCacheNodes(_:)``, set ``metadata``
+/// and ``nextReference``) and `save()` (write ``cacheNodes()`` and the metadata). It may
+/// override how references and nodes are made:
+/// ``newReferenceObject(for:)``, ``newCacheNode(for:)``, ``updateCacheNode(_:from:)``,
+/// ``willRemoveCacheNodes(_:)``.
+///
+/// Fetches, version checks (optimistic locking), permanent IDs and rolling the nodes back
+/// when `save()` fails are done here.
+open class AtomicStore: PersistentStore, @unchecked Sendable {
+    /// Nodes by concrete entity name, then by ID.
+    private var nodesByEntity: [String: [ObjectID: CacheNode]] = [:]
+    /// The integer reference the next inserted object gets.
+    public var nextReference: Int64 = 1
+
+    /// Reads the whole store. The default reads nothing (a new, empty store).
+    open func load() throws {}
+
+    /// Writes the whole store. The default writes nothing.
+    open func save() throws {}
+
+    open override func loadMetadata() throws {
+        try load()
+    }
+
+    // MARK: - Hooks for subclasses
+
+    /// The reference for a newly inserted object; by default the next integer.
+    open func newReferenceObject(for snapshot: ObjectSnapshot) -> ReferenceObject {
+        defer { nextReference += 1 }
+        return .int(nextReference)
+    }
+
+    /// A node for a newly inserted object (its snapshot already has its permanent ID).
+    open func newCacheNode(for snapshot: ObjectSnapshot) -> CacheNode {
+        CacheNode(objectID: snapshot.objectID, version: snapshot.version, values: snapshot.values)
+    }
+
+    /// Takes an updated object's values into its node.
+    open func updateCacheNode(_ node: CacheNode, from snapshot: ObjectSnapshot) {
+        node.values = snapshot.values
+    }
+
+    /// Called before nodes of deleted objects are removed.
+    open func willRemoveCacheNodes(_ nodes: [CacheNode]) {}
+
+    // MARK: - Nodes
+
+    /// The node of an object, if the store has it.
+    public func cacheNode(for id: ObjectID) -> CacheNode? {
+        nodesByEntity[id.entityName]?[id]
+    }
+
+    /// Every node, grouped by entity (entities by name, nodes in no particular order).
+    public func cacheNodes() -> [CacheNode] {
+        nodesByEntity.keys.sorted().flatMap { nodesByEntity[$0].map { Array($0.values) } ?? [] }
+    }
+
+    /// The nodes of one concrete entity.
+    public func cacheNodes(ofEntity name: String) -> Dictionary<ObjectID, CacheNode>.Values? {
+        nodesByEntity[name]?.values
+    }
+
+    /// The number of nodes.
+    public var cacheNodeCount: Int { nodesByEntity.values.reduce(0) { $0 + $1.count } }
+
+    /// Adds nodes (while loading); a node with the ID of an existing one replaces it.
+    public func addCacheNodes(_ nodes: [CacheNode]) {
+        for node in nodes {
+            nodesByEntity[node.objectID.entityName, default: [:]][node.objectID] = node
+        }
+    }
+
+    /// Reserves room for `count` nodes of an entity (a loader that knows the count saves rehashing).
+    public func reserveCacheNodes(_ count: Int, ofEntity name: String) {
+        nodesByEntity[name, default: [:]].reserveCapacity(count)
+    }
+
+    /// Removes every node.
+    public func removeAllCacheNodes() {
+        nodesByEntity.removeAll()
+    }
+
+    /// The permanent ID of this store for an entity and a reference.
+    public func objectID(for entity: EntityDescription, referenceObject: ReferenceObject) -> ObjectID {
+        ObjectID(entity: entity, storeIdentifier: identifier, reference: referenceObject)
+    }
+
+    /// The reference an ID of this store holds.
+    public func referenceObject(for id: ObjectID) -> ReferenceObject { id.referenceObject }
+
+    // MARK: - Requests
+
+    open override func fetch(_ request: FetchRequest) throws -> StoreFetchResult {
+        guard let model, let entity = model.entity(named: request.entityName) else {
+            throw GraphError.unknownEntity(request.entityName)
+        }
+        let evaluator = try request.predicate.map { predicate in
+            try PredicateEvaluator<CacheNode>(predicate, entity: entity, resolve: { [unowned self] in self.cacheNode(for: $0) })
+        }
+        var snapshots: [ObjectSnapshot] = []
+        for (name, nodes) in nodesByEntity {
+            guard let nodeEntity = model.entity(named: name), request.includes(nodeEntity, requested: entity) else { continue }
+            snapshots.reserveCapacity(snapshots.count + nodes.count)
+            for node in nodes.values where try evaluator?.matches(node) ?? true {
+                snapshots.append(node.snapshot)
+            }
+        }
+        return StoreFetchResult(snapshots: snapshots)
+    }
+
+    open override func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
+        cacheNode(for: id)?.snapshot
+    }
+
+    open override func save(_ request: SaveChangesRequest) throws -> SaveResult {
+        if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
+        try checkVersions(request)
+
+        var result = SaveResult()
+        let savedNextReference = nextReference
+        for snapshot in request.insertedObjects {
+            let id = snapshot.objectID
+            if id.isTemporary {
+                result.permanentIDs[id] = objectID(for: id.entity, referenceObject: newReferenceObject(for: snapshot))
+            } else if id.storeIdentifier != identifier || cacheNode(for: id) != nil {
+                throw GraphError.store("cannot insert \(id): it belongs to another store or exists already")
+            }
+        }
+
+        // Apply to the nodes, remembering how to undo it if writing fails.
+        var undo: [() -> Void] = []
+        for snapshot in request.insertedObjects {
+            let id = result.permanentIDs[snapshot.objectID] ?? snapshot.objectID
+            let node = newCacheNode(for: ObjectSnapshot(objectID: id, version: 1,
+                                                        values: Self.rewrite(snapshot.values, result.permanentIDs)))
+            node.version = 1
+            nodesByEntity[id.entityName, default: [:]][id] = node
+            result.versions[id] = 1
+            undo.append { [unowned self] in self.nodesByEntity[id.entityName]?[id] = nil }
+        }
+        for snapshot in request.updatedObjects {
+            guard let node = cacheNode(for: snapshot.objectID) else { continue }
+            let (oldValues, oldVersion) = (node.values, node.version)
+            var rewritten = snapshot
+            rewritten.values = Self.rewrite(snapshot.values, result.permanentIDs)
+            updateCacheNode(node, from: rewritten)
+            node.version = oldVersion + 1
+            result.versions[node.objectID] = node.version
+            undo.append { node.values = oldValues; node.version = oldVersion }
+        }
+        let removed = request.deletedObjects.compactMap { cacheNode(for: $0.objectID) }
+        if !removed.isEmpty {
+            willRemoveCacheNodes(removed)
+            for node in removed {
+                nodesByEntity[node.objectID.entityName]?[node.objectID] = nil
+                undo.append { [unowned self] in self.nodesByEntity[node.objectID.entityName]?[node.objectID] = node }
+            }
+        }
+
+        do {
+            try save()
+        } catch {
+            for step in undo.reversed() { step() }
+            nextReference = savedNextReference
+            throw error
+        }
+        return result
+    }
+
+    open override func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
+        if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
+        return snapshots.map { objectID(for: $0.objectID.entity, referenceObject: newReferenceObject(for: $0)) }
+    }
+
+    /// Optimistic locking: every updated, deleted and locked object must still be at the
+    /// version the context read.
+    private func checkVersions(_ request: SaveChangesRequest) throws {
+        var conflicts: [Conflict] = []
+        for snapshot in request.updatedObjects + request.deletedObjects + request.lockedObjects {
+            let current = cacheNode(for: snapshot.objectID)?.version
+            if current != snapshot.version {
+                conflicts.append(Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version, currentVersion: current))
+            }
+        }
+        if !conflicts.isEmpty { throw GraphError.conflict(conflicts) }
+    }
+
+    /// Replaces temporary IDs by permanent ones in relationship values.
+    static func rewrite(_ values: [Value], _ map: [ObjectID: ObjectID]) -> [Value] {
+        guard !map.isEmpty, values.contains(where: { value in
+            switch value {
+            case .object(let id): return id.isTemporary
+            case .objects(let ids): return ids.contains(where: \.isTemporary)
+            default: return false
+            }
+        }) else { return values }
+        return values.map { value in
+            switch value {
+            case .object(let id) where id.isTemporary: return .object(map[id] ?? id)
+            case .objects(let ids): return .objects(ids.map { $0.isTemporary ? (map[$0] ?? $0) : $0 })
+            default: return value
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// An atomic store's record of one object: its ID, version and values in property order
+/// (relationships as ``ObjectID``s).
+open class CacheNode: PredicateRecord {
+    public let objectID: ObjectID
+    public var version: Int64
+    /// Values indexed as `objectID.entity.properties`.
+    public var values: [Value]
+
+    public init(objectID: ObjectID, version: Int64, values: [Value]) {
+        self.objectID = objectID
+        self.version = version
+        self.values = values
+    }
+
+    /// The value of a property by name; nil when the entity has no such property.
+    public func value(forKey key: String) -> Value? {
+        objectID.entity.index(ofProperty: key).map { values[$0] }
+    }
+
+    public func predicateValue(at index: Int) throws -> Value { values[index] }
+
+    var snapshot: ObjectSnapshot { ObjectSnapshot(objectID: objectID, version: version, values: values) }
+}

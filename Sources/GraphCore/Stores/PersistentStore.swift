@@ -1,0 +1,76 @@
+import Foundation
+
+/// The base of every store: it holds objects for a coordinator.
+///
+/// Subclass ``AtomicStore`` for a store that keeps everything in memory and reads and
+/// writes it whole, or ``IncrementalStore`` for one that loads on demand. Register the
+/// subclass under a type name with ``StoreRegistry/register(_:as:)``.
+///
+/// A store is used by one coordinator, which calls it under its lock, one call at a time.
+open class PersistentStore: @unchecked Sendable {
+    // Safe to mark Sendable: the coordinator serializes every call into a store under its
+    // lock, and the stored properties that are not `let` are only touched by those calls.
+
+    public private(set) weak var coordinator: StoreCoordinator?
+    public let url: URL?
+    public let configurationName: String?
+    public let options: StoreOptions
+    /// The store's metadata; a subclass sets it when it loads (a new store has a new UUID).
+    public var metadata: StoreMetadata
+
+    /// Opens a store. Subclasses do their set-up here, and their reading in `loadMetadata()`.
+    public required init(coordinator: StoreCoordinator, configurationName: String?, url: URL?, options: StoreOptions) throws {
+        self.coordinator = coordinator
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+        self.metadata = StoreMetadata(storeType: String(describing: Self.self))
+    }
+
+    /// The store's UUID.
+    public var identifier: String { metadata.storeIdentifier }
+
+    /// The model of the coordinator.
+    public var model: ObjectModel? { coordinator?.model }
+
+    /// Reads the store's metadata (an atomic store loads everything here).
+    open func loadMetadata() throws {}
+
+    /// Called when the coordinator removes the store: release files and locks here.
+    open func willRemove() {}
+
+    /// The IDs and snapshots of the objects matching a fetch request (no sorting needed).
+    open func fetch(_ request: FetchRequest) throws -> StoreFetchResult {
+        throw GraphError.store("\(type(of: self)) does not implement fetch")
+    }
+
+    /// The snapshot of one object, or nil when the store has no such object.
+    open func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
+        throw GraphError.store("\(type(of: self)) does not implement snapshot(for:)")
+    }
+
+    /// Permanent IDs of this store for objects about to be inserted (their snapshots carry
+    /// temporary IDs), in the same order.
+    open func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
+        throw GraphError.store("\(type(of: self)) does not implement obtainPermanentIDs(for:)")
+    }
+
+    /// Applies a save, all or nothing. Inserted objects may come with temporary IDs (the
+    /// store makes permanent ones) or with IDs from ``obtainPermanentIDs(for:)``.
+    open func save(_ request: SaveChangesRequest) throws -> SaveResult {
+        throw GraphError.store("\(type(of: self)) does not implement save")
+    }
+}
+
+/// What a store answers to a fetch: objects with their values, and objects as faults.
+public struct StoreFetchResult: Sendable {
+    /// Objects whose values the store has at hand.
+    public var snapshots: [ObjectSnapshot]
+    /// Objects returned as faults: their values load when first read.
+    public var faults: [ObjectID]
+
+    public init(snapshots: [ObjectSnapshot] = [], faults: [ObjectID] = []) {
+        self.snapshots = snapshots
+        self.faults = faults
+    }
+}
