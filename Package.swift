@@ -18,7 +18,12 @@ let package = Package(
         ),
         .testTarget(
             name: "GraphCoreTests",
-            dependencies: ["GraphCore"]
+            dependencies: ["GraphCore"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "CYajlTests",
+            dependencies: ["CYajl"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -97,16 +97,16 @@ extension ObjectContext {
         let ids = try coordinator.obtainPermanentIDs(for: inserted.map {
             ObjectSnapshot(objectID: $0.objectID, version: 0, values: [])
         })
-        var map: [ObjectID: ObjectID] = [:]
-        map.reserveCapacity(ids.count)
-        for (object, permanent) in zip(inserted, ids) {
-            map[object.objectID] = permanent
-            registered[object.objectID] = nil
-            object.objectID = permanent
-            registered[permanent] = object
-        }
+        // Relationship values name inserted objects by temporary ID; the registry still finds
+        // each object under it while the values are rewritten.
+        let temporaryIDs = inserted.map(\.objectID)
+        for (object, permanent) in zip(inserted, ids) { object.objectID = permanent }
         for object in changed where !object.isDeleted {
-            rewriteIDs(in: object, map)
+            rewriteIDs(in: object) { [registered] id in registered[id]?.objectID }
+        }
+        for (temporary, object) in zip(temporaryIDs, inserted) {
+            registered[temporary] = nil
+            registered[object.objectID] = object
         }
     }
 
@@ -140,7 +140,7 @@ extension ObjectContext {
         }
         if !result.permanentIDs.isEmpty {
             for object in changed where !object.isDeleted {
-                rewriteIDs(in: object, result.permanentIDs)
+                rewriteIDs(in: object) { result.permanentIDs[$0] }
             }
         }
         for object in changed {
@@ -148,26 +148,25 @@ extension ObjectContext {
                 if !object.isInserted { notification.deletedObjectIDs.insert(object.objectID) }
                 continue
             }
-            if let version = result.versions[object.objectID] {
-                object.version = version
-                if object.isInserted {
-                    notification.insertedObjectIDs.insert(object.objectID)
-                } else {
-                    notification.updatedObjectIDs.insert(object.objectID)
-                }
+            if object.isInserted {
+                object.version = result.versions[object.objectID] ?? 1
+                notification.insertedObjectIDs.insert(object.objectID)
+            } else if object.flags.contains(.updated), object.storage != committedStorage(of: object) {
+                object.version = result.versions[object.objectID] ?? object.version + 1
+                notification.updatedObjectIDs.insert(object.objectID)
             }
         }
         return notification
     }
 
     /// Replaces temporary IDs by permanent ones in an object's relationship values.
-    func rewriteIDs(in object: ManagedObject, _ map: [ObjectID: ObjectID]) {
+    func rewriteIDs(in object: ManagedObject, _ permanentID: (ObjectID) -> ObjectID?) {
         for index in object.entity.relationshipIndices {
             switch object.storage[index] {
             case .object(let id) where id.isTemporary:
-                if let permanent = map[id] { object.storage[index] = .object(permanent) }
+                if let permanent = permanentID(id) { object.storage[index] = .object(permanent) }
             case .objects(let ids) where ids.contains(where: \.isTemporary):
-                object.storage[index] = .objects(ids.map { $0.isTemporary ? (map[$0] ?? $0) : $0 })
+                object.storage[index] = .objects(ids.map { $0.isTemporary ? (permanentID($0) ?? $0) : $0 })
             default:
                 break
             }

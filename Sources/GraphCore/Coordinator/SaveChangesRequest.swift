@@ -32,7 +32,9 @@ public struct SaveChangesRequest: Sendable {
 public struct SaveResult: Sendable, Equatable {
     /// Temporary ID → permanent ID, for each inserted object.
     public var permanentIDs: [ObjectID: ObjectID]
-    /// Permanent ID → new version, for each inserted (1) and updated (+1) object.
+    /// Permanent ID → new version, for updated objects (and any inserted object whose
+    /// version is not 1). An object left out has the rule's version: 1 when inserted, the
+    /// version it was read at + 1 when updated.
     public var versions: [ObjectID: Int64]
 
     public init(permanentIDs: [ObjectID: ObjectID] = [:], versions: [ObjectID: Int64] = [:]) {

@@ -44,6 +44,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var versionHash: String = ""
 
     var indexByName: [String: Int] = [:]
+    /// Property names in storage order.
+    var propertyNames: [String] = []
     /// For each property index: the index of the inverse relationship in the destination, if any.
     var inverseIndices: [Int?] = []
     /// For each property index: the index of the destination entity in `model.entities`.
@@ -82,7 +84,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     }
 
     /// The storage index of the property with this name.
-    public func index(ofProperty name: String) -> Int? { indexByName[name] }
+    public func index(ofProperty name: String) -> Int? {
+        // For the usual handful of properties, comparing names beats hashing the key.
+        if propertyNames.count <= 16 { return propertyNames.firstIndex(of: name) }
+        return indexByName[name]
+    }
 
     /// Whether this entity is `other` or one of its descendants.
     public func isKind(of other: EntityDescription) -> Bool {

@@ -27,7 +27,11 @@ extension ObjectModel {
         } catch {
             throw .invalidFile(path: path, reason: "\(error)")
         }
-        try self.init(entities: try file.entities.map { entity throws(ModelError) in try entity.description() })
+        var entities: [EntityDescription] = []
+        for (index, entity) in file.entities.enumerated() {
+            entities.append(try entity.description(path: path, place: "entities[\(index)]"))
+        }
+        try self.init(entities: entities)
     }
 
     /// The model as a JSON model file (`docs/MODEL.md`), with sorted keys.
@@ -79,7 +83,8 @@ private struct ModelFile: Codable {
             relationships = entity.ownRelationships.map(Relationship.init)
         }
 
-        func description() throws(ModelError) -> EntityDescription {
+        /// The entity this part of the file describes; `path` and `place` name it in errors.
+        func description(path: String, place: String) throws(ModelError) -> EntityDescription {
             var parsedAttributes: [AttributeDescription] = []
             for attribute in attributes ?? [] {
                 guard let type = AttributeType(rawValue: attribute.type) else {
@@ -96,12 +101,13 @@ private struct ModelFile: Codable {
                                                              defaultValue: defaultValue))
             }
             var parsedRelationships: [RelationshipDescription] = []
-            for relationship in relationships ?? [] {
+            for (index, relationship) in (relationships ?? []).enumerated() {
                 var rule = DeleteRule.nullify
                 if let raw = relationship.deleteRule {
                     guard let parsed = DeleteRule(rawValue: raw) else {
-                        throw .invalidFile(path: "\(name).\(relationship.name)",
-                                           reason: "unknown delete rule '\(raw)' (known: nullify, cascade, deny, noAction)")
+                        let known = DeleteRule.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw .invalidFile(path: path, reason: "\(place).relationships[\(index)].deleteRule: unknown delete rule "
+                                               + "'\(raw)' in \(name).\(relationship.name) (known: \(known))")
                     }
                     rule = parsed
                 }

@@ -130,6 +130,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         }
         entity.properties = properties
         entity.indexByName = indexes
+        entity.propertyNames = properties.map(\.name)
         entity.relationshipIndices = properties.indices.filter { properties[$0].relationship != nil }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of an object: its entity, its store and the store's reference for it.
 ///
@@ -9,70 +10,112 @@ import Foundation
 /// Two IDs are equal when they name the same store and reference within the same entity
 /// hierarchy: `graph://S/Animal/7` and `graph://S/Dog/7` are one object.
 public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
-    // One allocation per object, shared by every value that refers to it, keeps an ID at
-    // 8 bytes inside attribute and relationship storage.
-    final class Storage: Sendable {
+    // One allocation per object, shared by every value that refers to it, keeps an ID at 8
+    // bytes inside attribute and relationship storage. An integer reference (the common case)
+    // keeps the allocation at 40 bytes; a string reference takes the subclass below.
+    class Storage: @unchecked Sendable {
+        // Sendable: every stored property is an immutable `let` of a Sendable type.
         let entity: EntityDescription
-        let storeIdentifier: String?
-        let reference: ReferenceObject
+        /// nil for a temporary ID.
+        let store: StoreKey?
+        /// The integer reference (unused when `self` is a `StringStorage`). For a temporary ID
+        /// made in this process, its number; one parsed from elsewhere keeps its "t<uuid>" string.
+        let number: Int64
 
-        init(entity: EntityDescription, storeIdentifier: String?, reference: ReferenceObject) {
+        init(entity: EntityDescription, store: StoreKey?, number: Int64) {
             self.entity = entity
-            self.storeIdentifier = storeIdentifier
-            self.reference = reference
+            self.store = store
+            self.number = number
         }
+
+        var reference: ReferenceObject { .int(number) }
+
+        func hashReference(into hasher: inout Hasher) { hasher.combine(number) }
+
+        static func make(entity: EntityDescription, store: StoreKey?, reference: ReferenceObject) -> Storage {
+            switch reference {
+            case .int(let number): return Storage(entity: entity, store: store, number: number)
+            case .string(let string): return StringStorage(entity: entity, store: store, string: string)
+            }
+        }
+    }
+
+    final class StringStorage: Storage, @unchecked Sendable {
+        let string: String
+
+        init(entity: EntityDescription, store: StoreKey?, string: String) {
+            self.string = string
+            super.init(entity: entity, store: store, number: 0)
+        }
+
+        override var reference: ReferenceObject { .string(string) }
+
+        override func hashReference(into hasher: inout Hasher) { hasher.combine(string) }
     }
 
     let storage: Storage
 
     /// A permanent ID, as a store makes it.
     public init(entity: EntityDescription, storeIdentifier: String, reference: ReferenceObject) {
-        storage = Storage(entity: entity, storeIdentifier: storeIdentifier, reference: reference)
+        storage = .make(entity: entity, store: StoreKey.interned(storeIdentifier), reference: reference)
     }
 
-    private init(temporaryFor entity: EntityDescription) {
-        let token = "t" + UUID().uuidString.lowercased()
-        storage = Storage(entity: entity, storeIdentifier: nil, reference: .string(token))
+    /// A permanent ID for a store that keeps its key at hand (no interning lookup).
+    init(entity: EntityDescription, store: StoreKey, reference: ReferenceObject) {
+        storage = .make(entity: entity, store: store, reference: reference)
     }
 
     /// A new temporary ID for an object inserted but not yet saved.
+    ///
+    /// Temporary IDs are numbered within the process; their URI shows them as a UUID made of
+    /// a random per-process prefix and the number, so they are unique across processes too.
     public static func temporary(for entity: EntityDescription) -> ObjectID {
-        ObjectID(temporaryFor: entity)
+        let number = temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        return ObjectID(storage: Storage(entity: entity, store: nil, number: Int64(bitPattern: number)))
     }
+
+    private init(storage: Storage) { self.storage = storage }
+
+    private static let temporaryCounter = Atomic<UInt64>(0)
+    private static let temporaryPrefix: UInt64 = UInt64.random(in: 0...UInt64.max)
 
     /// The entity of the object (its concrete entity, never an abstract one).
     public var entity: EntityDescription { storage.entity }
     public var entityName: String { storage.entity.name }
     /// The UUID of the store that holds the object; nil for a temporary ID.
-    public var storeIdentifier: String? { storage.storeIdentifier }
-    /// The store's reference for the object (for a temporary ID, its `t<UUID>` token).
-    public var referenceObject: ReferenceObject { storage.reference }
+    public var storeIdentifier: String? { storage.store?.identifier }
+    /// The store's reference for the object; for a temporary ID, its `t<UUID>` token.
+    public var referenceObject: ReferenceObject {
+        if storage.store == nil, case .int(let number) = storage.reference {
+            return .string(Self.temporaryToken(UInt64(bitPattern: number)))
+        }
+        return storage.reference
+    }
     /// Whether the object has not been saved yet.
-    public var isTemporary: Bool { storage.storeIdentifier == nil }
+    public var isTemporary: Bool { storage.store == nil }
 
     /// `graph://<storeUUID>/<Entity>/<reference>`, or `graph:///<Entity>/t<UUID>`.
     public var uriRepresentation: String {
-        let reference = storage.reference.description
+        let reference = referenceObject.description
             .addingPercentEncoding(withAllowedCharacters: Self.referenceCharacters) ?? ""
-        return "graph://\(storage.storeIdentifier ?? "")/\(storage.entity.name)/\(reference)"
+        return "graph://\(storage.store?.identifier ?? "")/\(storage.entity.name)/\(reference)"
     }
 
     public var description: String { uriRepresentation }
 
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.storage === rhs.storage { return true }
-        return lhs.storage.reference == rhs.storage.reference
-            && lhs.storage.storeIdentifier == rhs.storage.storeIdentifier
-            && lhs.storage.entity.rootNameHash == rhs.storage.entity.rootNameHash
-            && lhs.storage.entity.root.name == rhs.storage.entity.root.name
+        guard lhs.storage.number == rhs.storage.number, lhs.storage.reference == rhs.storage.reference,
+              lhs.storage.store === rhs.storage.store
+                || lhs.storage.store?.identifier == rhs.storage.store?.identifier,
+              lhs.storage.entity.rootNameHash == rhs.storage.entity.rootNameHash
+        else { return false }
+        return lhs.storage.entity === rhs.storage.entity || lhs.storage.entity.root.name == rhs.storage.entity.root.name
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storage.entity.rootNameHash)
-        switch storage.reference {
-        case .int(let i): hasher.combine(i)
-        case .string(let s): hasher.combine(s)
-        }
+        storage.hashReference(into: &hasher)
     }
 
     private static let referenceCharacters: CharacterSet = {
@@ -80,6 +123,29 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         set.insert(charactersIn: "-._~")
         return set
     }()
+
+    /// `t` and a UUID whose first half is this process's prefix and second half the number.
+    private static func temporaryToken(_ number: UInt64) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            bytes[i] = UInt8(truncatingIfNeeded: temporaryPrefix >> UInt64(56 - i * 8))
+            bytes[8 + i] = UInt8(truncatingIfNeeded: number >> UInt64(56 - i * 8))
+        }
+        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return "t" + uuid.uuidString.lowercased()
+    }
+
+    /// The storage reference of a parsed temporary token: a number when this process made it.
+    private static func temporaryReference(_ uuid: UUID) -> ReferenceObject {
+        let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        let prefix = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        if prefix == temporaryPrefix {
+            let number = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            return .int(Int64(bitPattern: number))
+        }
+        return .string("t" + uuid.uuidString.lowercased())
+    }
 
     /// Parses an ID from its URI form, resolving the entity in `model`.
     ///
@@ -102,12 +168,32 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
             throw .invalidObjectURI(uri, reason: "the reference is empty or badly percent-encoded")
         }
         if store.isEmpty {
-            guard rawReference.hasPrefix("t"), UUID(uuidString: String(rawReference.dropFirst())) != nil else {
+            guard rawReference.hasPrefix("t"), let uuid = UUID(uuidString: String(rawReference.dropFirst())) else {
                 throw .invalidObjectURI(uri, reason: "a temporary ID's reference must be 't' followed by a UUID")
             }
-            storage = Storage(entity: entity, storeIdentifier: nil, reference: .string(rawReference))
+            storage = .make(entity: entity, store: nil, reference: Self.temporaryReference(uuid))
         } else {
-            storage = Storage(entity: entity, storeIdentifier: store, reference: ReferenceObject(pathComponent: rawReference))
+            storage = .make(entity: entity, store: StoreKey.interned(store),
+                            reference: ReferenceObject(pathComponent: rawReference))
+        }
+    }
+}
+
+/// A store's identifier, shared by all IDs of the store (8 bytes in each instead of a string).
+final class StoreKey: Sendable {
+    let identifier: String
+
+    private init(_ identifier: String) { self.identifier = identifier }
+
+    private static let table = Mutex<[String: StoreKey]>([:])
+
+    /// The one key for an identifier.
+    static func interned(_ identifier: String) -> StoreKey {
+        table.withLock { table in
+            if let key = table[identifier] { return key }
+            let key = StoreKey(identifier)
+            table[identifier] = key
+            return key
         }
     }
 }

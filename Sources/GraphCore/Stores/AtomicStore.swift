@@ -71,8 +71,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     /// Adds nodes (while loading); a node with the ID of an existing one replaces it.
     public func addCacheNodes(_ nodes: [CacheNode]) {
-        for node in nodes {
-            nodesByEntity[node.objectID.entityName, default: [:]][node.objectID] = node
+        var start = nodes.startIndex
+        while start < nodes.endIndex {
+            // Runs of one entity go into its dictionary with one lookup.
+            let entity = nodes[start].objectID.entity
+            var end = start
+            while end < nodes.endIndex, nodes[end].objectID.entity === entity { end += 1 }
+            nodesByEntity[entity.name, default: [:]].reserveCapacity((nodesByEntity[entity.name]?.count ?? 0) + end - start)
+            for node in nodes[start..<end] { nodesByEntity[entity.name, default: [:]][node.objectID] = node }
+            start = end
         }
     }
 
@@ -88,8 +95,17 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     /// The permanent ID of this store for an entity and a reference.
     public func objectID(for entity: EntityDescription, referenceObject: ReferenceObject) -> ObjectID {
-        ObjectID(entity: entity, storeIdentifier: identifier, reference: referenceObject)
+        ObjectID(entity: entity, store: storeKey, reference: referenceObject)
     }
+
+    /// The interned key of ``identifier``, looked up again only when the identifier changes.
+    private var storeKey: StoreKey {
+        if let cachedStoreKey, cachedStoreKey.identifier == identifier { return cachedStoreKey }
+        let key = StoreKey.interned(identifier)
+        cachedStoreKey = key
+        return key
+    }
+    private var cachedStoreKey: StoreKey?
 
     /// The reference an ID of this store holds.
     public func referenceObject(for id: ObjectID) -> ReferenceObject { id.referenceObject }
@@ -134,39 +150,38 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         }
 
         // Apply to the nodes, remembering how to undo it if writing fails.
-        var undo: [() -> Void] = []
+        var insertedNodes: [CacheNode] = []
+        insertedNodes.reserveCapacity(request.insertedObjects.count)
         for snapshot in request.insertedObjects {
             let id = result.permanentIDs[snapshot.objectID] ?? snapshot.objectID
-            let node = newCacheNode(for: ObjectSnapshot(objectID: id, version: 1,
-                                                        values: Self.rewrite(snapshot.values, result.permanentIDs)))
+            let values = result.permanentIDs.isEmpty ? snapshot.values : Self.rewrite(snapshot.values, result.permanentIDs)
+            let node = newCacheNode(for: ObjectSnapshot(objectID: id, version: 1, values: values))
             node.version = 1
-            nodesByEntity[id.entityName, default: [:]][id] = node
-            result.versions[id] = 1
-            undo.append { [unowned self] in self.nodesByEntity[id.entityName]?[id] = nil }
+            insertedNodes.append(node)
         }
+        addCacheNodes(insertedNodes)
+        var previous: [(node: CacheNode, values: [Value], version: Int64)] = []
         for snapshot in request.updatedObjects {
             guard let node = cacheNode(for: snapshot.objectID) else { continue }
-            let (oldValues, oldVersion) = (node.values, node.version)
+            previous.append((node, node.values, node.version))
             var rewritten = snapshot
-            rewritten.values = Self.rewrite(snapshot.values, result.permanentIDs)
+            if !result.permanentIDs.isEmpty { rewritten.values = Self.rewrite(snapshot.values, result.permanentIDs) }
             updateCacheNode(node, from: rewritten)
-            node.version = oldVersion + 1
+            node.version += 1
             result.versions[node.objectID] = node.version
-            undo.append { node.values = oldValues; node.version = oldVersion }
         }
         let removed = request.deletedObjects.compactMap { cacheNode(for: $0.objectID) }
         if !removed.isEmpty {
             willRemoveCacheNodes(removed)
-            for node in removed {
-                nodesByEntity[node.objectID.entityName]?[node.objectID] = nil
-                undo.append { [unowned self] in self.nodesByEntity[node.objectID.entityName]?[node.objectID] = node }
-            }
+            for node in removed { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
         }
 
         do {
             try save()
         } catch {
-            for step in undo.reversed() { step() }
+            for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
+            for (node, values, version) in previous { node.values = values; node.version = version }
+            addCacheNodes(removed)
             nextReference = savedNextReference
             throw error
         }
