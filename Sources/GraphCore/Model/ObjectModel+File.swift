@@ -131,7 +131,8 @@ private struct ModelFile: Codable {
             name = attribute.name
             type = attribute.type.rawValue
             optional = attribute.isOptional
-            `default` = attribute.defaultValue.map(JSONScalar.init)
+            // A nil default is written as no default: `"default": null` reads back as none.
+            `default` = attribute.defaultValue.flatMap { $0.isNull ? nil : JSONScalar($0) }
         }
     }
 
@@ -156,6 +157,34 @@ private struct ModelFile: Codable {
             optional = relationship.isOptional
             minCount = relationship.minCount
             maxCount = relationship.maxCount
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, destination, inverse, toMany, ordered, deleteRule, optional, minCount, maxCount
+        }
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            destination = try container.decode(String.self, forKey: .destination)
+            inverse = try container.decodeIfPresent(String.self, forKey: .inverse)
+            toMany = try container.decodeIfPresent(Bool.self, forKey: .toMany)
+            ordered = try container.decodeIfPresent(Bool.self, forKey: .ordered)
+            deleteRule = try container.decodeIfPresent(String.self, forKey: .deleteRule)
+            optional = try container.decodeIfPresent(Bool.self, forKey: .optional)
+            minCount = try Self.count(.minCount, in: container)
+            maxCount = try Self.count(.maxCount, in: container)
+        }
+
+        /// A count, read as a number first: Foundation reports a fraction where an `Int` is
+        /// expected as invalid JSON without saying where.
+        private static func count(_ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>) throws -> Int? {
+            guard let number = try container.decodeIfPresent(Double.self, forKey: key) else { return nil }
+            guard let count = Int(exactly: number) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                       debugDescription: "expected a whole number, got \(number)")
+            }
+            return count
         }
     }
 }

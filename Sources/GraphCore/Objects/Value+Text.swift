@@ -11,8 +11,12 @@ extension Value {
         case .string: return .string(text)
         case .date: return ISO8601.date(from: text).map(Value.date)
         case .decimal:
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-                  !decimal.isNaN || text == "NaN"
+            // Decimal(string:) does not read its own "NaN", and reads the longest prefix it can
+            // ("12abc" gives 12): the whole text is checked first.
+            if text == "NaN" { return .decimal(.nan) }
+            guard isDecimalNumber(text),
+                  let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                  !decimal.isNaN
             else { return nil }
             return .decimal(decimal)
         case .binary: return Data(base64Encoded: text).map(Value.binary)
@@ -29,6 +33,33 @@ extension Value {
             }
         default: return nil
         }
+    }
+
+    /// Whether `text` is a plain decimal number: `[+-]digits[.digits][(e|E)[+-]digits]`,
+    /// with digits on at least one side of the point.
+    private static func isDecimalNumber(_ text: String) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        func digits() -> Int {
+            let count = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        func skipSign() {
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        }
+        skipSign()
+        var mantissaDigits = digits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            mantissaDigits += digits()
+        }
+        guard mantissaDigits > 0 else { return false }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            skipSign()
+            guard digits() > 0 else { return false }
+        }
+        return bytes.isEmpty
     }
 
     /// The text form of a value that JSON cannot hold natively, or nil for JSON-native values
@@ -50,9 +81,21 @@ extension Value {
 /// ISO 8601 in UTC with milliseconds, written and read by hand: Foundation's formatters are
 /// two orders of magnitude slower, and a store file holds a date per object.
 public enum ISO8601 {
-    /// `YYYY-MM-DDTHH:MM:SS.sssZ`; dates are rounded to the millisecond.
+    /// `YYYY-MM-DDTHH:MM:SS.sssZ`; dates are rounded to the millisecond. Years outside
+    /// 0000...9999 have a sign and six digits (`+010000-01-01T00:00:00.000Z`); a date beyond
+    /// ±999999 years is clamped to that range, and a NaN interval is written as the epoch.
     public static func string(from date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let interval = (date.timeIntervalSince1970 * 1000).rounded()
+        let totalMilliseconds: Int64
+        if interval.isNaN {
+            totalMilliseconds = 0
+        } else if interval >= Double(maxMilliseconds) {  // compared as Double, clamped as Int64:
+            totalMilliseconds = maxMilliseconds           // Double(maxMilliseconds) may round up
+        } else if interval <= Double(minMilliseconds) {
+            totalMilliseconds = minMilliseconds
+        } else {
+            totalMilliseconds = min(max(Int64(interval), minMilliseconds), maxMilliseconds)
+        }
         let (daysSinceEpoch, msOfDay) = floorDivide(totalMilliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: daysSinceEpoch)
         let hour = msOfDay / 3_600_000
@@ -133,6 +176,10 @@ public enum ISO8601 {
         let milliseconds = (fraction * 1000).rounded()
         return Date(timeIntervalSince1970: Double(seconds) + milliseconds / 1000)
     }
+
+    /// The first and last millisecond that six year digits can write (-999999 ... +999999).
+    private static let minMilliseconds = days(fromCivil: -999_999, 1, 1) * 86_400_000
+    private static let maxMilliseconds = days(fromCivil: 999_999, 12, 31) * 86_400_000 + 86_399_999
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)

@@ -47,7 +47,8 @@ public enum Value: Sendable, Hashable {
     ///
     /// Conversions that lose nothing are made: an integer into a `double`, `float` or
     /// `decimal` attribute, a double into a `float` one (rounded to `Float`). An integer
-    /// outside an `int16` or `int32` attribute's range is refused.
+    /// outside an `int16` or `int32` attribute's range is refused, and so is a finite double
+    /// too large for a `float` attribute (it would become infinity).
     public func converted(to type: AttributeType) -> Value? {
         switch (type, self) {
         case (_, .null): return .null
@@ -57,7 +58,9 @@ public enum Value: Sendable, Hashable {
         case (.double, .double): return self
         case (.double, .int(let i)): return .double(Double(i))
         case (.float, .double(let d)):
-            return .double(Double(Float(d)))
+            let rounded = Float(d)
+            guard rounded.isFinite || !d.isFinite else { return nil }
+            return .double(Double(rounded))
         case (.float, .int(let i)): return .double(Double(Float(i)))
         case (.decimal, .decimal): return self
         case (.decimal, .int(let i)): return .decimal(Decimal(i))
