@@ -1,4 +1,10 @@
 /// What a save does when objects it changed were saved by someone else since it read them.
+///
+/// Both merging policies go property by property: a property only one side changed takes
+/// that side's value. A to-many relationship both sides changed keeps both sides' additions
+/// and removals (the list has no single winner, and either list alone would leave inverses
+/// pointing at objects it no longer holds). Where both sides set a to-one relationship, the
+/// policy picks the winner and the losing side's object stops pointing back.
 public enum MergePolicy: Sendable, Equatable {
     /// Fail with ``GraphError/conflict(_:)`` naming the objects and both versions (the default).
     case error

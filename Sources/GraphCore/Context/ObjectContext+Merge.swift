@@ -39,16 +39,18 @@ extension ObjectContext {
         guard let snapshot = try snapshotFromSource(object.objectID) else {
             throw GraphError.objectNotFound(object.objectID)
         }
-        merge(object, with: snapshot, localWins: true)
+        let repairs = merge(object, with: snapshot, localWins: true)
+        try repairInverses(repairs)
     }
 
     /// Takes another context's save into this one: objects it updated are refreshed
     /// (keeping this context's own unsaved changes on top), objects it deleted leave.
     public func mergeChanges(from notification: ContextDidSave) {
+        var repairs: [InverseRepair] = []
         for id in notification.updatedObjectIDs {
             guard let object = registered[id], !object.isFault else { continue }
             if object.hasChanges {
-                if let snapshot = try? snapshotFromSource(id) { merge(object, with: snapshot, localWins: true) }
+                if let snapshot = try? snapshotFromSource(id) { repairs += merge(object, with: snapshot, localWins: true) }
             } else {
                 object.storage = []
                 object.flags.insert(.fault)
@@ -59,10 +61,33 @@ extension ObjectContext {
             if object.hasChanges { discardChanges(of: object) }
             object.context = nil
         }
+        forgetReferences(to: notification.deletedObjectIDs)
+        // A store that cannot be read now leaves the inverse as it is; the save will tell.
+        try? repairInverses(repairs)
+    }
+
+    /// Takes objects deleted elsewhere out of this context's unsaved relationship values (the
+    /// store nullified what it holds; what only this context holds would otherwise be saved
+    /// pointing at objects that no longer exist).
+    private func forgetReferences(to deleted: Set<ObjectID>) {
+        guard !deleted.isEmpty else { return }
+        for object in changeList where object.hasChanges && !object.isDeleted && !object.isFault && object.context === self {
+            for index in object.entity.relationshipIndices {
+                switch object.storage[index] {
+                case .object(let id) where deleted.contains(id):
+                    removeOneSide(object, index, id)
+                case .objects(let ids) where ids.contains(where: deleted.contains):
+                    for id in ids where deleted.contains(id) { removeOneSide(object, index, id) }
+                default:
+                    break
+                }
+            }
+        }
     }
 
     /// Resolves conflicts of a failed save by the merge policy, so the save can be retried.
     func resolve(_ conflicts: [Conflict]) throws {
+        var repairs: [InverseRepair] = []
         for conflict in conflicts {
             guard let object = registered[conflict.objectID] else { throw GraphError.conflict(conflicts) }
             guard let snapshot = try snapshotFromSource(conflict.objectID) else {
@@ -73,23 +98,85 @@ extension ObjectContext {
                 object.context = nil
                 continue
             }
-            merge(object, with: snapshot, localWins: mergePolicy == .objectTrumps)
+            repairs += merge(object, with: snapshot, localWins: mergePolicy == .objectTrumps)
         }
+        try repairInverses(repairs)
     }
 
     /// Property by property: where only one side changed a value, that change is kept;
-    /// where both did, `localWins` decides. The object then counts as read at the store's version.
-    private func merge(_ object: ManagedObject, with snapshot: ObjectSnapshot, localWins: Bool) {
+    /// where both did, `localWins` decides, except that a to-many list both sides changed gets
+    /// both sides' additions and removals (so no inverse is left dangling). The object then
+    /// counts as read at the store's version.
+    ///
+    /// - Returns: the inverses to mend once every object is merged: where both sides changed
+    ///   a to-one relationship, the object the losing side pointed at still points back.
+    private func merge(_ object: ManagedObject, with snapshot: ObjectSnapshot, localWins: Bool) -> [InverseRepair] {
         let base = committedStorage(of: object)
         var merged = object.storage
+        var repairs: [InverseRepair] = []
+        let inverseIndices = object.entity.inverseIndices
         for index in merged.indices {
-            let localChanged = merged[index] != base[index]
-            let storeChanged = snapshot.values[index] != base[index]
-            if storeChanged && (!localChanged || !localWins) { merged[index] = snapshot.values[index] }
+            let (local, store, original) = (merged[index], snapshot.values[index], base[index])
+            guard store != original else { continue }          // the store did not change it
+            if local == original || local == store {          // only the store changed it (or both alike)
+                merged[index] = store
+                continue
+            }
+            if case .objects(let mine) = local, case .objects(let theirs) = store, case .objects(let before) = original {
+                merged[index] = .objects(Self.mergedList(mine: mine, theirs: theirs, base: before))
+                continue
+            }
+            if !localWins { merged[index] = store }
+            guard index < inverseIndices.count, inverseIndices[index] != nil,
+                  case .object(let stale) = localWins ? store : local
+            else { continue }
+            repairs.append(InverseRepair(object: object, index: index, stale: stale, readFromStore: localWins))
         }
         if object.hasChanges { committed[ObjectIdentifier(object)] = snapshot.values }
         object.storage = merged
         object.version = snapshot.version
+        return repairs
+    }
+
+    /// A list both sides changed: the other side's list, without what `mine` removed from
+    /// `base`, then what `mine` added (in its order).
+    static func mergedList(mine: [ObjectID], theirs: [ObjectID], base: [ObjectID]) -> [ObjectID] {
+        let baseSet = Set(base)
+        let removed = baseSet.subtracting(mine)
+        var merged = theirs.filter { !removed.contains($0) }
+        var present = Set(merged)
+        for id in mine where !baseSet.contains(id) && present.insert(id).inserted {
+            merged.append(id)
+        }
+        return merged
+    }
+
+    /// The object a to-one relationship stopped pointing at in a merge, which still points back.
+    struct InverseRepair {
+        let object: ManagedObject
+        let index: Int
+        let stale: ObjectID
+        /// The stale side is what the store holds (read it afresh before mending it).
+        let readFromStore: Bool
+    }
+
+    /// Takes each merged object out of the inverse of the object it no longer points at.
+    private func repairInverses(_ repairs: [InverseRepair]) throws {
+        for repair in repairs {
+            let object = repair.object
+            guard object.context === self, !object.isDeleted, !object.isFault,
+                  object.storage[repair.index] != .object(repair.stale),
+                  let inverseIndex = object.entity.inverseIndices[repair.index]
+            else { continue }
+            if repair.readFromStore, let known = registered[repair.stale], !known.hasChanges, !known.isFault {
+                known.storage = []
+                known.flags.insert(.fault)
+            }
+            let target: ManagedObject
+            do { target = try existingObject(with: repair.stale) } catch GraphError.objectNotFound { continue }
+            if target.isDeleted { continue }
+            removeOneSide(target, inverseIndex, object.objectID)
+        }
     }
 
     /// Drops one object's unsaved changes (values back to committed, off the change list).

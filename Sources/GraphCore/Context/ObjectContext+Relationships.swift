@@ -63,22 +63,25 @@ extension ObjectContext {
         let entity = object.entity
         guard case .relationship(let relationship) = entity.properties[index] else { return }
         if relationship.isToMany {
-            var added = false
-            mutateToMany(at: index, of: object) { ids in
-                if !knownAbsent, let existing = ids.firstIndex(of: target.objectID) {
-                    guard let position, relationship.isOrdered, existing != position else { return }
+            guard let slot = toManySlot(at: index, of: object, find: knownAbsent ? nil : target.objectID) else { return }
+            if let existing = slot.position {
+                // Already there: only a move within an ordered relationship changes anything.
+                guard let position, relationship.isOrdered else { return }
+                let destination = min(max(position, 0), slot.count - 1)
+                guard destination != existing else { return }
+                mutateToMany(at: index, of: object) { ids in
                     ids.remove(at: existing)
-                    ids.insert(target.objectID, at: min(position, ids.count))
-                    return
+                    ids.insert(target.objectID, at: destination)
                 }
+                return
+            }
+            mutateToMany(at: index, of: object) { ids in
                 if let position, relationship.isOrdered {
                     ids.insert(target.objectID, at: min(max(position, 0), ids.count))
                 } else {
                     ids.append(target.objectID)
                 }
-                added = true
             }
-            guard added else { return }
         } else {
             if case .object(let old) = object.storage[index] {
                 if old == target.objectID { return }
@@ -99,9 +102,10 @@ extension ObjectContext {
             // The forward side was just changed to include `target`; if it is to-one, the
             // inverse list cannot hold `object` yet (both sides were consistent before).
             let forwardIsToOne = object.entity.properties[forwardIndex].relationship?.isToMany == false
-            mutateToMany(at: inverseIndex, of: target) { ids in
-                if forwardIsToOne || !ids.contains(object.objectID) { ids.append(object.objectID) }
-            }
+            guard let slot = toManySlot(at: inverseIndex, of: target, find: forwardIsToOne ? nil : object.objectID),
+                  slot.position == nil
+            else { return }
+            mutateToMany(at: inverseIndex, of: target) { ids in ids.append(object.objectID) }
         } else {
             if case .object(let previous) = target.storage[inverseIndex] {
                 if previous == object.objectID { return }
@@ -111,6 +115,14 @@ extension ObjectContext {
             }
             setPrimitive(.object(object.objectID), at: inverseIndex, of: target)
         }
+    }
+
+    /// The length of a to-many slot and where it holds `id` (nil when absent, or when `id`
+    /// is nil: no scan); nil when the slot holds no list. Reading it first lets the callers
+    /// change (and mark) an object only when its list really changes.
+    private func toManySlot(at index: Int, of object: ManagedObject, find id: ObjectID?) -> (count: Int, position: Int?)? {
+        guard case .objects(let ids) = object.storage[index] else { return nil }
+        return (ids.count, id.flatMap { ids.firstIndex(of: $0) })
     }
 
     /// `object.index` loses the object with `id`; that object's inverse loses `object`.

@@ -9,7 +9,7 @@ extension ObjectContext {
     ///   (unless ``mergePolicy`` resolves it); a store's own error when it cannot write.
     public func save() throws {
         if let error = deferredErrors.first { throw error }
-        let changed = changeList.filter { $0.hasChanges }
+        var changed = changeList.filter { $0.hasChanges }
         guard !changed.isEmpty else {
             clearChangeState()
             return
@@ -21,6 +21,10 @@ extension ObjectContext {
         guard failures.isEmpty else { throw GraphError.validation(failures) }
 
         if let parent {
+            // Inserted objects go up with permanent IDs, so that this context's objects still
+            // name the same objects once the parent has saved them (and this context saves
+            // changes to them again). A store that cannot give IDs yet leaves them temporary.
+            try? assignPermanentIDs(changed)
             let notification = pushChanges(changed, into: parent)
             finishSave(changed, notification: notification)
             return
@@ -43,6 +47,8 @@ extension ObjectContext {
             } catch GraphError.conflict(let conflicts) where mergePolicy != .error && attempts < 3 {
                 attempts += 1
                 try resolve(conflicts)
+                // Mending inverses may have changed objects this save did not hold yet.
+                changed = changeList.filter { $0.hasChanges }
             }
         }
     }
@@ -205,10 +211,16 @@ extension ObjectContext {
             } else {
                 let target = parent.object(with: id)
                 if target.isFault { target.storage = committedStorage(of: object); target.version = object.version; target.flags.remove(.fault) }
-                for index in object.storage.indices where target.storage[index] != object.storage[index] {
-                    parent.setPrimitive(object.storage[index], at: index, of: target)
+                // Only what the child changed: the parent may have changed other properties
+                // (or the same list) since the child read the object.
+                let base = committedStorage(of: object)
+                var pushed = false
+                for index in object.storage.indices where object.storage[index] != base[index] {
+                    let value = Self.pushedValue(object.storage[index], base: base[index], parentValue: target.storage[index])
+                    parent.setPrimitive(value, at: index, of: target)
+                    pushed = true
                 }
-                notification.updatedObjectIDs.insert(id)
+                if pushed { notification.updatedObjectIDs.insert(id) }
             }
         }
         for object in changed where object.isDeleted && !object.isInserted {
@@ -218,6 +230,16 @@ extension ObjectContext {
             notification.deletedObjectIDs.insert(object.objectID)
         }
         return notification
+    }
+
+    /// The value a child's changed property gives its parent. A to-many list the parent changed
+    /// too gets the child's additions and removals, so neither side's changes are lost (and
+    /// inverses stay consistent); any other value is the child's.
+    private static func pushedValue(_ value: Value, base: Value, parentValue: Value) -> Value {
+        guard case .objects(let mine) = value, case .objects(let original) = base,
+              case .objects(let theirs) = parentValue, theirs != original
+        else { return value }
+        return .objects(mergedList(mine: mine, theirs: theirs, base: original))
     }
 
     /// Registers an object a child context inserted, under the child's temporary ID.

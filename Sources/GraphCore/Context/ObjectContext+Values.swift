@@ -54,8 +54,10 @@ extension ObjectContext {
         object.storage[index] = value
     }
 
-    /// Edits a to-many slot in place (no copy of the list when undo is off).
+    /// Edits a to-many slot in place (no copy of the list when undo is off). Callers call it
+    /// only for an edit that changes the list: it marks the object changed.
     func mutateToMany(at index: Int, of object: ManagedObject, _ body: (inout [ObjectID]) -> Void) {
+        guard case .objects = object.storage[index] else { return }
         willChange(object)
         guard case .objects(var ids) = object.storage[index] else { return }
         if let undoStack {

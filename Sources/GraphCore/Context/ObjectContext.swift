@@ -68,9 +68,10 @@ public final class ObjectContext {
 
     // MARK: - Changes
 
-    /// Whether any object was inserted, changed or deleted since the last save.
+    /// Whether any object was inserted, changed or deleted since the last save (an object
+    /// inserted and then deleted is no change: it vanishes).
     public var hasChanges: Bool {
-        changeList.contains { $0.hasChanges } || !deferredErrors.isEmpty
+        changeList.contains { $0.hasChanges && !($0.isInserted && $0.isDeleted) } || !deferredErrors.isEmpty
     }
 
     /// Objects inserted since the last save, in insertion order.

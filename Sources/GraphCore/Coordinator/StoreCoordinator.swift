@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Owns one model and the stores that hold its objects, and answers contexts' fetches,
 /// faults and saves. Safe to use from any thread: every call into a store is made under
@@ -21,7 +20,7 @@ public final class StoreCoordinator: Sendable {
         var nextObserver = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(model: ObjectModel) {
         self.model = model
@@ -57,8 +56,17 @@ public final class StoreCoordinator: Sendable {
                 throw GraphError.modelMismatch(entities: differing)
             }
         }
-        state.withLock { $0.stores.append(store) }
-        return store
+        // Checked again under the lock: another thread may have added the same URL meanwhile.
+        let added = state.withLock { state -> Bool in
+            if let url, state.stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+                return false
+            }
+            state.stores.append(store)
+            return true
+        }
+        if added { return store }
+        store.willRemove()
+        throw GraphError.store("the store at \(url?.path ?? "") is already added to this coordinator")
     }
 
     /// Removes a store (it releases its files and locks).
@@ -151,6 +159,22 @@ public final class StoreCoordinator: Sendable {
             for s in request.updatedObjects { parts[ObjectIdentifier(route(s)), default: .init()].updatedObjects.append(s) }
             for s in request.deletedObjects { parts[ObjectIdentifier(route(s)), default: .init()].deletedObjects.append(s) }
             for s in request.lockedObjects { parts[ObjectIdentifier(route(s)), default: .init()].lockedObjects.append(s) }
+            // Each store saves all or nothing, but one store cannot undo its save when the next
+            // one fails: check every store's versions first, so a conflict writes nothing.
+            if parts.count > 1 {
+                var conflicts: [Conflict] = []
+                for store in state.stores {
+                    guard let part = parts[ObjectIdentifier(store)] else { continue }
+                    for snapshot in part.updatedObjects + part.deletedObjects + part.lockedObjects {
+                        let current = try store.snapshot(for: snapshot.objectID)?.version
+                        if current != snapshot.version {
+                            conflicts.append(Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version,
+                                                      currentVersion: current))
+                        }
+                    }
+                }
+                if !conflicts.isEmpty { throw GraphError.conflict(conflicts) }
+            }
             var result = SaveResult()
             for store in state.stores {
                 guard let part = parts[ObjectIdentifier(store)] else { continue }

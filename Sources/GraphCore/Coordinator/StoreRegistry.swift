@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Store types by name, as Core Data's `registerStoreClass(_:forStoreType:)`.
 ///
 /// ```swift
@@ -9,7 +7,7 @@ import Synchronization
 ///
 /// `"InMemory"` (``InMemoryStore``) is registered from the start.
 public enum StoreRegistry {
-    private static let types = Mutex<[String: PersistentStore.Type]>(["InMemory": InMemoryStore.self])
+    private static let types = Locked<[String: PersistentStore.Type]>(["InMemory": InMemoryStore.self])
 
     /// Registers a store class under a type name (replacing any class registered before under it).
     public static func register(_ type: PersistentStore.Type, as name: String) {

@@ -31,6 +31,10 @@ public indirect enum Predicate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A key path expression, so that a chain starting where a predicate is expected reads
+    /// naturally: `request.predicate = .key("title").beginsWith("Blue")`.
+    public static func key(_ path: String) -> Expression { .keyPath(path) }
+
     public static func && (lhs: Predicate, rhs: Predicate) -> Predicate { .and([lhs, rhs]) }
     public static func || (lhs: Predicate, rhs: Predicate) -> Predicate { .or([lhs, rhs]) }
     public static prefix func ! (operand: Predicate) -> Predicate { .not(operand) }

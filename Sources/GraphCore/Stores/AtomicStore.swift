@@ -73,12 +73,14 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     public func addCacheNodes(_ nodes: [CacheNode]) {
         var start = nodes.startIndex
         while start < nodes.endIndex {
-            // Runs of one entity go into its dictionary with one lookup.
+            // A run of one entity goes into its dictionary, taken out so it is mutated in place.
             let entity = nodes[start].objectID.entity
             var end = start
             while end < nodes.endIndex, nodes[end].objectID.entity === entity { end += 1 }
-            nodesByEntity[entity.name, default: [:]].reserveCapacity((nodesByEntity[entity.name]?.count ?? 0) + end - start)
-            for node in nodes[start..<end] { nodesByEntity[entity.name, default: [:]][node.objectID] = node }
+            var entityNodes = nodesByEntity.removeValue(forKey: entity.name) ?? [:]
+            entityNodes.reserveCapacity(entityNodes.count + end - start)
+            for node in nodes[start..<end] { entityNodes[node.objectID] = node }
+            nodesByEntity[entity.name] = entityNodes
             start = end
         }
     }
