@@ -10,6 +10,11 @@ extension ObjectContext {
     /// holds objects that are not deleted with it throws ``GraphError/validation(_:)`` with a
     /// ``ValidationFailure/Reason/deleteDenied(blocking:)`` failure, and nothing is deleted.
     public func delete(_ object: ManagedObject) throws {
+        // The deletion, its cascade and the nullified inverses undo as one step.
+        try undoGroup { try deleteApplyingRules(object) }
+    }
+
+    private func deleteApplyingRules(_ object: ManagedObject) throws {
         guard object.context === self else {
             throw GraphError.objectInaccessible(object.objectID, reason: "it belongs to another context (or none)")
         }

@@ -91,7 +91,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     ///   relationship key the value must hold object IDs of objects registered in this context.
     public func setValue(_ value: Value, forKey key: String) throws {
         let context = try requireContext()
-        try context.setValue(value, forKey: key, of: self)
+        try context.undoGroup { try context.setValue(value, forKey: key, of: self) }
     }
 
     /// The value of an attribute as a Swift type.
@@ -138,28 +138,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public func setObject(_ object: ManagedObject?, forKey key: String) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: false)
-        try context.setToOne(object, at: index, of: self)
+        try context.undoGroup { try context.setToOne(object, at: index, of: self) }
     }
 
     /// Replaces the objects of a to-many relationship; the inverse sides follow at once.
     public func setObjects(_ objects: [ManagedObject], forKey key: String) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: true)
-        try context.setToMany(objects, at: index, of: self)
+        try context.undoGroup { try context.setToMany(objects, at: index, of: self) }
     }
 
     /// Adds an object to a to-many relationship (at `position` in an ordered one, else at the end).
     public func add(_ object: ManagedObject, toKey key: String, at position: Int? = nil) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: true)
-        try context.addToMany(object, at: index, of: self, position: position)
+        try context.undoGroup { try context.addToMany(object, at: index, of: self, position: position) }
     }
 
     /// Removes an object from a to-many relationship.
     public func remove(_ object: ManagedObject, fromKey key: String) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: true)
-        try context.removeFromMany(object, at: index, of: self)
+        try context.undoGroup { try context.removeFromMany(object, at: index, of: self) }
     }
 
     // MARK: - Helpers

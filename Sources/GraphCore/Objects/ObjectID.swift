@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The identity of an object: its entity, its store and the store's reference for it.
 ///
@@ -70,13 +69,13 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// Temporary IDs are numbered within the process; their URI shows them as a UUID made of
     /// a random per-process prefix and the number, so they are unique across processes too.
     public static func temporary(for entity: EntityDescription) -> ObjectID {
-        let number = temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        let number = temporaryCounter.withLock { counter -> UInt64 in counter &+= 1; return counter }
         return ObjectID(storage: Storage(entity: entity, store: nil, number: Int64(bitPattern: number)))
     }
 
     private init(storage: Storage) { self.storage = storage }
 
-    private static let temporaryCounter = Atomic<UInt64>(0)
+    private static let temporaryCounter = Locked<UInt64>(0)
     private static let temporaryPrefix: UInt64 = UInt64.random(in: 0...UInt64.max)
 
     /// The entity of the object (its concrete entity, never an abstract one).
@@ -185,7 +184,7 @@ final class StoreKey: Sendable {
 
     private init(_ identifier: String) { self.identifier = identifier }
 
-    private static let table = Mutex<[String: StoreKey]>([:])
+    private static let table = Locked<[String: StoreKey]>([:])
 
     /// The one key for an identifier.
     static func interned(_ identifier: String) -> StoreKey {
