@@ -24,14 +24,18 @@ extension ObjectContext {
         var results: [ManagedObject] = []
         results.reserveCapacity(found.snapshots.count + found.faults.count)
         var changedIncluded = Set<ObjectIdentifier>()
-        let objects = found.snapshots.lazy.map { self.register($0) } + found.faults.lazy.map { self.object(with: $0) }
-        for object in objects {
+        if let first = found.snapshots.first?.objectID ?? found.faults.first {
+            registered.reserveCapacity(found.snapshots.count + found.faults.count, like: first)
+        }
+        func include(_ object: ManagedObject) throws {
             if object.hasChanges {
-                guard !object.isDeleted, try evaluator?.matches(object) ?? true else { continue }
+                guard !object.isDeleted, try evaluator?.matches(object) ?? true else { return }
                 changedIncluded.insert(ObjectIdentifier(object))
             }
             results.append(object)
         }
+        for snapshot in found.snapshots { try include(register(snapshot)) }
+        for id in found.faults { try include(object(with: id)) }
         for object in changeList where object.hasChanges && !object.isDeleted {
             guard request.includes(object.entity, requested: entity),
                   !changedIncluded.contains(ObjectIdentifier(object)),

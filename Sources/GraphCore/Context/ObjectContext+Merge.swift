@@ -20,7 +20,7 @@ extension ObjectContext {
     /// used), changes are discarded. Frees the memory a long-lived context gathered.
     public func reset() {
         rollback()
-        for object in registered.values { object.context = nil }
+        registered.forEach { $0.context = nil }
         registered.removeAll()
     }
 

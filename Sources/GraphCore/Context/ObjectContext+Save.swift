@@ -64,34 +64,36 @@ extension ObjectContext {
     /// Required values, types, and to-many counts of one object.
     func validationFailures(of object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        for (index, property) in object.entity.properties.enumerated() {
-            let value = object.storage[index]
-            let fail = { (reason: ValidationFailure.Reason) in
-                failures.append(ValidationFailure(objectID: object.objectID, key: property.name, reason: reason))
+        let properties = object.entity.properties
+        for index in properties.indices {
+            if let reason = Self.validate(object.storage[index], against: properties[index]) {
+                failures.append(ValidationFailure(objectID: object.objectID, key: properties[index].name, reason: reason))
             }
-            switch property {
-            case .attribute(let attribute):
-                if value.isNull {
-                    if !attribute.isOptional { fail(.missingValue) }
-                } else if value.converted(to: attribute.type) != value {
-                    fail(.wrongType(expected: attribute.type.rawValue, got: value.kindName))
-                }
-            case .relationship(let relationship):
-                if !relationship.isToMany {
-                    if value.isNull, !relationship.isOptional { fail(.missingValue) }
-                    continue
-                }
-                guard case .objects(let ids) = value else { continue }
-                if ids.isEmpty, !relationship.isOptional, relationship.minCount == nil { fail(.missingValue) }
-                if let minimum = relationship.minCount, ids.count < minimum, !(ids.isEmpty && relationship.isOptional) {
-                    fail(.tooFew(minimum: minimum, count: ids.count))
-                }
-                if let maximum = relationship.maxCount, ids.count > maximum {
-                    fail(.tooMany(maximum: maximum, count: ids.count))
-                }
+            if case .relationship(let relationship) = properties[index], relationship.isToMany,
+               case .objects(let ids) = object.storage[index], let maximum = relationship.maxCount, ids.count > maximum {
+                failures.append(ValidationFailure(objectID: object.objectID, key: relationship.name,
+                                                  reason: .tooMany(maximum: maximum, count: ids.count)))
             }
         }
         return failures
+    }
+
+    /// Why one value is invalid for its property (required, type, minimum count), if it is.
+    private static func validate(_ value: Value, against property: PropertyDescription) -> ValidationFailure.Reason? {
+        switch property {
+        case .attribute(let attribute):
+            if value.isNull { return attribute.isOptional ? nil : .missingValue }
+            if value.isStored(as: attribute.type) { return nil }
+            return .wrongType(expected: attribute.type.rawValue, got: value.kindName)
+        case .relationship(let relationship):
+            if !relationship.isToMany { return value.isNull && !relationship.isOptional ? .missingValue : nil }
+            guard case .objects(let ids) = value else { return nil }
+            if ids.isEmpty, !relationship.isOptional, relationship.minCount == nil { return .missingValue }
+            if let minimum = relationship.minCount, ids.count < minimum, !(ids.isEmpty && relationship.isOptional) {
+                return .tooFew(minimum: minimum, count: ids.count)
+            }
+            return nil
+        }
     }
 
     /// Gives inserted objects their permanent IDs before the save is sent, so that the values
@@ -110,10 +112,13 @@ extension ObjectContext {
         for object in changed where !object.isDeleted {
             rewriteIDs(in: object) { [registered] id in registered[id]?.objectID }
         }
-        for (temporary, object) in zip(temporaryIDs, inserted) {
-            registered[temporary] = nil
-            registered[object.objectID] = object
+        if registered.temporaryCount == temporaryIDs.count {
+            registered.removeTemporary()  // all at once: they are exactly the objects saved now
+        } else {
+            for temporary in temporaryIDs { registered[temporary] = nil }
         }
+        if let first = ids.first { registered.reserveCapacity(ids.count, like: first) }
+        for object in inserted { registered[object.objectID] = object }
     }
 
     /// The store request for the changed objects; updated objects whose values came back to

@@ -28,7 +28,7 @@ public final class ObjectContext {
     public var name: String?
 
     /// One object per ID: the objects this context knows.
-    var registered: [ObjectID: ManagedObject] = [:]
+    var registered = ObjectIDTable<ManagedObject>()
     /// Objects with changes, in the order they first changed (each at most once; see `.listed`).
     var changeList: [ManagedObject] = []
     /// The committed values of objects that changed since fetched (keyed by object identity).
@@ -83,7 +83,7 @@ public final class ObjectContext {
     /// Objects deleted since the last save (only those that were saved before).
     public var deletedObjects: [ManagedObject] { changeList.filter { $0.isDeleted && !$0.isInserted } }
     /// Every object the context knows, faults included.
-    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+    public var registeredObjects: [ManagedObject] { registered.values }
 
     /// Lists an object as changed once, remembering its committed values for rollback.
     func willChange(_ object: ManagedObject) {

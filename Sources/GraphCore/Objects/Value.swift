@@ -72,6 +72,21 @@ public enum Value: Sendable, Hashable {
     }
 }
 
+extension Value {
+    /// Whether this non-nil value is exactly what an attribute of `type` stores (no conversion needed).
+    func isStored(as type: AttributeType) -> Bool {
+        switch (type, self) {
+        case (.int16, .int(let i)): return Int64(Int16.min)...Int64(Int16.max) ~= i
+        case (.int32, .int(let i)): return Int64(Int32.min)...Int64(Int32.max) ~= i
+        case (.int64, .int), (.double, .double), (.decimal, .decimal), (.string, .string), (.bool, .bool),
+            (.date, .date), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
+            return true
+        case (.float, .double(let d)): return d.isNaN || Double(Float(d)) == d
+        default: return false
+        }
+    }
+}
+
 extension Value: CustomStringConvertible {
     public var description: String {
         switch self {

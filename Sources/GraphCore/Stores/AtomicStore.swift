@@ -14,7 +14,7 @@ import Foundation
 /// when `save()` fails are done here.
 open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Nodes by concrete entity name, then by ID.
-    private var nodesByEntity: [String: [ObjectID: CacheNode]] = [:]
+    private var nodesByEntity: [String: ObjectIDTable<CacheNode>] = [:]
     /// The integer reference the next inserted object gets.
     public var nextReference: Int64 = 1
 
@@ -58,12 +58,12 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     /// Every node, grouped by entity (entities by name, nodes in no particular order).
     public func cacheNodes() -> [CacheNode] {
-        nodesByEntity.keys.sorted().flatMap { nodesByEntity[$0].map { Array($0.values) } ?? [] }
+        nodesByEntity.keys.sorted().flatMap { nodesByEntity[$0]?.values ?? [] }
     }
 
     /// The nodes of one concrete entity.
-    public func cacheNodes(ofEntity name: String) -> Dictionary<ObjectID, CacheNode>.Values? {
-        nodesByEntity[name]?.values
+    public func cacheNodes(ofEntity name: String) -> [CacheNode] {
+        nodesByEntity[name]?.values ?? []
     }
 
     /// The number of nodes.
@@ -77,8 +77,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             let entity = nodes[start].objectID.entity
             var end = start
             while end < nodes.endIndex, nodes[end].objectID.entity === entity { end += 1 }
-            var entityNodes = nodesByEntity.removeValue(forKey: entity.name) ?? [:]
-            entityNodes.reserveCapacity(entityNodes.count + end - start)
+            var entityNodes = nodesByEntity.removeValue(forKey: entity.name) ?? ObjectIDTable()
+            entityNodes.reserveCapacity(end - start, like: nodes[start].objectID)
             for node in nodes[start..<end] { entityNodes[node.objectID] = node }
             nodesByEntity[entity.name] = entityNodes
             start = end
@@ -87,7 +87,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     /// Reserves room for `count` nodes of an entity (a loader that knows the count saves rehashing).
     public func reserveCacheNodes(_ count: Int, ofEntity name: String) {
-        nodesByEntity[name, default: [:]].reserveCapacity(count)
+        guard let entity = model?.entity(named: name) else { return }
+        let sample = ObjectID(entity: entity, store: storeKey, reference: .int(0))
+        nodesByEntity[name, default: ObjectIDTable()].reserveCapacity(count, like: sample)
     }
 
     /// Removes every node.
@@ -125,8 +127,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         for (name, nodes) in nodesByEntity {
             guard let nodeEntity = model.entity(named: name), request.includes(nodeEntity, requested: entity) else { continue }
             snapshots.reserveCapacity(snapshots.count + nodes.count)
-            for node in nodes.values where try evaluator?.matches(node) ?? true {
-                snapshots.append(node.snapshot)
+            try nodes.forEach { node in
+                if try evaluator?.matches(node) ?? true { snapshots.append(node.snapshot) }
             }
         }
         return StoreFetchResult(snapshots: snapshots)

@@ -1,0 +1,110 @@
+/// A dictionary keyed by ``ObjectID``, made for millions of objects.
+///
+/// A `Dictionary<ObjectID, _>` compares keys by following each ID's pointer, a cache miss
+/// per probe. Here IDs with integer references (nearly all) are split by store and entity
+/// hierarchy, and within each part keyed by the bare integer, so probes compare inline
+/// integers. IDs with string references go to an ordinary dictionary.
+struct ObjectIDTable<Element> {
+    private struct Partition {
+        let store: StoreKey?
+        let root: EntityDescription
+        var table: [Int64: Element]
+    }
+
+    private var partitions: [Partition] = []
+    private var others: [ObjectID: Element] = [:]
+
+    init() {}
+
+    private func partitionIndex(of id: ObjectID) -> Int? {
+        let storage = id.storage
+        let root = storage.entity.root
+        for index in partitions.indices {
+            let partition = partitions[index]
+            guard partition.store === storage.store else { continue }
+            if partition.root === root || partition.root.name == root.name { return index }
+        }
+        return nil
+    }
+
+    private static func isInteger(_ id: ObjectID) -> Bool {
+        !(id.storage is ObjectID.StringStorage)
+    }
+
+    subscript(id: ObjectID) -> Element? {
+        get {
+            guard Self.isInteger(id) else { return others[id] }
+            guard let index = partitionIndex(of: id) else { return nil }
+            return partitions[index].table[id.storage.number]
+        }
+        set {
+            guard Self.isInteger(id) else {
+                others[id] = newValue
+                return
+            }
+            if let index = partitionIndex(of: id) {
+                partitions[index].table[id.storage.number] = newValue
+            } else if let newValue {
+                partitions.append(Partition(store: id.storage.store, root: id.storage.entity.root,
+                                            table: [id.storage.number: newValue]))
+            }
+        }
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey id: ObjectID) -> Element? {
+        guard Self.isInteger(id) else { return others.removeValue(forKey: id) }
+        guard let index = partitionIndex(of: id) else { return nil }
+        return partitions[index].table.removeValue(forKey: id.storage.number)
+    }
+
+    /// Makes room for `count` more elements in the part that `id` belongs to.
+    mutating func reserveCapacity(_ count: Int, like id: ObjectID) {
+        guard Self.isInteger(id) else {
+            others.reserveCapacity(others.count + count)
+            return
+        }
+        if let index = partitionIndex(of: id) {
+            partitions[index].table.reserveCapacity(partitions[index].table.count + count)
+        } else {
+            var table: [Int64: Element] = [:]
+            table.reserveCapacity(count)
+            partitions.append(Partition(store: id.storage.store, root: id.storage.entity.root, table: table))
+        }
+    }
+
+    var count: Int { partitions.reduce(others.count) { $0 + $1.table.count } }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Every element, in no particular order.
+    var values: [Element] {
+        var all: [Element] = []
+        all.reserveCapacity(count)
+        for partition in partitions { all.append(contentsOf: partition.table.values) }
+        all.append(contentsOf: others.values)
+        return all
+    }
+
+    /// Calls `body` with every element, in no particular order.
+    func forEach(_ body: (Element) throws -> Void) rethrows {
+        for partition in partitions { for element in partition.table.values { try body(element) } }
+        for element in others.values { try body(element) }
+    }
+
+    /// How many elements have temporary IDs.
+    var temporaryCount: Int {
+        partitions.reduce(0) { $0 + ($1.store == nil ? $1.table.count : 0) } + others.keys.filter(\.isTemporary).count
+    }
+
+    /// Removes every element with a temporary ID at once.
+    mutating func removeTemporary() {
+        partitions.removeAll { $0.store == nil }
+        if others.keys.contains(where: \.isTemporary) { others = others.filter { !$0.key.isTemporary } }
+    }
+
+    mutating func removeAll() {
+        partitions.removeAll()
+        others.removeAll()
+    }
+}
