@@ -7,7 +7,7 @@ extension ObjectContext {
         for object in changeList {
             if object.isInserted {
                 registered[object.objectID] = nil
-                object.context = nil
+                object._context = nil
             } else if let values = committed[ObjectIdentifier(object)] {
                 object.storage = values
             }
@@ -20,7 +20,7 @@ extension ObjectContext {
     /// used), changes are discarded. Frees the memory a long-lived context gathered.
     public func reset() {
         rollback()
-        registered.forEach { $0.context = nil }
+        registered.forEach { $0._context = nil }
         registered.removeAll()
     }
 
@@ -47,7 +47,7 @@ extension ObjectContext {
     /// (keeping this context's own unsaved changes on top), objects it deleted leave.
     public func mergeChanges(from notification: ContextDidSave) {
         var repairs: [InverseRepair] = []
-        for id in notification.updatedObjectIDs {
+        for id in notification.updated {
             guard let object = registered[id], !object.isFault else { continue }
             if object.hasChanges {
                 if let snapshot = try? snapshotFromSource(id) { repairs += merge(object, with: snapshot, localWins: true) }
@@ -56,10 +56,10 @@ extension ObjectContext {
                 object.flags.insert(.fault)
             }
         }
-        for id in notification.deletedObjectIDs {
+        for id in notification.deleted {
             guard let object = registered.removeValue(forKey: id) else { continue }
             if object.hasChanges { discardChanges(of: object) }
-            object.context = nil
+            object._context = nil
         }
         forgetReferences(to: notification.deletedObjectIDs)
         // A store that cannot be read now leaves the inverse as it is; the save will tell.
@@ -95,7 +95,7 @@ extension ObjectContext {
                 guard object.isDeleted else { throw GraphError.conflict(conflicts) }
                 discardChanges(of: object)
                 registered[object.objectID] = nil
-                object.context = nil
+                object._context = nil
                 continue
             }
             repairs += merge(object, with: snapshot, localWins: mergePolicy == .objectTrumps)
@@ -186,7 +186,7 @@ extension ObjectContext {
         if object.isInserted {
             object.flags.remove(.inserted)
             registered[object.objectID] = nil
-            object.context = nil
+            object._context = nil
         }
     }
 }

@@ -154,17 +154,18 @@ extension ObjectContext {
                 rewriteIDs(in: object) { result.permanentIDs[$0] }
             }
         }
+        notification.inserted.reserveCapacity(changed.count)
         for object in changed {
             if object.isDeleted {
-                if !object.isInserted { notification.deletedObjectIDs.insert(object.objectID) }
+                if !object.isInserted { notification.deleted.append(object.objectID) }
                 continue
             }
             if object.isInserted {
                 object.version = result.versions[object.objectID] ?? 1
-                notification.insertedObjectIDs.insert(object.objectID)
+                notification.inserted.append(object.objectID)
             } else if object.flags.contains(.updated), object.storage != committedStorage(of: object) {
                 object.version = result.versions[object.objectID] ?? object.version + 1
-                notification.updatedObjectIDs.insert(object.objectID)
+                notification.updated.append(object.objectID)
             }
         }
         return notification
@@ -188,7 +189,7 @@ extension ObjectContext {
     private func finishSave(_ changed: [ManagedObject], notification: ContextDidSave) {
         for object in changed where object.isDeleted {
             registered[object.objectID] = nil
-            object.context = nil
+            object._context = nil
         }
         clearChangeState()
         undoStack?.removeAll()
@@ -212,7 +213,7 @@ extension ObjectContext {
             let id = object.objectID
             if object.isInserted {
                 parent.adoptInserted(id, values: object.storage)
-                notification.insertedObjectIDs.insert(id)
+                notification.inserted.append(id)
             } else {
                 let target = parent.object(with: id)
                 if target.isFault { target.storage = committedStorage(of: object); target.version = object.version; target.flags.remove(.fault) }
@@ -225,14 +226,14 @@ extension ObjectContext {
                     parent.setPrimitive(value, at: index, of: target)
                     pushed = true
                 }
-                if pushed { notification.updatedObjectIDs.insert(id) }
+                if pushed { notification.updated.append(id) }
             }
         }
         for object in changed where object.isDeleted && !object.isInserted {
             let target = parent.object(with: object.objectID)
             if target.isFault { target.storage = committedStorage(of: object); target.version = object.version; target.flags.remove(.fault) }
             parent.markDeletedWithoutRules(target)
-            notification.deletedObjectIDs.insert(object.objectID)
+            notification.deleted.append(object.objectID)
         }
         return notification
     }

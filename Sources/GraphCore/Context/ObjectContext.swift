@@ -53,6 +53,12 @@ public final class ObjectContext {
         self.parent = parent
     }
 
+    deinit {
+        // Objects keep an unowned pointer to their context: clear it in every object still
+        // registered (the only ones that hold it), so none is left pointing at freed memory.
+        registered.forEach { $0._context = nil }
+    }
+
     /// A new child context of this one.
     public func newChildContext() -> ObjectContext { ObjectContext(parent: self) }
 
@@ -124,7 +130,10 @@ public final class ObjectContext {
             do {
                 try fulfillFault(object)
             } catch {
-                if registered[id] === object, !object.hasChanges { registered[id] = nil }
+                if registered[id] === object, !object.hasChanges {
+                    registered[id] = nil
+                    object._context = nil  // an object leaves its context only with its pointer cleared
+                }
                 throw error
             }
         }

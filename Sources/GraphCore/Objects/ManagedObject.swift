@@ -18,7 +18,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public internal(set) var objectID: ObjectID
     /// The context the object belongs to; nil once that context is gone or the object was
     /// removed from it (deleted and saved, or deleted by another context).
-    public internal(set) weak var context: ObjectContext?
+    public var context: ObjectContext? { _context }
+    /// Unowned for speed (a weak reference costs a side-table round trip on every access).
+    /// Safe because of one rule the context keeps: an object leaves its context's registry
+    /// only with this pointer set to nil, and a context clears it in every registered object
+    /// when it is deinitialized. So a non-nil pointer always names a live context.
+    unowned(unsafe) var _context: ObjectContext?
     /// The values in property order; empty while the object is a fault.
     var storage: [Value]
     /// The version of the store's record the values were read from (0 before the first save).
@@ -41,7 +46,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Subclasses inherit it; it must stay the only designated initializer they need.
     public required init(objectID: ObjectID, context: ObjectContext?) {
         self.objectID = objectID
-        self.context = context
+        self._context = context
         self.storage = []
         self.version = 0
         self.flags = .fault
