@@ -8,8 +8,7 @@ extension ObjectContext {
         try checkUsable(object)
         let entity = object.entity
         let index = try object.propertyIndex(key)
-        switch entity.properties[index] {
-        case .attribute(let attribute):
+        if let attribute = entity.attributeSlots[index] {
             guard let converted = value.converted(to: attribute.type) else {
                 throw GraphError.typeMismatch(entity: entity.name, key: key,
                                               expected: attribute.type.rawValue, got: value.kindName)
@@ -19,6 +18,11 @@ extension ObjectContext {
             }
             try object.fulfill()
             setPrimitive(converted, at: index, of: object)
+            return
+        }
+        switch entity.properties[index] {
+        case .attribute:
+            return  // handled above
         case .relationship(let relationship):
             switch (relationship.isToMany, value) {
             case (false, .null):

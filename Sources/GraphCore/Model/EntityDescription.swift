@@ -46,6 +46,16 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     var indexByName: [String: Int] = [:]
     /// Property names in storage order.
     var propertyNames: [String] = []
+    /// For each property index: the attribute's type and optionality (nil for a relationship).
+    /// Plain values, so hot paths read them without retaining the descriptions' strings.
+    var attributeSlots: [AttributeSlot?] = []
+    /// The values a new object starts with (see `initialValues`).
+    var initialValuesCache: [Value] = []
+
+    struct AttributeSlot {
+        let type: AttributeType
+        let isOptional: Bool
+    }
     /// For each property index: the index of the inverse relationship in the destination, if any.
     var inverseIndices: [Int?] = []
     /// For each property index: the index of the destination entity in `model.entities`.

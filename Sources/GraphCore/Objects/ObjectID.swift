@@ -41,10 +41,13 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
     final class StringStorage: Storage, @unchecked Sendable {
         let string: String
+        /// The `number` of every string-referenced ID, so that most IDs are told apart from
+        /// these without a dynamic cast.
+        static let marker = Int64.min
 
         init(entity: EntityDescription, store: StoreKey?, string: String) {
             self.string = string
-            super.init(entity: entity, store: store, number: 0)
+            super.init(entity: entity, store: store, number: StringStorage.marker)
         }
 
         override var reference: ReferenceObject { .string(string) }

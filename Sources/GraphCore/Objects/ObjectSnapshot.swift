@@ -23,7 +23,10 @@ public struct ObjectSnapshot: Sendable, Hashable {
 
 extension EntityDescription {
     /// The values a new object of this entity starts with: defaults, nil, empty to-many lists.
-    var initialValues: [Value] {
+    var initialValues: [Value] { initialValuesCache }
+
+    /// Computes ``initialValues`` (once, when the model is built).
+    func computeInitialValues() -> [Value] {
         properties.map { property in
             switch property {
             case .attribute(let attribute):

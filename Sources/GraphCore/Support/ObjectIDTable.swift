@@ -28,7 +28,7 @@ struct ObjectIDTable<Element> {
     }
 
     private static func isInteger(_ id: ObjectID) -> Bool {
-        !(id.storage is ObjectID.StringStorage)
+        id.storage.number != ObjectID.StringStorage.marker || !(id.storage is ObjectID.StringStorage)
     }
 
     subscript(id: ObjectID) -> Element? {
