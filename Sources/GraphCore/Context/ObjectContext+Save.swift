@@ -105,12 +105,16 @@ extension ObjectContext {
         let ids = try coordinator.obtainPermanentIDs(for: inserted.map {
             ObjectSnapshot(objectID: $0.objectID, version: 0, values: [])
         })
-        // Relationship values name inserted objects by temporary ID; the registry still finds
-        // each object under it while the values are rewritten.
+        // Relationship values name inserted objects by temporary ID: each temporary ID points
+        // to its permanent one (no lookup); IDs parsed from elsewhere are found in the
+        // registry, which still holds every object under its temporary ID meanwhile.
         let temporaryIDs = inserted.map(\.objectID)
-        for (object, permanent) in zip(inserted, ids) { object.objectID = permanent }
+        for (object, permanent) in zip(inserted, ids) {
+            object.objectID.forward(to: permanent)
+            object.objectID = permanent
+        }
         for object in changed where !object.isDeleted {
-            rewriteIDs(in: object) { [registered] id in registered[id]?.objectID }
+            rewriteIDs(in: object) { [registered] id in id.forwardedPermanentID ?? registered[id]?.objectID }
         }
         if registered.temporaryCount == temporaryIDs.count {
             registered.removeTemporary()  // all at once: they are exactly the objects saved now

@@ -33,10 +33,19 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
         static func make(entity: EntityDescription, store: StoreKey?, reference: ReferenceObject) -> Storage {
             switch reference {
+            case .int(let number) where store == nil: return TemporaryStorage(entity: entity, store: nil, number: number)
             case .int(let number): return Storage(entity: entity, store: store, number: number)
             case .string(let string): return StringStorage(entity: entity, store: store, string: string)
             }
         }
+    }
+
+    /// A temporary ID made in this process, which learns its permanent ID when saved.
+    final class TemporaryStorage: Storage, @unchecked Sendable {
+        // Safe to share: `permanent` is written once, by the context that inserted the object,
+        // when its save assigns the permanent ID, and is read only by that same context (to
+        // rewrite relationship values), so never from two isolation domains at once.
+        var permanent: Storage?
     }
 
     final class StringStorage: Storage, @unchecked Sendable {
@@ -73,10 +82,20 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// a random per-process prefix and the number, so they are unique across processes too.
     public static func temporary(for entity: EntityDescription) -> ObjectID {
         let number = temporaryCounter.withLock { counter -> UInt64 in counter &+= 1; return counter }
-        return ObjectID(storage: Storage(entity: entity, store: nil, number: Int64(bitPattern: number)))
+        return ObjectID(storage: TemporaryStorage(entity: entity, store: nil, number: Int64(bitPattern: number)))
     }
 
     private init(storage: Storage) { self.storage = storage }
+
+    /// For a temporary ID whose object was given a permanent ID by its context: that ID.
+    var forwardedPermanentID: ObjectID? {
+        (storage as? TemporaryStorage)?.permanent.map(ObjectID.init(storage:))
+    }
+
+    /// Records, in a temporary ID, the permanent ID its object was given.
+    func forward(to permanent: ObjectID) {
+        (storage as? TemporaryStorage)?.permanent = permanent.storage
+    }
 
     private static let temporaryCounter = Locked<UInt64>(0)
     private static let temporaryPrefix: UInt64 = UInt64.random(in: 0...UInt64.max)
