@@ -2,13 +2,13 @@
 ///
 /// A `Dictionary<ObjectID, _>` compares keys by following each ID's pointer, a cache miss
 /// per probe. Here IDs with integer references (nearly all) are split by store and entity
-/// hierarchy, and within each part keyed by the bare integer, so probes compare inline
-/// integers. IDs with string references go to an ordinary dictionary.
+/// hierarchy, and within each part kept by the bare integer in an ``IntegerKeyedTable``
+/// (an array for dense references). IDs with string references go to a dictionary.
 struct ObjectIDTable<Element> {
     private struct Partition {
         let store: StoreKey?
         let root: EntityDescription
-        var table: [Int64: Element]
+        var table: IntegerKeyedTable<Element>
     }
 
     private var partitions: [Partition] = []
@@ -45,8 +45,9 @@ struct ObjectIDTable<Element> {
             if let index = partitionIndex(of: id) {
                 partitions[index].table[id.storage.number] = newValue
             } else if let newValue {
-                partitions.append(Partition(store: id.storage.store, root: id.storage.entity.root,
-                                            table: [id.storage.number: newValue]))
+                var table = IntegerKeyedTable<Element>()
+                table[id.storage.number] = newValue
+                partitions.append(Partition(store: id.storage.store, root: id.storage.entity.root, table: table))
             }
         }
     }
@@ -65,10 +66,10 @@ struct ObjectIDTable<Element> {
             return
         }
         if let index = partitionIndex(of: id) {
-            partitions[index].table.reserveCapacity(partitions[index].table.count + count)
+            partitions[index].table.reserveCapacity(count, startingAt: id.storage.number)
         } else {
-            var table: [Int64: Element] = [:]
-            table.reserveCapacity(count)
+            var table = IntegerKeyedTable<Element>()
+            table.reserveCapacity(count, startingAt: id.storage.number)
             partitions.append(Partition(store: id.storage.store, root: id.storage.entity.root, table: table))
         }
     }
@@ -81,14 +82,14 @@ struct ObjectIDTable<Element> {
     var values: [Element] {
         var all: [Element] = []
         all.reserveCapacity(count)
-        for partition in partitions { all.append(contentsOf: partition.table.values) }
+        for partition in partitions { partition.table.forEach { all.append($0) } }
         all.append(contentsOf: others.values)
         return all
     }
 
     /// Calls `body` with every element, in no particular order.
     func forEach(_ body: (Element) throws -> Void) rethrows {
-        for partition in partitions { for element in partition.table.values { try body(element) } }
+        for partition in partitions { try partition.table.forEach(body) }
         for element in others.values { try body(element) }
     }
 
