@@ -14,10 +14,7 @@ extension ObjectContext {
             clearChangeState()
             return
         }
-        let failures = changed.flatMap { object -> [ValidationFailure] in
-            if object.isDeleted { return object.isInserted ? [] : denyFailures(of: object) }
-            return validationFailures(of: object)
-        }
+        let failures = validationFailures(of: changed)
         guard failures.isEmpty else { throw GraphError.validation(failures) }
 
         if let parent {
@@ -55,7 +52,11 @@ extension ObjectContext {
 
     /// What a save would check, without saving: the validation failures of every changed object.
     public func validationFailures() -> [ValidationFailure] {
-        changeList.filter { $0.hasChanges }.flatMap { object -> [ValidationFailure] in
+        validationFailures(of: changeList.filter { $0.hasChanges })
+    }
+
+    private func validationFailures(of changed: [ManagedObject]) -> [ValidationFailure] {
+        changed.flatMap { object -> [ValidationFailure] in
             if object.isDeleted { return object.isInserted ? [] : denyFailures(of: object) }
             return validationFailures(of: object)
         }
