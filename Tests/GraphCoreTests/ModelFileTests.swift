@@ -2,14 +2,6 @@ import Foundation
 import Testing
 @testable import GraphCore
 
-/// Files the model tests read, found relative to this source file.
-private enum ModelTestFiles {
-    static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let musicModel = testsDirectory.appendingPathComponent("Fixtures/music.model.json")
-    static let modelDocument = testsDirectory
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/MODEL.md")
-}
-
 /// Reading and writing the JSON model file (`docs/MODEL.md`).
 @Suite struct ModelFileTests {
     /// Loads a model from JSON text and returns the error it throws, or nil when it loads.

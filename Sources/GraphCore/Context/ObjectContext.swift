@@ -39,6 +39,7 @@ public final class ObjectContext {
     var saveObservers: [(id: Int, handler: (ContextDidSave) -> Void)] = []
     var nextObserverID = 0
     private var classCache: [String: ManagedObject.Type] = [:]
+    private var classCacheGeneration = 0
 
     /// A context that reads and saves through `coordinator`.
     public init(coordinator: StoreCoordinator) {
@@ -187,6 +188,11 @@ public final class ObjectContext {
     /// A new instance of the class registered for the entity, as a fault.
     func makeObject(_ id: ObjectID) -> ManagedObject {
         let name = id.entity.name
+        let generation = coordinator.classGeneration.load(ordering: .acquiring)
+        if generation != classCacheGeneration {  // a class was registered since: look again
+            classCache.removeAll()
+            classCacheGeneration = generation
+        }
         let type: ManagedObject.Type
         if let cached = classCache[name] {
             type = cached

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Owns one model and the stores that hold its objects, and answers contexts' fetches,
 /// faults and saves. Safe to use from any thread: every call into a store is made under
@@ -11,6 +12,8 @@ import Foundation
 /// ```
 public final class StoreCoordinator: Sendable {
     public let model: ObjectModel
+    /// Counts class registrations, so contexts know when their cache of classes is stale.
+    let classGeneration = Atomic<Int>(0)
 
     private struct State {
         var stores: [PersistentStore] = []
@@ -100,6 +103,7 @@ public final class StoreCoordinator: Sendable {
             $0.classes[name] = type
             $0.entityByClass[ObjectIdentifier(type)] = name
         }
+        classGeneration.add(1, ordering: .releasing)
     }
 
     func registeredClass(forEntity name: String) -> ManagedObject.Type? {
