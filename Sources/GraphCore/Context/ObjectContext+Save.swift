@@ -133,8 +133,7 @@ extension ObjectContext {
         for object in changed {
             if object.isDeleted {
                 if !object.isInserted {
-                    request.deletedObjects.append(ObjectSnapshot(
-                        objectID: object.objectID, version: object.version, values: committedStorage(of: object)))
+                    request.deletedObjects.append(committedSnapshot(of: object))
                 }
             } else if object.isInserted {
                 request.insertedObjects.append(ObjectSnapshot(objectID: object.objectID, version: 0, values: object.storage))
@@ -221,7 +220,7 @@ extension ObjectContext {
                 notification.inserted.append(id)
             } else {
                 let target = parent.object(with: id)
-                if target.isFault { target.storage = committedStorage(of: object); target.version = object.version; target.flags.remove(.fault) }
+                if target.isFault { parent.fill(target, with: committedSnapshot(of: object)) }
                 // Only what the child changed: the parent may have changed other properties
                 // (or the same list) since the child read the object.
                 let base = committedStorage(of: object)
@@ -236,7 +235,7 @@ extension ObjectContext {
         }
         for object in changed where object.isDeleted && !object.isInserted {
             let target = parent.object(with: object.objectID)
-            if target.isFault { target.storage = committedStorage(of: object); target.version = object.version; target.flags.remove(.fault) }
+            if target.isFault { parent.fill(target, with: committedSnapshot(of: object)) }
             parent.markDeletedWithoutRules(target)
             notification.deleted.append(object.objectID)
         }
@@ -251,6 +250,11 @@ extension ObjectContext {
               case .objects(let theirs) = parentValue, theirs != original
         else { return value }
         return .objects(mergedList(mine: mine, theirs: theirs, base: original))
+    }
+
+    /// What this context read of an object: its committed values at its version.
+    private func committedSnapshot(of object: ManagedObject) -> ObjectSnapshot {
+        ObjectSnapshot(objectID: object.objectID, version: object.version, values: committedStorage(of: object))
     }
 
     /// Registers an object a child context inserted, under the child's temporary ID.

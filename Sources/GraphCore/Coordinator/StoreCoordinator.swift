@@ -43,9 +43,7 @@ public final class StoreCoordinator: Sendable {
         guard let storeClass = StoreRegistry.storeClass(named: type) else {
             throw GraphError.unknownStoreType(type, registered: StoreRegistry.registeredNames)
         }
-        if let url, persistentStores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
-            throw GraphError.store("the store at \(url.path) is already added to this coordinator")
-        }
+        if let url, Self.holds(url, persistentStores) { throw Self.alreadyAdded(url.path) }
         let store = try storeClass.init(coordinator: self, configurationName: configuration, url: url, options: options)
         store.metadata.storeType = type
         try store.loadMetadata()
@@ -61,15 +59,23 @@ public final class StoreCoordinator: Sendable {
         }
         // Checked again under the lock: another thread may have added the same URL meanwhile.
         let added = state.withLock { state -> Bool in
-            if let url, state.stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
-                return false
-            }
+            if let url, Self.holds(url, state.stores) { return false }
             state.stores.append(store)
             return true
         }
-        if added { return store }
-        store.willRemove()
-        throw GraphError.store("the store at \(url?.path ?? "") is already added to this coordinator")
+        guard added else {
+            store.willRemove()
+            throw Self.alreadyAdded(url?.path ?? "")
+        }
+        return store
+    }
+
+    private static func holds(_ url: URL, _ stores: [PersistentStore]) -> Bool {
+        stores.contains { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    private static func alreadyAdded(_ path: String) -> GraphError {
+        .store("the store at \(path) is already added to this coordinator")
     }
 
     /// Removes a store (it releases its files and locks).
