@@ -1,9 +1,17 @@
 import Foundation
 
 /// Sorts records by sort descriptors; key paths may cross to-one relationships.
-/// nil sorts before every other value, as in Core Data.
+///
+/// Each record's sort keys are read once (folded already for a case-insensitive
+/// comparison); then an index permutation is sorted, comparing those keys.
 struct RecordSorter<Record: PredicateRecord> {
-    private let keys: [(indexes: [Int], ascending: Bool, options: Comparison.Options)]
+    private struct Key {
+        let indexes: [Int]
+        let ascending: Bool
+        let comparison: SortDescriptor.StringComparison
+    }
+
+    private let keys: [Key]
     private let resolve: (ObjectID) throws -> Record?
 
     init(_ descriptors: [SortDescriptor], entity: EntityDescription, resolve: @escaping (ObjectID) throws -> Record?) throws {
@@ -20,23 +28,37 @@ struct RecordSorter<Record: PredicateRecord> {
                 indexes.append(index)
                 current = entity.destination(ofPropertyAt: index)
             }
-            return (indexes, descriptor.ascending, descriptor.caseInsensitive ? .caseInsensitive : [])
+            return Key(indexes: indexes, ascending: descriptor.ascending, comparison: descriptor.comparison)
         }
         self.resolve = resolve
     }
 
     func sorted(_ records: [Record]) throws -> [Record] {
-        guard !keys.isEmpty else { return records }
-        // Read each sort key once per record, then sort the keys.
-        let rows = try records.map { record in (record, try keys.map { try value(at: $0.indexes, of: record) }) }
-        return rows.sorted { a, b in
-            for (position, key) in keys.enumerated() {
-                let order = Self.order(a.1[position], b.1[position], key.options)
-                if order == .orderedSame { continue }
-                return (order == .orderedAscending) == key.ascending
+        guard !keys.isEmpty, records.count > 1 else { return records }
+        let width = keys.count
+        var values: [Value] = []
+        values.reserveCapacity(records.count * width)
+        for record in records {
+            for key in keys {
+                var value = try value(at: key.indexes, of: record)
+                if key.comparison == .caseInsensitive, case .string(let s) = value {
+                    value = .string(StringFolding.fold(s, .caseInsensitive))
+                }
+                values.append(value)
             }
-            return false
-        }.map(\.0)
+        }
+        var order = Array(0..<records.count)
+        values.withUnsafeBufferPointer { values in
+            order.sort { a, b in
+                for (position, key) in keys.enumerated() {
+                    let result = Self.order(values[a * width + position], values[b * width + position], key.comparison)
+                    if result == .orderedSame { continue }
+                    return (result == .orderedAscending) == key.ascending
+                }
+                return false
+            }
+        }
+        return order.map { records[$0] }
     }
 
     private func value(at indexes: [Int], of record: Record) throws -> Value {
@@ -50,12 +72,20 @@ struct RecordSorter<Record: PredicateRecord> {
         return .null
     }
 
-    private static func order(_ a: Value, _ b: Value, _ options: Comparison.Options) -> ComparisonResult {
-        switch (a.isNull, b.isNull) {
-        case (true, true): return .orderedSame
-        case (true, false): return .orderedAscending
-        case (false, true): return .orderedDescending
-        default: return ValueComparison.order(a, b, options: options) ?? .orderedSame
+    private static func order(_ a: Value, _ b: Value, _ comparison: SortDescriptor.StringComparison) -> ComparisonResult {
+        switch (a, b) {
+        case (.string(let x), .string(let y)):
+            switch comparison {
+            case .plain, .caseInsensitive: return x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+            case .localized: return x.compare(y, options: [], range: nil, locale: .current)
+            case .localizedCaseInsensitive: return x.compare(y, options: [.caseInsensitive], range: nil, locale: .current)
+            case .localizedStandard: return x.localizedStandardCompare(y)
+            }
+        case (.int(let x), .int(let y)): return x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+        case (.null, .null): return .orderedSame
+        case (.null, _): return .orderedAscending
+        case (_, .null): return .orderedDescending
+        default: return ValueComparison.order(a, b) ?? .orderedSame
         }
     }
 }
