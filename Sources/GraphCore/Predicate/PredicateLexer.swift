@@ -19,6 +19,9 @@ struct PredicateToken: Equatable {
         /// Punctuation and operators, as written: `==`, `=`, `<>`, `&&`, `(`, `.`, ….
         case symbol(String)
         case end
+        /// Text the lexer could not read; the parser throws this error when it gets there,
+        /// so an earlier syntax error is reported first.
+        case invalid(PredicateError)
     }
 
     let kind: Kind
@@ -37,6 +40,7 @@ struct PredicateToken: Equatable {
         case .at(let a): return "'@\(a.prefix(40))'"
         case .symbol(let s): return "'\(s)'"
         case .end: return "end of input"
+        case .invalid: return "invalid text"
         }
     }
 }
@@ -78,13 +82,19 @@ struct PredicateLexer {
     private static func isWordByte(_ b: UInt8) -> Bool { isWordStart(b) || isDigit(b) }
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
-    /// All tokens, ending with `.end`.
-    mutating func tokens() throws(PredicateError) -> [PredicateToken] {
+    /// All tokens, ending with `.end`, or with `.invalid` where the text cannot be read.
+    mutating func tokens() -> [PredicateToken] {
         var result: [PredicateToken] = []
         while true {
-            let token = try next()
-            result.append(token)
-            if token.kind == .end { return result }
+            let start = position
+            do {
+                let token = try next()
+                result.append(token)
+                if token.kind == .end { return result }
+            } catch {
+                result.append(PredicateToken(kind: .invalid(error), offset: start))
+                return result
+            }
         }
     }
 
@@ -175,8 +185,9 @@ struct PredicateLexer {
             let digits = String(decoding: bytes[digitsStart..<position], as: UTF8.self)
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
             guard let magnitude = UInt64(digits, radix: radix) else {
-                throw PredicateError.invalidLiteral(text, reason: digits.isEmpty ? "no digits" : "not a base-\(radix) number",
-                                                    offset: Self.characterOffset(start, in: bytes))
+                let valid = !digits.isEmpty && digits.allSatisfy { $0.hexDigitValue.map { $0 < radix } ?? false }
+                let reason = digits.isEmpty ? "no digits" : valid ? "out of the 64-bit integer range" : "not a base-\(radix) number"
+                throw PredicateError.invalidLiteral(text, reason: reason, offset: Self.characterOffset(start, in: bytes))
             }
             let value: Int64? = negative
                 ? (magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil)

@@ -79,8 +79,9 @@ extension PredicateParser {
     }
 
     mutating func parseArray() throws(PredicateError) -> Expression {
+        let open = current
         advance()
-        try nest()
+        try nest(open)
         defer { depth -= 1 }
         var elements: [Expression] = []
         if take(symbol: "}") { return .array(elements) }
@@ -93,9 +94,10 @@ extension PredicateParser {
 
     /// `SUBQUERY(collection, $variable, predicate)`.
     mutating func parseSubquery() throws(PredicateError) -> Expression {
+        let keyword = current
         advance()
         try expect(symbol: "(", "'(' after SUBQUERY")
-        try nest()
+        try nest(keyword)
         defer { depth -= 1 }
         let collection = try parseExpression(expecting: "a collection key path in SUBQUERY")
         try expect(symbol: ",", "',' after the SUBQUERY collection")
@@ -217,7 +219,7 @@ extension Predicate {
     ///
     /// - Throws: ``PredicateError`` naming the offset and what was expected there.
     public init(format: String, arguments: [PredicateValue], model: ObjectModel? = nil) throws(PredicateError) {
-        var parser = try PredicateParser(format: format, arguments: arguments, model: model)
+        var parser = PredicateParser(format: format, arguments: arguments, model: model)
         self = try parser.parse()
     }
 

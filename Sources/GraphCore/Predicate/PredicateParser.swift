@@ -16,10 +16,10 @@ struct PredicateParser {
     var depth = 0
     let model: ObjectModel?
 
-    init(format: String, arguments: [PredicateValue], model: ObjectModel?) throws(PredicateError) {
+    init(format: String, arguments: [PredicateValue], model: ObjectModel?) {
         bytes = Array(format.utf8)
         var lexer = PredicateLexer(bytes)
-        tokens = try lexer.tokens()
+        tokens = lexer.tokens()
         self.arguments = arguments
         self.model = model
     }
@@ -44,7 +44,8 @@ struct PredicateParser {
     func offset(_ token: PredicateToken) -> Int { PredicateLexer.characterOffset(token.offset, in: bytes) }
 
     func expected(_ what: String) -> PredicateError {
-        .syntax(expected: what, found: current.display, offset: offset(current))
+        if case .invalid(let error) = current.kind { return error }
+        return .syntax(expected: what, found: current.display, offset: offset(current))
     }
 
     mutating func advance() { if index < tokens.count - 1 { index += 1 } }
@@ -71,10 +72,11 @@ struct PredicateParser {
         guard take(symbol: symbol) else { throw expected(what) }
     }
 
-    mutating func nest() throws(PredicateError) {
+    /// Enters one level of nesting opened by `token`.
+    mutating func nest(_ token: PredicateToken) throws(PredicateError) {
         depth += 1
         if depth > Self.maximumNesting {
-            throw PredicateError.nestingTooDeep(limit: Self.maximumNesting, offset: offset(current))
+            throw PredicateError.nestingTooDeep(limit: Self.maximumNesting, offset: offset(token))
         }
     }
 
@@ -93,8 +95,9 @@ struct PredicateParser {
     }
 
     mutating func parseNot() throws(PredicateError) -> Predicate {
+        let token = current
         if take(keyword: "NOT") || take(symbol: "!") {
-            try nest()
+            try nest(token)
             defer { depth -= 1 }
             return .not(try parseNot())
         }
@@ -105,7 +108,7 @@ struct PredicateParser {
         if current.kind == .symbol("(") {
             let open = current
             advance()
-            try nest()
+            try nest(open)
             defer { depth -= 1 }
             let inner = try parseOr()
             try expect(symbol: ")", "')' to close the '(' at offset \(offset(open))")
