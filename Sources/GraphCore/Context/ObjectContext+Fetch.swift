@@ -17,8 +17,18 @@ extension ObjectContext {
     ///   ``GraphError`` for an unknown entity or sort key, or a store's failure.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let entity = try model.requireEntity(request.entityName)
-        let matches = try matchingCandidates(request, entity: entity)
-        var objects = materialize(matches, asFaults: request.returnsObjectsAsFaults)
+        var objects: [ManagedObject] = []
+        let asFaults = request.returnsObjectsAsFaults
+        try forEachMatch(request, entity: entity, registering: !asFaults, reserve: { count, sample in
+            objects.reserveCapacity(count)
+            registered.reserveCapacity(registered.count + count, like: sample)
+        }) { candidate in
+            switch candidate {
+            case .object(let object): objects.append(object)
+            case .snapshot(let snapshot): objects.append(asFaults ? object(with: snapshot.objectID) : register(snapshot))
+            case .fault(let id): objects.append(object(with: id))
+            }
+        }
         if !request.sortDescriptors.isEmpty {
             objects = try RecordSorter(request.sortDescriptors, entity: entity, resolve: relatedObject).sorted(objects)
         }
@@ -45,11 +55,12 @@ extension ObjectContext {
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         let entity = try model.requireEntity(request.entityName)
         if !request.sortDescriptors.isEmpty { return try fetch(request).map(\.objectID) }
-        let ids = try matchingCandidates(request, entity: entity).map { candidate in
+        var ids: [ObjectID] = []
+        try forEachMatch(request, entity: entity, registering: false, reserve: { count, _ in ids.reserveCapacity(count) }) { candidate in
             switch candidate {
-            case .object(let object): return object.objectID
-            case .snapshot(let snapshot): return snapshot.objectID
-            case .fault(let id): return id
+            case .object(let object): ids.append(object.objectID)
+            case .snapshot(let snapshot): ids.append(snapshot.objectID)
+            case .fault(let id): ids.append(id)
             }
         }
         return Self.page(ids, request)
@@ -59,7 +70,8 @@ extension ObjectContext {
     /// limit. No object is made for the results.
     public func count(for request: FetchRequest) throws -> Int {
         let entity = try model.requireEntity(request.entityName)
-        var count = try matchingCandidates(request, entity: entity).count
+        var count = 0
+        try forEachMatch(request, entity: entity, registering: false, reserve: { _, _ in }) { _ in count += 1 }
         count = max(0, count - max(0, request.fetchOffset))
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
@@ -104,8 +116,11 @@ extension ObjectContext {
         case fault(ObjectID)
     }
 
-    /// What the source holds for the request merged with this context's unsaved changes, unsorted.
-    func matchingCandidates(_ request: FetchRequest, entity: EntityDescription) throws -> [FetchCandidate] {
+    /// Calls `body` with each result of the request, unsorted: what the source holds merged
+    /// with this context's unsaved changes. `reserve` learns first how many there may be;
+    /// `registering`: every snapshot becomes a registered object (the caller wants objects).
+    func forEachMatch(_ request: FetchRequest, entity: EntityDescription, registering: Bool, reserve: (Int, ObjectID) -> Void,
+                      _ body: (FetchCandidate) throws -> Void) throws {
         let evaluator = try request.predicate.map {
             try PredicateEvaluator<ManagedObject>($0, entity: entity, resolve: relatedObject)
         }
@@ -117,8 +132,9 @@ extension ObjectContext {
         if judgeAllHere { source.predicate = nil }
         let found = try fetchFromSource(source)
 
-        var results: [FetchCandidate] = []
-        results.reserveCapacity(found.snapshots.count + found.faults.count)
+        if let sample = found.snapshots.first?.objectID ?? found.faults.first {
+            reserve(found.snapshots.count + found.faults.count, sample)
+        }
         var included = Set<ObjectIdentifier>()
         func consider(_ object: ManagedObject) throws {
             if pending, object.hasChanges {
@@ -127,15 +143,17 @@ extension ObjectContext {
             } else if judgeAllHere, try !(evaluator?.matches(object) ?? true) {
                 return
             }
-            results.append(.object(object))
+            try body(.object(object))
         }
         for snapshot in found.snapshots {
-            if let object = registered[snapshot.objectID] {
+            if registering {
+                try consider(register(snapshot))  // the registered object if there is one, with its changes
+            } else if let object = registered[snapshot.objectID] {
                 try consider(object)
             } else if judgeAllHere {
                 try consider(register(snapshot))
             } else {
-                results.append(.snapshot(snapshot))
+                try body(.snapshot(snapshot))
             }
         }
         for id in found.faults {
@@ -144,39 +162,17 @@ extension ObjectContext {
             } else if judgeAllHere {
                 try consider(object(with: id))
             } else {
-                results.append(.fault(id))
+                try body(.fault(id))
             }
         }
-        guard pending else { return results }
+        guard pending else { return }
         for object in changeList where object.hasChanges && !object.isDeleted {
             guard request.includes(object.entity, requested: entity),
                   !included.contains(ObjectIdentifier(object)),
                   try evaluator?.matches(object) ?? true
             else { continue }
             included.insert(ObjectIdentifier(object))
-            results.append(.object(object))
-        }
-        return results
-    }
-
-    /// The candidates as registered objects: snapshots registered with their values (or as
-    /// faults when asked), IDs as faults.
-    func materialize(_ candidates: [FetchCandidate], asFaults: Bool) -> [ManagedObject] {
-        if let first = candidates.first(where: { if case .object = $0 { false } else { true } }) {
-            let sample: ObjectID
-            switch first {
-            case .snapshot(let s): sample = s.objectID
-            case .fault(let id): sample = id
-            case .object(let o): sample = o.objectID
-            }
-            registered.reserveCapacity(candidates.count, like: sample)
-        }
-        return candidates.map { candidate in
-            switch candidate {
-            case .object(let object): return object
-            case .snapshot(let snapshot): return asFaults ? object(with: snapshot.objectID) : register(snapshot)
-            case .fault(let id): return object(with: id)
-            }
+            try body(.object(object))
         }
     }
 
