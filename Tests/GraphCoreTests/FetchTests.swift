@@ -166,13 +166,13 @@ import Testing
     @Test func anUnknownKeyInAPredicateThrowsNamingEntityAndKey() throws {
         let container = try MusicModel.container()
         let context = container.viewContext
-        #expect(throws: GraphError.unknownKey(entity: "Song", key: "lyrics")) {
+        #expect(throws: GraphCore.PredicateError.unknownKey(entity: "Song", key: "lyrics")) {
             try context.fetch(FetchRequest(entityName: "Song", predicate: .key("lyrics") == "x"))
         }
-        #expect(throws: GraphError.unknownKey(entity: "Album", key: "year")) {
+        #expect(throws: GraphCore.PredicateError.unknownKey(entity: "Album", key: "year")) {
             try context.fetch(FetchRequest(entityName: "Song", predicate: .key("album.year") == 1959))
         }
-        #expect(throws: GraphError.self) {
+        #expect(throws: GraphCore.PredicateError.self) {
             try context.fetch(FetchRequest(entityName: "Song", predicate: .key("title.length") == 3))
         }
         #expect(throws: GraphError.unknownEntity("Plant")) { try context.fetch(FetchRequest(entityName: "Plant")) }

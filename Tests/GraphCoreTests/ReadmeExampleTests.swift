@@ -17,10 +17,12 @@ import Testing
         try context.save()
 
         var request = FetchRequest(entityName: "Song")
-        request.predicate = .key("album.title") == "Kind of Blue" && .key("plays") >= 0
+        request.predicate = try GraphCore.Predicate(format: "album.title == %@ AND plays >= %d", "Kind of Blue", 0)
         request.sortDescriptors = [SortDescriptor("title")]
         let songs = try context.fetch(request)
         #expect(songs == [song])
+        request.predicate = .key("album.title") == "Kind of Blue" && .key("plays") >= 0
+        #expect(try context.fetch(request) == [song])
 
         try container.coordinator.register(ReadmeSong.self, forEntity: "Song")
         try container.coordinator.register(ReadmeAlbum.self, forEntity: "Album")

@@ -11,6 +11,15 @@ import Glibc
 // in-memory store and save; fetch them all into a fresh context; resident memory per object.
 //
 //   swift run -c release --package-path Benchmarks GraphCoreBenchmarks [N]
+//
+// Predicates (parse time; fetch with a predicate, sorted, from N songs):
+//
+//   swift run -c release --package-path Benchmarks GraphCoreBenchmarks predicates [N]
+
+if CommandLine.arguments.dropFirst().first == "predicates" {
+    try PredicateBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000)
+    exit(0)
+}
 
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
 

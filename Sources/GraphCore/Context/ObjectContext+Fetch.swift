@@ -1,6 +1,7 @@
 import Foundation
 
 extension ManagedObject: PredicateRecord {
+    /// The value at a property index, firing the fault first if needed.
     public func predicateValue(at index: Int) throws -> Value {
         if isFault { try fulfill() }
         return storage[index]
@@ -10,46 +11,28 @@ extension ManagedObject: PredicateRecord {
 extension ObjectContext {
     /// The objects that match the request, including this context's unsaved changes:
     /// inserted objects that match are in, deleted ones are out, changed ones are judged
-    /// by their current values.
+    /// by their current values. Sorting, offset and limit apply after that.
+    ///
+    /// - Throws: ``PredicateError`` for a predicate that does not fit the entity,
+    ///   ``GraphError`` for an unknown entity or sort key, or a store's failure.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let entity = try model.requireEntity(request.entityName)
-        let resolve: (ObjectID) throws -> ManagedObject? = { [unowned self] id in
-            let object = self.object(with: id)
-            do { try object.fulfill() } catch GraphError.objectNotFound { return nil }
-            return object
-        }
-        let evaluator = try request.predicate.map { try PredicateEvaluator<ManagedObject>($0, entity: entity, resolve: resolve) }
-        let found = try fetchFromSource(request)
-
-        var results: [ManagedObject] = []
-        results.reserveCapacity(found.snapshots.count + found.faults.count)
-        var changedIncluded = Set<ObjectIdentifier>()
-        if let first = found.snapshots.first?.objectID ?? found.faults.first {
-            registered.reserveCapacity(found.snapshots.count + found.faults.count, like: first)
-        }
-        func include(_ object: ManagedObject) throws {
-            if object.hasChanges {
-                guard !object.isDeleted, try evaluator?.matches(object) ?? true else { return }
-                changedIncluded.insert(ObjectIdentifier(object))
+        var objects: [ManagedObject] = []
+        let asFaults = request.returnsObjectsAsFaults
+        try forEachMatch(request, entity: entity, registering: !asFaults, reserve: { count, sample in
+            objects.reserveCapacity(count)
+            registered.reserveCapacity(registered.count + count, like: sample)
+        }) { candidate in
+            switch candidate {
+            case .object(let object): objects.append(object)
+            case .snapshot(let snapshot): objects.append(asFaults ? object(with: snapshot.objectID) : register(snapshot))
+            case .fault(let id): objects.append(object(with: id))
             }
-            results.append(object)
-        }
-        for snapshot in found.snapshots { try include(register(snapshot)) }
-        for id in found.faults { try include(object(with: id)) }
-        for object in changeList where object.hasChanges && !object.isDeleted {
-            guard request.includes(object.entity, requested: entity),
-                  !changedIncluded.contains(ObjectIdentifier(object)),
-                  try evaluator?.matches(object) ?? true
-            else { continue }
-            changedIncluded.insert(ObjectIdentifier(object))
-            results.append(object)
         }
         if !request.sortDescriptors.isEmpty {
-            results = try RecordSorter(request.sortDescriptors, entity: entity, resolve: resolve).sorted(results)
+            objects = try RecordSorter(request.sortDescriptors, entity: entity, resolve: relatedObject).sorted(objects)
         }
-        if request.fetchOffset > 0 { results = Array(results.dropFirst(request.fetchOffset)) }
-        if request.fetchLimit > 0, results.count > request.fetchLimit { results = Array(results.prefix(request.fetchLimit)) }
-        return results
+        return Self.page(objects, request)
     }
 
     /// The objects that match the request, as instances of a registered class.
@@ -67,11 +50,164 @@ extension ObjectContext {
         }
     }
 
-    /// How many objects match the request, unsaved changes included.
+    /// The IDs of the objects that match the request (unsaved changes included). Without
+    /// sort descriptors no object is made for the results.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        let entity = try model.requireEntity(request.entityName)
+        if !request.sortDescriptors.isEmpty { return try fetch(request).map(\.objectID) }
+        var ids: [ObjectID] = []
+        try forEachMatch(request, entity: entity, registering: false, reserve: { count, _ in ids.reserveCapacity(count) }) { candidate in
+            switch candidate {
+            case .object(let object): ids.append(object.objectID)
+            case .snapshot(let snapshot): ids.append(snapshot.objectID)
+            case .fault(let id): ids.append(id)
+            }
+        }
+        return Self.page(ids, request)
+    }
+
+    /// How many objects match the request, unsaved changes included, within its offset and
+    /// limit. No object is made for the results.
     public func count(for request: FetchRequest) throws -> Int {
-        var unlimited = request
-        unlimited.sortDescriptors = []
-        return try fetch(unlimited).count
+        let entity = try model.requireEntity(request.entityName)
+        var count = 0
+        try forEachMatch(request, entity: entity, registering: false, reserve: { _, _ in }) { _ in count += 1 }
+        count = max(0, count - max(0, request.fetchOffset))
+        return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
+    }
+
+    /// The matching objects as dictionaries of the request's ``FetchRequest/propertiesToFetch``
+    /// (every attribute when nil), keyed by key path; nil values are left out, as Core Data does.
+    ///
+    /// ```swift
+    /// request.propertiesToFetch = ["title", "album.title"]
+    /// let rows = try context.fetchDictionaries(request)   // [["title": "So What", "album.title": "Kind of Blue"], …]
+    /// ```
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Value]] {
+        let entity = try model.requireEntity(request.entityName)
+        let keyPaths = request.propertiesToFetch ?? entity.attributes.map(\.name)
+        let columns = try keyPaths.map { path in (path, try Self.propertyIndexes(path, in: entity)) }
+        return try fetch(request).map { object in
+            var row: [String: Value] = [:]
+            for (path, indexes) in columns {
+                var current: ManagedObject? = object
+                var value = Value.null
+                for (step, index) in indexes.enumerated() {
+                    guard let record = current else { break }
+                    value = try record.predicateValue(at: index)
+                    if step < indexes.count - 1 {
+                        if case .object(let id) = value { current = try relatedObject(id) } else { current = nil }
+                        value = .null
+                    }
+                }
+                if !value.isNull { row[path] = value }
+            }
+            return row
+        }
+    }
+
+    // MARK: - Merging the source's results with unsaved changes
+
+    /// A result before it becomes an object: a registered object, a snapshot the source
+    /// gave, or an ID the source gave as a fault.
+    enum FetchCandidate {
+        case object(ManagedObject)
+        case snapshot(ObjectSnapshot)
+        case fault(ObjectID)
+    }
+
+    /// Calls `body` with each result of the request, unsorted: what the source holds merged
+    /// with this context's unsaved changes. `reserve` learns first how many there may be;
+    /// `registering`: every snapshot becomes a registered object (the caller wants objects).
+    func forEachMatch(_ request: FetchRequest, entity: EntityDescription, registering: Bool, reserve: (Int, ObjectID) -> Void,
+                      _ body: (FetchCandidate) throws -> Void) throws {
+        let evaluator = try request.predicate.map {
+            try PredicateEvaluator<ManagedObject>($0, entity: entity, resolve: relatedObject)
+        }
+        let pending = request.includesPendingChanges
+        // A predicate that follows relationships may see an unsaved change of a related
+        // object that the source cannot: then every object is judged here.
+        let judgeAllHere = pending && evaluator?.followsRelationships == true && changeList.contains(where: \.hasChanges)
+        var source = request
+        if judgeAllHere { source.predicate = nil }
+        let found = try fetchFromSource(source)
+
+        if let sample = found.snapshots.first?.objectID ?? found.faults.first {
+            reserve(found.snapshots.count + found.faults.count, sample)
+        }
+        var included = Set<ObjectIdentifier>()
+        func consider(_ object: ManagedObject) throws {
+            if pending, object.hasChanges {
+                guard !object.isDeleted, try evaluator?.matches(object) ?? true else { return }
+                included.insert(ObjectIdentifier(object))
+            } else if judgeAllHere, try !(evaluator?.matches(object) ?? true) {
+                return
+            }
+            try body(.object(object))
+        }
+        for snapshot in found.snapshots {
+            if registering {
+                try consider(register(snapshot))  // the registered object if there is one, with its changes
+            } else if let object = registered[snapshot.objectID] {
+                try consider(object)
+            } else if judgeAllHere {
+                try consider(register(snapshot))
+            } else {
+                try body(.snapshot(snapshot))
+            }
+        }
+        for id in found.faults {
+            if let object = registered[id] {
+                try consider(object)
+            } else if judgeAllHere {
+                try consider(object(with: id))
+            } else {
+                try body(.fault(id))
+            }
+        }
+        guard pending else { return }
+        for object in changeList where object.hasChanges && !object.isDeleted {
+            guard request.includes(object.entity, requested: entity),
+                  !included.contains(ObjectIdentifier(object)),
+                  try evaluator?.matches(object) ?? true
+            else { continue }
+            included.insert(ObjectIdentifier(object))
+            try body(.object(object))
+        }
+    }
+
+    /// The object a relationship value leads to, loaded; nil when it no longer exists.
+    func relatedObject(_ id: ObjectID) throws -> ManagedObject? {
+        let object = self.object(with: id)
+        do { try object.fulfill() } catch GraphError.objectNotFound { return nil }
+        return object
+    }
+
+    static func page<T>(_ items: [T], _ request: FetchRequest) -> [T] {
+        var items = items
+        if request.fetchOffset > 0 { items = Array(items.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0, items.count > request.fetchLimit { items = Array(items.prefix(request.fetchLimit)) }
+        return items
+    }
+
+    /// Property indexes of a key path across to-one relationships (for dictionaries).
+    static func propertyIndexes(_ path: String, in entity: EntityDescription) throws -> [Int] {
+        var indexes: [Int] = []
+        var current: EntityDescription? = entity
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (position, component) in components.enumerated() {
+            guard let owner = current, let index = owner.index(ofProperty: component) else {
+                throw GraphError.unknownKey(entity: current?.name ?? entity.name, key: component)
+            }
+            if position < components.count - 1 {
+                guard case .relationship(let r) = owner.properties[index], !r.isToMany else {
+                    throw GraphError.wrongKind(entity: owner.name, key: component, expected: "a to-one relationship inside a key path")
+                }
+            }
+            indexes.append(index)
+            current = owner.destination(ofPropertyAt: index)
+        }
+        return indexes
     }
 
     /// What the source (the parent context or the stores) holds for the request, before
@@ -81,6 +217,8 @@ extension ObjectContext {
         unlimited.sortDescriptors = []
         unlimited.fetchLimit = 0
         unlimited.fetchOffset = 0
+        unlimited.includesPendingChanges = true
+        unlimited.returnsObjectsAsFaults = false
         if let parent {
             let objects = try parent.fetch(unlimited)
             for object in objects where object.isFault { try object.fulfill() }

@@ -1,25 +1,47 @@
 /// What to fetch: objects of an entity (and its sub-entities, unless told otherwise) that
-/// satisfy a predicate, in an order.
+/// satisfy a predicate, in an order, a page of them.
 ///
 /// ```swift
 /// var request = FetchRequest(entityName: "Song")
-/// request.predicate = .key("plays") > 10
-/// request.sortDescriptors = [SortDescriptor("title")]
-/// let songs = try context.fetch(request)
+/// request.predicate = try Predicate(format: "plays > %d AND album.title BEGINSWITH[c] %@", 10, "kind")
+/// request.sortDescriptors = [SortDescriptor("album.title"), SortDescriptor("plays", ascending: false)]
+/// request.fetchLimit = 20
+/// let songs = try context.fetch(request)               // [ManagedObject]
+/// let ids = try context.fetchObjectIDs(request)        // [ObjectID]
+/// let count = try context.count(for: request)          // Int
+/// let rows = try context.fetchDictionaries(request)    // [[String: Value]]
 /// ```
+///
+/// The result type is the method called. Sorting, offset and limit apply after the store's
+/// results are merged with the context's unsaved changes.
 public struct FetchRequest: Sendable, Hashable {
+    /// The entity whose objects are fetched.
     public var entityName: String
     /// Only objects for which this holds; nil fetches all.
     public var predicate: Predicate?
-    /// The order of the results; without any, the order is unspecified.
+    /// The order of the results: by the first descriptor, ties broken by the next. Without
+    /// any, the order is unspecified.
     public var sortDescriptors: [SortDescriptor]
-    /// Whether objects of sub-entities are included (true by default, as Core Data does).
+    /// Whether objects of sub-entities are included (true by default, as in Core Data).
     public var includesSubentities: Bool
     /// At most this many results (0: no limit).
     public var fetchLimit: Int
-    /// Skip this many results first.
+    /// Skip this many results first (after sorting).
     public var fetchOffset: Int
+    /// Whether the context's unsaved inserts, updates and deletes count (true by default).
+    /// When false, the results are what the store (or parent context) holds, though the
+    /// objects returned still carry this context's unsaved values.
+    public var includesPendingChanges: Bool
+    /// Whether objects not yet registered in the context come back as faults, their values
+    /// loaded when first read. False by default (unlike Core Data): the store hands the
+    /// values over with the result, and keeping them is cheaper than loading them again.
+    public var returnsObjectsAsFaults: Bool
+    /// The key paths (attributes, relationships, or across to-one relationships:
+    /// `album.title`) that ``ObjectContext/fetchDictionaries(_:)`` puts in each dictionary;
+    /// nil puts every attribute. Fetches of objects always load whole objects.
+    public var propertiesToFetch: [String]?
 
+    /// A request for objects of `entityName`.
     public init(
         entityName: String,
         predicate: Predicate? = nil,
@@ -32,24 +54,13 @@ public struct FetchRequest: Sendable, Hashable {
         self.includesSubentities = includesSubentities
         self.fetchLimit = 0
         self.fetchOffset = 0
+        self.includesPendingChanges = true
+        self.returnsObjectsAsFaults = false
+        self.propertiesToFetch = nil
     }
 
     /// Whether objects of `entity` are part of this request's results.
     func includes(_ entity: EntityDescription, requested: EntityDescription) -> Bool {
         includesSubentities ? entity.isKind(of: requested) : entity === requested || entity.name == requested.name
-    }
-}
-
-/// An order of results: a key path, ascending or not.
-public struct SortDescriptor: Sendable, Hashable {
-    public var keyPath: String
-    public var ascending: Bool
-    /// Compare strings ignoring case.
-    public var caseInsensitive: Bool
-
-    public init(_ keyPath: String, ascending: Bool = true, caseInsensitive: Bool = false) {
-        self.keyPath = keyPath
-        self.ascending = ascending
-        self.caseInsensitive = caseInsensitive
     }
 }

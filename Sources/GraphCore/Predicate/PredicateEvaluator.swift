@@ -4,6 +4,7 @@ import Foundation
 ///
 /// ``ManagedObject`` (in a context) and ``CacheNode`` (in an atomic store) both are.
 public protocol PredicateRecord {
+    /// The record's object ID.
     var objectID: ObjectID { get }
     /// The value at a property index of `objectID.entity`.
     func predicateValue(at index: Int) throws -> Value
@@ -11,137 +12,236 @@ public protocol PredicateRecord {
 
 /// Evaluates a ``Predicate`` in memory on records of one entity (and its sub-entities).
 ///
-/// Key paths are resolved to property indexes once, when the evaluator is made, so an
-/// unknown key fails early with the entity and key it names:
+/// The predicate is compiled once, when the evaluator is made: key paths become property
+/// indexes (an unknown key fails here, naming the entity and key), constants are checked
+/// against the properties they meet, `[c]`/`[d]` constants are folded, `LIKE` and `MATCHES`
+/// patterns prepared. Each record is then judged without string lookups:
 ///
 /// ```swift
 /// let evaluator = try PredicateEvaluator(predicate, entity: song, resolve: { id in lookup[id] })
 /// let matches = try records.filter { try evaluator.matches($0) }
 /// ```
 ///
-/// A key path that crosses a to-many relationship yields all the values reached; a
-/// comparison on it is true when any of them matches. A comparison with a nil value is
-/// false unless the other side is nil too (`==`), or not nil (`!=`).
+/// `resolve` finds the record a relationship leads to (nil when it is gone). The
+/// semantics (nil, numbers, collections) are described in `docs/PREDICATES.md`.
 public struct PredicateEvaluator<Record: PredicateRecord> {
-    private let root: Node
+    private let compiled: CompiledPredicate
     private let resolve: (ObjectID) throws -> Record?
 
+    /// Compiles `predicate` for records of `entity`.
+    ///
+    /// - Throws: ``PredicateError`` for an unknown key, a type mismatch, an unbound variable
+    ///   or an invalid regular expression.
     public init(_ predicate: Predicate, entity: EntityDescription, resolve: @escaping (ObjectID) throws -> Record?) throws {
-        self.root = try Node(predicate, entity: entity)
+        self.compiled = try PredicateCompiler.compile(predicate, entity: entity)
         self.resolve = resolve
     }
 
+    /// Whether a key path of the predicate leaves the evaluated object.
+    var followsRelationships: Bool { compiled.followsRelationships }
+
     /// Whether the record satisfies the predicate.
     public func matches(_ record: Record) throws -> Bool {
-        try evaluate(root, record)
-    }
-
-    // MARK: - Compiled form
-
-    private indirect enum Node {
-        case constant(Bool)
-        case comparison(Operand, Comparison.Operator, Operand, Comparison.Options)
-        case and([Node])
-        case or([Node])
-        case not(Node)
-
-        init(_ predicate: Predicate, entity: EntityDescription) throws {
-            switch predicate {
-            case .constant(let b): self = .constant(b)
-            case .and(let parts): self = .and(try parts.map { try Node($0, entity: entity) })
-            case .or(let parts): self = .or(try parts.map { try Node($0, entity: entity) })
-            case .not(let part): self = .not(try Node(part, entity: entity))
-            case .comparison(let c):
-                let options = c.options
-                self = .comparison(try Operand(c.left, entity: entity, options: options), c.op,
-                                   try Operand(c.right, entity: entity, options: options), options)
-            }
+        if compiled.slotCount == 0 {
+            var none: [Value] = []
+            return try evaluate(compiled.root, record, &none)
         }
+        var slots = [Value](repeating: .null, count: compiled.slotCount)
+        return try evaluate(compiled.root, record, &slots)
     }
 
-    private enum Operand {
-        case constant(Value)
-        case path([Int])
-        case evaluatedObject
+    // MARK: - Predicates
 
-        init(_ expression: Expression, entity: EntityDescription, options: Comparison.Options) throws {
-            switch expression {
-            case .constant(let value):
-                self = .constant(value)
-            case .evaluatedObject:
-                self = .evaluatedObject
-            case .keyPath(let path):
-                var indexes: [Int] = []
-                var current: EntityDescription? = entity
-                for component in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
-                    guard let entity = current else {
-                        throw GraphError.unknownKey(entity: "(attribute value)", key: path)
-                    }
-                    guard let index = entity.index(ofProperty: component) else {
-                        throw GraphError.unknownKey(entity: entity.name, key: component)
-                    }
-                    indexes.append(index)
-                    current = entity.destination(ofPropertyAt: index)
-                }
-                self = .path(indexes)
-            }
-        }
-    }
-
-    // MARK: - Evaluation
-
-    private func evaluate(_ node: Node, _ record: Record) throws -> Bool {
+    private func evaluate(_ node: PredicateNode, _ record: Record, _ slots: inout [Value]) throws -> Bool {
         switch node {
-        case .constant(let b): return b
+        case .test(let operand, let test):
+            return test.matches(try value(operand, record, &slots))
         case .and(let parts):
-            for part in parts where try !evaluate(part, record) { return false }
+            for part in parts where try !evaluate(part, record, &slots) { return false }
             return true
         case .or(let parts):
-            for part in parts where try evaluate(part, record) { return true }
+            for part in parts where try evaluate(part, record, &slots) { return true }
             return false
-        case .not(let part): return try !evaluate(part, record)
-        case .comparison(let left, let op, let right, let options):
-            let lhs = try values(of: left, record)
-            let rhs = try values(of: right, record)
-            for l in lhs {
-                for r in rhs where ValueComparison.compare(l, op, r, options: options) { return true }
-            }
-            return false
+        case .not(let part):
+            return try !evaluate(part, record, &slots)
+        case .constant(let b):
+            return b
+        case .compare(let comparison):
+            return try compare(comparison, record, &slots)
         }
     }
 
-    /// The values an operand reaches: one, or several across a to-many relationship.
-    private func values(of operand: Operand, _ record: Record) throws -> [Value] {
-        switch operand {
-        case .constant(let value): return [value]
-        case .evaluatedObject: return [.object(record.objectID)]
-        case .path(let indexes):
-            var records: [Record] = [record]
-            var result: [Value] = []
-            for (step, index) in indexes.enumerated() {
-                let last = step == indexes.count - 1
-                var next: [Record] = []
-                for current in records {
-                    let value = try current.predicateValue(at: index)
-                    if last {
-                        if case .objects(let ids) = value {
-                            result.append(contentsOf: ids.map(Value.object))
-                        } else {
-                            result.append(value)
-                        }
-                        continue
-                    }
-                    switch value {
-                    case .object(let id): if let related = try resolve(id) { next.append(related) }
-                    case .objects(let ids): for id in ids { if let related = try resolve(id) { next.append(related) } }
-                    default: break
-                    }
-                }
-                if last { break }
-                if next.isEmpty { return [.null] }
-                records = next
-            }
-            return result.isEmpty && indexes.count > 1 ? [.null] : result
+    private func compare(_ c: CompiledComparison, _ record: Record, _ slots: inout [Value]) throws -> Bool {
+        switch c.modifier {
+        case .direct:
+            guard c.left.isCollection else { return try test(try value(c.left, record, &slots), c, record, &slots) }
+            if c.op == .contains { return try collectionContains(c, record, &slots) }
+            return try any(c.left, record, &slots) { element, slots in try test(element, c, record, &slots) }
+        case .any:
+            return try any(c.left, record, &slots) { element, slots in try test(element, c, record, &slots) }
+        case .all:
+            return try !any(c.left, record, &slots) { element, slots in try !test(element, c, record, &slots) }
+        case .none:
+            return try !any(c.left, record, &slots) { element, slots in try test(element, c, record, &slots) }
         }
+    }
+
+    /// `collection CONTAINS value` (membership), or `CONTAINS {values}` (every one is there).
+    private func collectionContains(_ c: CompiledComparison, _ record: Record, _ slots: inout [Value]) throws -> Bool {
+        var wanted: [Value] = []
+        switch c.right {
+        case .constant(let test): wanted = [test.constant]
+        case .list(let list): wanted = list.tests.map(\.constant)
+        case .operand(let operand):
+            if operand.isCollection {
+                try forEach(operand, record, &slots) { element, _ in wanted.append(element); return false }
+            } else {
+                wanted = [try value(operand, record, &slots)]
+            }
+        }
+        for needle in wanted {
+            let found = try any(c.left, record, &slots) { element, _ in ValueComparison.equal(element, needle, options: c.options) }
+            if !found { return false }
+        }
+        return true
+    }
+
+    /// One left value against the right side.
+    private func test(_ left: Value, _ c: CompiledComparison, _ record: Record, _ slots: inout [Value]) throws -> Bool {
+        switch c.right {
+        case .constant(let test): return test.matches(left)
+        case .list(let list): return list.matches(left)
+        case .operand(let operand):
+            if operand.isCollection {
+                if c.op == .between {
+                    var bounds: [Value] = []
+                    try forEach(operand, record, &slots) { element, _ in bounds.append(element); return false }
+                    guard bounds.count == 2 else { return false }
+                    return try ListTest(.between, bounds, options: c.options).matches(left)
+                }
+                let op: Comparison.Operator = c.op == .in ? .equal : c.op
+                return try any(operand, record, &slots) { element, _ in Self.pair(left, op, element, c.options) }
+            }
+            return Self.pair(left, c.op, try value(operand, record, &slots), c.options)
+        }
+    }
+
+    /// Two values computed while evaluating (no preparation to reuse).
+    private static func pair(_ left: Value, _ op: Comparison.Operator, _ right: Value, _ options: Comparison.Options) -> Bool {
+        guard let test = try? ValueTest(op, right, options: options) else { return false }
+        return test.matches(left)
+    }
+
+    // MARK: - Values
+
+    /// The value of a single-valued operand.
+    private func value(_ operand: Operand, _ record: Record, _ slots: inout [Value]) throws -> Value {
+        switch operand {
+        case .attribute(let index):
+            return try record.predicateValue(at: index)
+        case .constant(let value):
+            return value
+        case .path(let base, let indexes, _):
+            var current: Record
+            switch base {
+            case .record: current = record
+            case .slot(let slot):
+                guard case .object(let id) = slots[slot], let bound = try resolve(id) else { return .null }
+                current = bound
+            }
+            for index in indexes.dropLast() {
+                guard case .object(let id) = try current.predicateValue(at: index), let next = try resolve(id) else { return .null }
+                current = next
+            }
+            guard let last = indexes.last else { return .null }
+            return try current.predicateValue(at: last)
+        case .evaluatedObject:
+            return .object(record.objectID)
+        case .slot(let slot):
+            return slots[slot]
+        case .aggregate(let function, let collection):
+            return try aggregate(function, collection, record, &slots)
+        case .list, .subquery:
+            return .null
+        }
+    }
+
+    /// Calls `body` with each element of an operand (one value for a single-valued one)
+    /// until it returns true; returns whether it did.
+    private func forEach(_ operand: Operand, _ record: Record, _ slots: inout [Value],
+                         _ body: (Value, inout [Value]) throws -> Bool) throws {
+        switch operand {
+        case .list(let elements):
+            for element in elements where try body(try value(element, record, &slots), &slots) { return }
+        case .constant(.objects(let ids)):
+            for id in ids where try body(.object(id), &slots) { return }
+        case .path(let base, let indexes, true):
+            let start: Record
+            switch base {
+            case .record: start = record
+            case .slot(let slot):
+                guard case .object(let id) = slots[slot], let bound = try resolve(id) else { return }
+                start = bound
+            }
+            _ = try walk(start, indexes[...], &slots, body)
+        case .subquery(let collection, let slot, let predicate):
+            var stop = false
+            try forEach(collection, record, &slots) { element, slots in
+                guard case .object(let id) = element, let elementRecord = try resolve(id) else { return false }
+                let saved = slots[slot]
+                slots[slot] = element
+                let holds = try evaluate(predicate, elementRecord, &slots)
+                slots[slot] = saved
+                if holds, try body(element, &slots) { stop = true }
+                return stop
+            }
+        default:
+            _ = try body(try value(operand, record, &slots), &slots)
+        }
+    }
+
+    /// Follows `indexes` from `record` across to-one and to-many relationships; true when `body` stopped.
+    private func walk(_ record: Record, _ indexes: ArraySlice<Int>, _ slots: inout [Value],
+                      _ body: (Value, inout [Value]) throws -> Bool) throws -> Bool {
+        guard let index = indexes.first else { return false }
+        let value = try record.predicateValue(at: index)
+        if indexes.count == 1 {
+            if case .objects(let ids) = value {
+                for id in ids where try body(.object(id), &slots) { return true }
+                return false
+            }
+            return try body(value, &slots)
+        }
+        switch value {
+        case .object(let id):
+            if let next = try resolve(id) { return try walk(next, indexes.dropFirst(), &slots, body) }
+        case .objects(let ids):
+            for id in ids {
+                if let next = try resolve(id), try walk(next, indexes.dropFirst(), &slots, body) { return true }
+            }
+        default:
+            break
+        }
+        return false
+    }
+
+    private func any(_ operand: Operand, _ record: Record, _ slots: inout [Value],
+                     _ predicate: (Value, inout [Value]) throws -> Bool) throws -> Bool {
+        var found = false
+        try forEach(operand, record, &slots) { element, slots in
+            found = try predicate(element, &slots)
+            return found
+        }
+        return found
+    }
+
+    private func aggregate(_ function: AggregateFunction, _ collection: Operand, _ record: Record,
+                           _ slots: inout [Value]) throws -> Value {
+        var accumulator = Aggregation(function)
+        try forEach(collection, record, &slots) { element, _ in
+            accumulator.add(element)
+            return false
+        }
+        return accumulator.result
     }
 }

@@ -1,36 +1,19 @@
 import Foundation
 
-/// How two values compare in a predicate: numbers by value whatever their type, strings
-/// with optional case and diacritic folding, nil equal only to nil.
+/// How two values compare in a predicate: numbers (and bools, as 0 and 1) by value whatever
+/// their type, strings with optional case and diacritic folding, dates with dates, nil
+/// equal only to nil.
 enum ValueComparison {
-    static func compare(_ lhs: Value, _ op: Comparison.Operator, _ rhs: Value, options: Comparison.Options) -> Bool {
-        if lhs.isNull || rhs.isNull {
-            switch op {
-            case .equal: return lhs.isNull && rhs.isNull
-            case .notEqual: return lhs.isNull != rhs.isNull
-            default: return false
-            }
-        }
-        switch op {
-        case .beginsWith, .endsWith, .contains:
-            guard case .string(let l) = lhs, case .string(let r) = rhs else { return false }
-            let (a, b) = (fold(l, options), fold(r, options))
-            switch op {
-            case .beginsWith: return a.hasPrefix(b)
-            case .endsWith: return a.hasSuffix(b)
-            default: return b.isEmpty || a.contains(b)
-            }
-        case .equal, .notEqual:
-            let same = order(lhs, rhs, options: options) == .orderedSame
-            return op == .equal ? same : !same
-        case .lessThan: return order(lhs, rhs, options: options) == .orderedAscending
-        case .lessThanOrEqual:
-            let o = order(lhs, rhs, options: options)
-            return o == .orderedAscending || o == .orderedSame
-        case .greaterThan: return order(lhs, rhs, options: options) == .orderedDescending
-        case .greaterThanOrEqual:
-            let o = order(lhs, rhs, options: options)
-            return o == .orderedDescending || o == .orderedSame
+    /// `==`: nil equals only nil; values of kinds that do not compare are not equal.
+    static func equal(_ lhs: Value, _ rhs: Value, options: Comparison.Options = []) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.int(let a), .int(let b)): return a == b
+        case (.string(let a), .string(let b)):
+            return options.isEmpty ? a == b : StringFolding.fold(a, options) == StringFolding.fold(b, options)
+        case (.object(let a), .object(let b)): return a == b
+        default: return order(lhs, rhs, options: options) == .orderedSame
         }
     }
 
@@ -41,15 +24,17 @@ enum ValueComparison {
         case (.double(let a), .double(let b)): return a.isNaN || b.isNaN ? nil : ordered(a, b)
         case (.int(let a), .double(let b)): return orderedMixed(a, b)
         case (.double(let a), .int(let b)): return orderedMixed(b, a).map(flip)
-        case (.decimal(let a), .decimal(let b)): return ordered(a, b)
-        case (.decimal(let a), .int(let b)): return ordered(a, Decimal(b))
-        case (.int(let a), .decimal(let b)): return ordered(Decimal(a), b)
-        case (.decimal(let a), .double(let b)): return ordered(NSDecimalNumber(decimal: a).doubleValue, b)
-        case (.double(let a), .decimal(let b)): return ordered(a, NSDecimalNumber(decimal: b).doubleValue)
+        case (.decimal(let a), .decimal(let b)): return a.isNaN || b.isNaN ? nil : ordered(a, b)
+        case (.decimal(let a), .int(let b)): return a.isNaN ? nil : ordered(a, Decimal(b))
+        case (.int(let a), .decimal(let b)): return b.isNaN ? nil : ordered(Decimal(a), b)
+        case (.decimal(let a), .double(let b)): return order(.double(NSDecimalNumber(decimal: a).doubleValue), .double(b))
+        case (.double(let a), .decimal(let b)): return order(.double(a), .double(NSDecimalNumber(decimal: b).doubleValue))
+        case (.bool(let a), .bool(let b)): return ordered(a ? 1 : 0, b ? 1 : 0)
+        case (.bool(let a), .int), (.bool(let a), .double), (.bool(let a), .decimal): return order(.int(a ? 1 : 0), rhs)
+        case (.int, .bool(let b)), (.double, .bool(let b)), (.decimal, .bool(let b)): return order(lhs, .int(b ? 1 : 0))
         case (.string(let a), .string(let b)):
             if options.isEmpty { return ordered(a, b) }
-            return ordered(fold(a, options), fold(b, options))
-        case (.bool(let a), .bool(let b)): return ordered(a ? 1 : 0, b ? 1 : 0)
+            return ordered(StringFolding.fold(a, options), StringFolding.fold(b, options))
         case (.date(let a), .date(let b)): return ordered(a, b)
         case (.uuid(let a), .uuid(let b)): return ordered(a.uuidString, b.uuidString)
         case (.uri(let a), .uri(let b)): return ordered(a.absoluteString, b.absoluteString)
@@ -60,14 +45,15 @@ enum ValueComparison {
         }
     }
 
-    static func fold(_ s: String, _ options: Comparison.Options) -> String {
-        var folding: String.CompareOptions = []
-        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
-        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
-        return folding.isEmpty ? s : s.folding(options: folding, locale: nil)
+    /// Whether a value is a number (bools count, as NSNumber's do).
+    static func isNumber(_ value: Value) -> Bool {
+        switch value {
+        case .int, .double, .decimal, .bool: return true
+        default: return false
+        }
     }
 
-    private static func ordered<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+    static func ordered<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
         a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
     }
 

@@ -1,0 +1,117 @@
+import Foundation
+
+// The canonical format string of a predicate: it parses back to an equal predicate.
+
+extension Predicate {
+    /// The canonical format string: `title BEGINSWITH[c] "blue" AND (plays > 10 OR rating == nil)`.
+    public var description: String {
+        switch self {
+        case .constant(let b): return b ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .comparison(let c): return c.description
+        case .and(let parts): return Self.join(parts, " AND ", empty: "TRUEPREDICATE")
+        case .or(let parts): return Self.join(parts, " OR ", empty: "FALSEPREDICATE")
+        case .not(let p):
+            switch p {
+            case .and, .or: return "NOT (\(p))"
+            default: return "NOT \(p)"
+            }
+        }
+    }
+
+    /// Parts of a compound predicate; nested compounds keep their parentheses, so the tree
+    /// shape survives a round trip.
+    private static func join(_ parts: [Predicate], _ separator: String, empty: String) -> String {
+        if parts.isEmpty { return empty }
+        if parts.count == 1 { return parts[0].description }
+        return parts.map { part in
+            switch part {
+            case .and, .or: return "(\(part))"
+            default: return part.description
+            }
+        }.joined(separator: separator)
+    }
+}
+
+extension Comparison {
+    /// `ANY composers.name ==[cd] "davis"`.
+    public var description: String {
+        var flags = ""
+        if !options.isEmpty {
+            flags = "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+        }
+        let prefix = modifier == .direct ? "" : modifier.rawValue + " "
+        return "\(prefix)\(left) \(op.rawValue)\(flags) \(right)"
+    }
+}
+
+extension Expression {
+    /// The expression in format-string syntax.
+    public var description: String {
+        switch self {
+        case .constant(let value): return value.formatLiteral
+        case .evaluatedObject: return "SELF"
+        case .keyPath(let path): return path.isEmpty ? "SELF" : Self.escaped(path)
+        case .path(let base, let path): return "\(base).\(Self.escaped(path))"
+        case .variable(let name): return "$" + name
+        case .array(let elements): return "{" + elements.map(\.description).joined(separator: ", ") + "}"
+        case .aggregate(let function, let base, let key):
+            return "\(base).\(function.rawValue)" + (key.map { "." + Self.escaped($0) } ?? "")
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(\(collection), $\(variable), \(predicate))"
+        }
+    }
+
+    /// A key path with reserved words escaped by `#` (a property named `in` is `#in`).
+    static func escaped(_ path: String) -> String {
+        guard path.split(separator: ".").contains(where: { PredicateLexer.isReserved($0) }) else { return path }
+        return path.split(separator: ".", omittingEmptySubsequences: false)
+            .map { PredicateLexer.isReserved($0) ? "#" + $0 : String($0) }
+            .joined(separator: ".")
+    }
+}
+
+extension Value {
+    /// The value as a format-string literal: `42`, `4.5`, `"Blue"`, `nil`, `TRUE`, and
+    /// `CAST("…", "type")` for values that have no literal (dates, UUIDs, object IDs, …).
+    public var formatLiteral: String {
+        switch self {
+        case .null: return "nil"
+        case .int(let i): return String(i)
+        case .double(let d):
+            if d.isNaN { return "CAST(\"NaN\", \"NSNumber\")" }
+            if d.isInfinite { return d < 0 ? "CAST(\"-Infinity\", \"NSNumber\")" : "CAST(\"Infinity\", \"NSNumber\")" }
+            return String(d)
+        case .decimal(let d): return "CAST(\(Self.quoted(d.description)), \"NSDecimalNumber\")"
+        case .string(let s): return Self.quoted(s)
+        case .bool(let b): return b ? "TRUE" : "FALSE"
+        case .date(let d): return "CAST(\(String(d.timeIntervalSinceReferenceDate)), \"NSDate\")"
+        case .binary(let data): return "CAST(\(Self.quoted(data.base64EncodedString())), \"NSData\")"
+        case .uuid(let u): return "CAST(\(Self.quoted(u.uuidString)), \"UUID\")"
+        case .uri(let u): return "CAST(\(Self.quoted(u.absoluteString)), \"NSURL\")"
+        case .object(let id): return "CAST(\(Self.quoted(id.uriRepresentation)), \"ObjectID\")"
+        case .objects(let ids): return "{" + ids.map { Value.object($0).formatLiteral }.joined(separator: ", ") + "}"
+        }
+    }
+
+    /// A double-quoted string literal with `\"`, `\\`, `\n`, `\r`, `\t` and `\uXXXX` escapes.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import GraphCore
+
+/// Key paths across to-one and to-many relationships, ANY/ALL/NONE, SELF, collection
+/// functions and SUBQUERY.
+extension PredicateTable {
+    static let keyPaths: [PredicateCase] = [
+        row(#"album.title == "Kind of Blue""#, ["So What", "Blue in Green"]),
+        row(#"album.artist.name == "John Coltrane""#, ["Moment's Notice", "Blue Train"]),
+        row("album.title == nil", ["Naïma"]),
+        row("album == nil", ["Naïma"]),
+        row("album != nil", ["So What", "Blue in Green", "Moment's Notice", "Blue Train"]),
+        row(#"album.artist.name != "Miles Davis""#, ["Moment's Notice", "Blue Train", "Naïma"]),
+        row(#"album.artist.name BEGINSWITH[c] "miles""#, ["So What", "Blue in Green"]),
+        row(#"SELF.title == "So What""#, ["So What"]),
+        row(#"#title == "So What""#, ["So What"]),
+        row(#"album.#title == "Kind of Blue""#, ["So What", "Blue in Green"]),
+        row(#"album.released < CAST("1959-01-01T00:00:00Z", "NSDate")"#, ["Moment's Notice", "Blue Train"]),
+        row(#"barks == YES AND name BEGINSWITH "R""#, on: "Dog", ["Rex"]),
+        row(#"artist.name == "John Coltrane""#, on: "Album", ["Blue Train", "Giant Steps"]),
+        row(#"ANY albums.title == "Giant Steps""#, on: "Artist", ["John Coltrane"]),
+    ]
+
+    static let collections: [PredicateCase] = [
+        row(#"composers.name == "Davis""#, ["So What", "Blue in Green"]),
+        row(#"ANY composers.name == "Davis""#, ["So What", "Blue in Green"]),
+        row(#"SOME composers.name == "Davis""#, ["So What", "Blue in Green"]),
+        row(#"any composers.name == "Davis""#, ["So What", "Blue in Green"]),
+        row(#"ALL composers.name == "Coltrane""#, ["Moment's Notice", "Blue Train", "Naïma"]),
+        row(#"NONE composers.name == "Davis""#, ["Moment's Notice", "Blue Train", "Naïma"]),
+        row(#"ANY composers.name BEGINSWITH "E""#, ["Blue in Green"]),
+        row(#"ANY composers.name IN {"Evans", "Coltrane"}"#, ["Blue in Green", "Moment's Notice", "Blue Train", "Naïma"]),
+        row(#"composers.name CONTAINS "Davis""#, ["So What", "Blue in Green"]),
+        row(#"composers.name CONTAINS "Dav""#, []),
+        row(#"ANY composers.name CONTAINS "Dav""#, ["So What", "Blue in Green"]),
+        row(#"composers.name CONTAINS {"Davis", "Evans"}"#, ["Blue in Green"]),
+        row(#"composers.name CONTAINS[c] "davis""#, ["So What", "Blue in Green"]),
+        row("composers CONTAINS %@", args: [.object("Davis")], ["So What", "Blue in Green"]),
+        row("%@ IN composers", args: [.object("Coltrane")], ["Moment's Notice", "Blue Train", "Naïma"]),
+        row("NOT (%@ IN composers)", args: [.object("Coltrane")], ["So What", "Blue in Green"]),
+        row("ANY composers IN %@", args: [.objects(["Evans"])], ["Blue in Green"]),
+        row("ANY songs.plays > 40", on: "Album", ["Kind of Blue"]),
+        row("songs.plays > 40", on: "Album", ["Kind of Blue"]),
+        row("ALL songs.plays > 15", on: "Album", ["Kind of Blue", "Giant Steps"]),
+        row("NONE songs.plays > 15", on: "Album", ["Giant Steps"]),
+        row("ALL songs.rating != nil", on: "Album", ["Blue Train", "Giant Steps"]),
+        row(#"songs.title CONTAINS "So What""#, on: "Album", ["Kind of Blue"]),
+        row(#"ANY albums.songs.composers.name == "Evans""#, on: "Artist", ["Miles Davis"]),
+        row(#"ANY songs.album.title == "Blue Train""#, on: "Composer", ["Coltrane"]),
+        row(#"ALL albums.artist.name == "John Coltrane""#, on: "Artist", ["John Coltrane", "Bill Evans"]),
+    ]
+
+    static let aggregates: [PredicateCase] = [
+        row("songs.@count == 2", on: "Album", ["Kind of Blue", "Blue Train"]),
+        row("songs.@count == 0", on: "Album", ["Giant Steps"]),
+        row("songs.@sum.plays == 80", on: "Album", ["Kind of Blue"]),
+        row("songs.@sum.plays > 25", on: "Album", ["Kind of Blue", "Blue Train"]),
+        row("songs.@sum.plays == 0", on: "Album", ["Giant Steps"]),
+        row("songs.@avg.plays == 40", on: "Album", ["Kind of Blue"]),
+        row("songs.@avg.plays == nil", on: "Album", ["Giant Steps"]),
+        row("songs.@min.plays == 10", on: "Album", ["Blue Train"]),
+        row("songs.@max.plays == 50", on: "Album", ["Kind of Blue"]),
+        row("songs.@max.rating == 4.5", on: "Album", ["Kind of Blue"]),
+        row("songs.@avg.rating == 4.5", on: "Album", ["Kind of Blue"]),
+        row("songs.@avg.rating == 3.75", on: "Album", ["Blue Train"]),
+        row("songs.@sum.rating == 7.5", on: "Album", ["Blue Train"]),
+        row(#"songs.@min.title == "Blue Train""#, on: "Album", ["Blue Train"]),
+        row("composers.@count == 2", ["Blue in Green"]),
+        row("composers.@count >= 1", allSongs),
+        row("albums.@count == 2", on: "Artist", ["John Coltrane"]),
+        row("albums.songs.@count == 2", on: "Artist", ["Miles Davis", "John Coltrane"]),
+        row("albums.@sum.songs.plays == 30", on: "Artist", ["John Coltrane"]),
+        row("songs.@count > 1", on: "Composer", ["Davis", "Coltrane"]),
+        row("SUBQUERY(songs, $s, $s.plays > 15).@count == 2", on: "Album", ["Kind of Blue"]),
+        row("SUBQUERY(songs, $s, $s.plays > 15).@count > 0", on: "Album", ["Kind of Blue", "Blue Train"]),
+        row(#"SUBQUERY(songs, $s, plays > 15 AND title CONTAINS "o").@count >= 1"#, on: "Album", ["Kind of Blue", "Blue Train"]),
+        row("SUBQUERY(songs, $s, SELF.plays > 40).@count == 1", on: "Album", ["Kind of Blue"]),
+        row("subquery(songs, $s, $s.rating == nil).@count == 1", on: "Album", ["Kind of Blue"]),
+        row("SUBQUERY(albums, $a, SUBQUERY($a.songs, $s, $s.plays > 40).@count > 0).@count > 0", on: "Artist", ["Miles Davis"]),
+        row(#"SUBQUERY(albums, $a, ANY $a.songs.composers.name == "Evans").@count == 1"#, on: "Artist", ["Miles Davis"]),
+        row("SUBQUERY(albums, $a, SUBQUERY(songs, $s, $s.album == $a).@count > 1).@count > 0", on: "Artist",
+            ["Miles Davis", "John Coltrane"]),
+        row("SUBQUERY(composers, $c, $c.songs.@count > 2).@count > 0", ["Moment's Notice", "Blue Train", "Naïma"]),
+        row("SUBQUERY(songs, $s, $s.plays > $min).@count > 0", on: "Album", variables: ["min": 25], ["Kind of Blue"]),
+    ]
+}
