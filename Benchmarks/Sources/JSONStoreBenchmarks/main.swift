@@ -1,0 +1,2 @@
+import JSONAtomicStore
+print("JSONStoreBenchmarks: not written yet")

@@ -1,0 +1,4 @@
+import GraphCore
+
+/// The store as one JSON file (issue 4 fills this in).
+public enum JSONAtomicStorePlaceholder {}
