@@ -28,7 +28,14 @@ let package = Package(
         ),
         .testTarget(
             name: "JSONAtomicStoreTests",
-            dependencies: ["JSONAtomicStore", "GraphCore"]
+            dependencies: ["JSONAtomicStore", "GraphCore"],
+            exclude: ["Fixtures"]
+        ),
+        // Test support: a process that saves in a loop, killed at random by the crash test.
+        .executableTarget(
+            name: "JSONStoreCrashWriter",
+            dependencies: ["JSONAtomicStore", "GraphCore"],
+            path: "Tests/JSONStoreCrashWriter"
         ),
         .testTarget(
             name: "CYajlTests",

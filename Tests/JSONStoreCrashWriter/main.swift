@@ -1,0 +1,2 @@
+import JSONAtomicStore
+print("not written yet")
