@@ -1,0 +1,146 @@
+import Foundation
+import GraphCore
+
+/// What the reader and writer need to know about each property of each entity, worked out
+/// once per load or save from the model: names as UTF-8, kinds, defaults, destinations and
+/// inverses by index.
+final class EntityPlan {
+    let entity: EntityDescription
+    /// The entity's index in `model.entities`.
+    let index: Int
+    let name: String
+    let nameUTF8: [UInt8]
+    let properties: [PropertyPlan]
+    /// Indexes of the attributes that must have a value.
+    let requiredAttributes: [Int]
+    /// Property index by name, for entities with many properties.
+    let indexByName: [String: Int]
+    /// For each property: a number for the relationship (the same in every entity that
+    /// inherits it), or -1 for an attribute; and the number of its inverse, or -1.
+    var relationshipIDs: [Int] = []
+    var inverseIDs: [Int] = []
+
+    init(entity: EntityDescription, index: Int, model: ObjectModel) {
+        self.entity = entity
+        self.index = index
+        name = entity.name
+        nameUTF8 = Array(entity.name.utf8)
+        let properties = entity.properties.map { PropertyPlan($0, model: model) }
+        self.properties = properties
+        requiredAttributes = properties.indices.filter {
+            if case .attribute = properties[$0].kind { return !properties[$0].isOptional }
+            return false
+        }
+        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The index of the property whose name is `key`, trying `guess` first (keys usually come
+    /// in property order), without making a String.
+    @inline(__always)
+    func propertyIndex(_ key: UnsafeRawBufferPointer, guess: Int) -> Int? {
+        if guess < properties.count, key.equals(properties[guess].nameUTF8) { return guess }
+        if properties.count > 16 { return indexByName[key.string] }
+        for index in properties.indices where key.equals(properties[index].nameUTF8) { return index }
+        return nil
+    }
+}
+
+/// One property of an entity, as the store file needs it.
+struct PropertyPlan {
+    enum Kind {
+        case attribute(AttributeType)
+        case toOne
+        case toMany(ordered: Bool)
+    }
+
+    let name: String
+    let nameUTF8: [UInt8]
+    let kind: Kind
+    let isOptional: Bool
+    /// The value when `values` has no key for the property: the default, nil, or no objects.
+    let missingValue: Value
+    /// For relationships: the destination's name, and for each entity index whether objects
+    /// of that entity may be the destination (the destination or one of its sub-entities).
+    let destinationName: String
+    let allowedDestinations: [Bool]
+    /// For relationships with an inverse: its name and index (the same in every entity that
+    /// can be the destination), and whether it is to-many.
+    let inverseName: String?
+    let inverseIndex: Int?
+    let inverseIsToMany: Bool
+
+    init(_ property: PropertyDescription, model: ObjectModel) {
+        name = property.name
+        nameUTF8 = Array(property.name.utf8)
+        switch property {
+        case .attribute(let attribute):
+            kind = .attribute(attribute.type)
+            isOptional = attribute.isOptional
+            missingValue = attribute.defaultValue.flatMap { $0.converted(to: attribute.type) } ?? .null
+            destinationName = ""
+            allowedDestinations = []
+            inverseName = nil
+            inverseIndex = nil
+            inverseIsToMany = false
+        case .relationship(let relationship):
+            kind = relationship.isToMany ? .toMany(ordered: relationship.isOrdered) : .toOne
+            isOptional = relationship.isOptional
+            missingValue = relationship.isToMany ? .objects([]) : .null
+            destinationName = relationship.destination
+            let destination = model.entity(named: relationship.destination)
+            allowedDestinations = model.entities.map { candidate in
+                destination.map { candidate.isKind(of: $0) } ?? false
+            }
+            inverseName = relationship.inverse
+            if let inverse = relationship.inverse, let destination {
+                inverseIndex = destination.index(ofProperty: inverse)
+                inverseIsToMany = destination.property(named: inverse)?.relationship?.isToMany ?? false
+            } else {
+                inverseIndex = nil
+                inverseIsToMany = false
+            }
+        }
+    }
+
+    var isToMany: Bool {
+        if case .toMany = kind { return true }
+        return false
+    }
+
+    var isOrdered: Bool {
+        if case .toMany(let ordered) = kind { return ordered }
+        return false
+    }
+}
+
+/// The plans of every entity of a model.
+struct ModelPlan {
+    let model: ObjectModel
+    let entities: [EntityPlan]
+
+    init(model: ObjectModel) {
+        self.model = model
+        entities = model.entities.enumerated().map { EntityPlan(entity: $1, index: $0, model: model) }
+        // Number each relationship by the entity that declares it.
+        var ids: [String: Int] = [:]
+        func id(_ entity: EntityDescription?, _ name: String?) -> Int {
+            guard var owner = entity, let name, owner.index(ofProperty: name) != nil else { return -1 }
+            while let parent = owner.parent, parent.index(ofProperty: name) != nil { owner = parent }
+            let key = owner.name + "\u{0}" + name
+            if let known = ids[key] { return known }
+            ids[key] = ids.count
+            return ids.count - 1
+        }
+        for plan in entities {
+            plan.relationshipIDs = plan.properties.map { $0.destinationName.isEmpty ? -1 : id(plan.entity, $0.name) }
+            plan.inverseIDs = plan.properties.map {
+                $0.destinationName.isEmpty ? -1 : id(model.entity(named: $0.destinationName), $0.inverseName)
+            }
+        }
+    }
+
+    /// The plan of the entity whose name is `key`.
+    func entity(named key: UnsafeRawBufferPointer) -> EntityPlan? {
+        entities.first { key.equals($0.nameUTF8) }
+    }
+}
