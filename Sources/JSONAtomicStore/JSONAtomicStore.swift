@@ -92,6 +92,8 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         }
         defer { close(descriptor) }
         let decoder = StoreFileDecoder(file: path, plan: try plan(), store: self)
+        var info = stat()
+        if fstat(descriptor, &info) == 0 { decoder.reserve(forFileSize: Int(info.st_size)) }
         let parser = JSONEventParser(handler: decoder, source: path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readChunkSize, alignment: 16)
         defer { buffer.deallocate() }

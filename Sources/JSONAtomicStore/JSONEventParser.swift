@@ -182,6 +182,7 @@ public final class JSONEventParser {
 
     /// What yajl's context pointer points to.
     final class CallbackBox {
+        /// A `let` of an object the callbacks borrow: read without retaining it per event.
         let handler: any JSONEventHandler
         var error: Error?
 
@@ -190,13 +191,14 @@ public final class JSONEventParser {
         @inline(__always)
         static func run(_ context: UnsafeMutableRawPointer?, _ body: (any JSONEventHandler) throws -> Void) -> Int32 {
             guard let context else { return 0 }
-            let box = Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue()
-            do {
-                try body(box.handler)
-                return 1
-            } catch {
-                box.error = error
-                return 0
+            return Unmanaged<CallbackBox>.fromOpaque(context)._withUnsafeGuaranteedRef { box in
+                do {
+                    try body(box.handler)
+                    return 1
+                } catch {
+                    box.error = error
+                    return 0
+                }
             }
         }
 

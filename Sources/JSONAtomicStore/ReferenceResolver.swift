@@ -13,6 +13,8 @@ struct ReferenceResolver {
     let nodes: [CacheNode]
     let nodeEntities: [Int32]
     let nodeReferences: [Int64]
+    /// Each entity's flat properties, by entity index (plain memory, read per link).
+    let flats: [FlatProperties]
     /// Reference → index in `nodes`: an array when references are dense, else a dictionary.
     private var dense: [Int32] = []
     private var sparse: [Int64: Int32] = [:]
@@ -23,6 +25,7 @@ struct ReferenceResolver {
         nodes = decoder.nodes
         nodeEntities = decoder.nodeEntities
         nodeReferences = decoder.nodeReferences
+        flats = decoder.plan.entities.map(\.flat)
     }
 
     /// Resolves and checks everything; the nodes' relationship values are set on return.
@@ -72,8 +75,9 @@ struct ReferenceResolver {
             throw JSONStoreError.danglingReference(file: file, entity: entityName(of: source), reference: nodeReferences[source],
                                                    property: property(source, index).name, target: reference)
         }
-        let relationship = property(source, index)
-        guard relationship.allowedDestinations[Int(nodeEntities[target])] else {
+        let flat = flats[Int(nodeEntities[source])]
+        guard flat.allowed[index * flat.entityCount + Int(nodeEntities[target])] else {
+            let relationship = property(source, index)
             throw JSONStoreError.wrongDestination(file: file, entity: entityName(of: source), reference: nodeReferences[source],
                                                   property: relationship.name, target: reference,
                                                   targetEntity: entityName(of: target), expected: relationship.destinationName)
@@ -138,9 +142,10 @@ struct ReferenceResolver {
         var counts: [Int: [Int32]] = [:]
         for item in toOne {
             let source = Int(item.node), index = Int(item.property), targetIndex = Int(item.target)
-            let relationship = property(source, index)
-            guard let inverse = relationship.inverseIndex else { continue }
-            if relationship.inverseIsToMany {
+            let flat = flats[Int(nodeEntities[source])]
+            let inverse = Int(flat.inverses[index])
+            guard inverse >= 0 else { continue }
+            if flat.inverseIsToMany[index] {
                 counts[inverse, default: [Int32](repeating: 0, count: nodes.count)][targetIndex] += 1
             } else if case let back = nodes[targetIndex].values[inverse], back != .object(nodes[source].objectID) {
                 throw mismatch(source, index, "refers to \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" is \(describeToOne(back))")
@@ -149,9 +154,10 @@ struct ReferenceResolver {
         var forward: [Int: [UInt64]] = [:], backward: [Int: [UInt64]] = [:]
         for list in toMany {
             let source = Int(list.node), index = Int(list.property)
-            let relationship = property(source, index)
-            guard let inverse = relationship.inverseIndex else { continue }
-            if !relationship.inverseIsToMany {
+            let flat = flats[Int(nodeEntities[source])]
+            let inverse = Int(flat.inverses[index])
+            guard inverse >= 0 else { continue }
+            if !flat.inverseIsToMany[index] {
                 for slot in list.start..<(list.start + list.count) {
                     let targetIndex = Int(pool[slot])
                     let back = nodes[targetIndex].values[inverse]
