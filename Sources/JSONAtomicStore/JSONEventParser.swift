@@ -6,8 +6,8 @@ import Foundation
 ///
 /// Strict means RFC 8259 and nothing more: comments are refused, strings must be valid
 /// UTF-8 (overlong forms, surrogates and code points past U+10FFFF included), exactly one
-/// top-level value, nothing but whitespace after it, and a NUL byte anywhere is an error
-/// (not the end of the input). Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
+/// top-level value, nothing but whitespace (space, tab, line feed, carriage return) after
+/// it, and a NUL byte anywhere is an error (not the end of the input). Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
 /// with the byte offset, line and column.
 ///
 /// Feed the text in chunks of any size, then call ``finish()``:
@@ -62,10 +62,17 @@ public final class JSONEventParser {
     public func parse(_ chunk: UnsafeRawBufferPointer) throws {
         if let failure { throw failure }
         guard let base = chunk.baseAddress, !chunk.isEmpty else { return }
-        if let nul = memchr(base, 0, chunk.count) {
-            let length = UnsafeRawPointer(nul) - base
-            try feed(UnsafeRawBufferPointer(start: base, count: length))
-            throw fail(at: chunkStart, "a NUL byte is not allowed in JSON text")
+        // yajl ends nothing at a NUL byte but takes vertical tab and form feed for whitespace;
+        // RFC 8259 allows none of the three outside strings, and no raw control character inside.
+        var first = chunk.count
+        for byte: Int32 in [0x00, 0x0B, 0x0C] {
+            if let found = memchr(base, byte, first) { first = UnsafeRawPointer(found) - base }
+        }
+        if first < chunk.count {
+            try feed(UnsafeRawBufferPointer(start: base, count: first))
+            let byte = chunk[first]
+            throw fail(at: chunkStart, byte == 0 ? "a NUL byte is not allowed in JSON text"
+                : String(format: "control character 0x%02X is not allowed in JSON text", byte))
         }
         try feed(chunk)
     }
