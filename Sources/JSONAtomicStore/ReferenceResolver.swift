@@ -138,6 +138,10 @@ struct ReferenceResolver {
 
     private func checkInverses(toOne: [StoreFileDecoder.PendingReference], toMany: [StoreFileDecoder.PendingList],
                                pool: [Int64]) throws {
+        // The to-one links of each node are contiguous in `toOne` (in node order): where they start.
+        var starts = [Int32](repeating: 0, count: nodes.count + 1)
+        for item in toOne { starts[Int(item.node) + 1] += 1 }
+        for index in 0..<nodes.count { starts[index + 1] += starts[index] }
         // To-one relationships whose inverse is to-many: how many objects point at each target.
         var counts: [Int: [Int32]] = [:]
         for item in toOne {
@@ -147,7 +151,10 @@ struct ReferenceResolver {
             guard inverse >= 0 else { continue }
             if flat.inverseIsToMany[index] {
                 counts[inverse, default: [Int32](repeating: 0, count: nodes.count)][targetIndex] += 1
-            } else if case let back = nodes[targetIndex].values[inverse], back != .object(nodes[source].objectID) {
+            } else if let back = toOneTarget(of: targetIndex, property: inverse, in: toOne, starts: starts), back == source {
+                continue
+            } else {
+                let back = nodes[targetIndex].values[inverse]
                 throw mismatch(source, index, "refers to \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" is \(describeToOne(back))")
             }
         }
@@ -160,8 +167,8 @@ struct ReferenceResolver {
             if !flat.inverseIsToMany[index] {
                 for slot in list.start..<(list.start + list.count) {
                     let targetIndex = Int(pool[slot])
-                    let back = nodes[targetIndex].values[inverse]
-                    if back != .object(nodes[source].objectID) {
+                    if toOneTarget(of: targetIndex, property: inverse, in: toOne, starts: starts) != source {
+                        let back = nodes[targetIndex].values[inverse]
                         throw mismatch(source, index, "lists \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" is \(describeToOne(back))")
                     }
                 }
@@ -179,6 +186,15 @@ struct ReferenceResolver {
         for id in Set(forward.keys).union(backward.keys) {
             try compare(forward[id] ?? [], backward[id] ?? [])
         }
+    }
+
+    /// The node a to-one relationship of `node` points to (nil for null), from the resolved links.
+    @inline(__always)
+    private func toOneTarget(of node: Int, property: Int, in toOne: [StoreFileDecoder.PendingReference], starts: [Int32]) -> Int? {
+        for slot in Int(starts[node])..<Int(starts[node + 1]) where toOne[slot].property == Int32(property) {
+            return Int(toOne[slot].target)
+        }
+        return nil
     }
 
     /// Every object a to-many side lists was checked to point back; an object pointing at a

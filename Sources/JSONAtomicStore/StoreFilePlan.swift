@@ -55,6 +55,7 @@ struct FlatProperties {
     /// The index of the inverse relationship in the destination, or -1.
     let inverses: UnsafeMutableBufferPointer<Int32>
     let inverseIsToMany: UnsafeMutableBufferPointer<Bool>
+    let isOrdered: UnsafeMutableBufferPointer<Bool>
     /// `allowed[property * entityCount + entity]`: may objects of that entity be the destination.
     let allowed: UnsafeMutableBufferPointer<Bool>
     /// Indexes of the attributes that must have a value (the first `requiredCount`).
@@ -69,6 +70,7 @@ struct FlatProperties {
         kinds = .allocate(capacity: max(count, 1))
         inverses = .allocate(capacity: max(count, 1))
         inverseIsToMany = .allocate(capacity: max(count, 1))
+        isOrdered = .allocate(capacity: max(count, 1))
         allowed = .allocate(capacity: max(count * entityCount, 1))
         allowed.initialize(repeating: false)
         var required: [Int32] = []
@@ -82,6 +84,7 @@ struct FlatProperties {
             }
             inverses[index] = property.inverseIndex.map(Int32.init) ?? -1
             inverseIsToMany[index] = property.inverseIsToMany
+            isOrdered[index] = property.isOrdered
             for (entity, ok) in property.allowedDestinations.enumerated() { allowed[index * entityCount + entity] = ok }
         }
         requiredCount = required.count
@@ -121,6 +124,7 @@ struct FlatProperties {
         kinds.deallocate()
         inverses.deallocate()
         inverseIsToMany.deallocate()
+        isOrdered.deallocate()
         allowed.deallocate()
         required.deallocate()
         names.deallocate()
