@@ -140,6 +140,11 @@ public final class JSONEventParser {
         return (chunkStart, lines + 1, chunkStart - start + 1)
     }
 
+    /// The offset just after the token of the event being handled.
+    var currentOffset: Int {
+        chunkStart + (currentChunk == nil ? 0 : yajl_get_bytes_consumed(handle))
+    }
+
     /// The place of the event being handled: just after its token.
     var currentLocation: (offset: Int, line: Int, column: Int) {
         location(offsetInChunk: currentChunk == nil ? 0 : yajl_get_bytes_consumed(handle))

@@ -114,6 +114,26 @@ if arguments.count >= 3, arguments[1] == "generate" {
     exit(0)
 }
 
+// MARK: - `syntax <file>`: the JSON layer alone (yajl + events, no store), for comparison.
+
+if arguments.count >= 3, arguments[1] == "syntax" {
+    let data = try Data(contentsOf: URL(fileURLWithPath: arguments[2]))
+    let time = try seconds {
+        try data.withUnsafeBytes { bytes in
+            let parser = JSONEventParser(handler: JSONSyntaxChecker(), source: arguments[2])
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + (1 << 20), bytes.count)
+                try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                offset = end
+            }
+            try parser.finish()
+        }
+    }
+    print("{\"syntax\": \(time)}")
+    exit(0)
+}
+
 // MARK: - Main: generate, then measure in child processes.
 
 let count = arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
