@@ -83,9 +83,10 @@ final class EventTape {
 /// A handler that writes every event onto tapes and hands full tapes to a channel.
 final class TapeRecorder: JSONEventHandler {
     private let channel: TapeChannel
-    private var tape: EventTape
+    /// The tape being written. Exclusivity checks are off: one thread uses the recorder.
+    @exclusivity(unchecked) private var tape: EventTape
     /// Set right after the parser is made; it gives the offset of each event.
-    unowned(unsafe) var parser: JSONEventParser?
+    @exclusivity(unchecked) var probe: JSONEventParser.OffsetProbe?
 
     init(channel: TapeChannel) {
         self.channel = channel
@@ -93,7 +94,7 @@ final class TapeRecorder: JSONEventHandler {
     }
 
     @inline(__always)
-    private var offset: Int { parser?.currentOffset ?? 0 }
+    private var offset: Int { probe?.offset ?? 0 }
 
     @inline(__always)
     private func record(_ kind: EventTape.Kind) throws {

@@ -25,8 +25,17 @@ public final class JSONEventParser {
     private let box: CallbackBox
     private let callbacks: UnsafeMutablePointer<yajl_callbacks>
     private let handle: yajl_handle
-    /// The offset of the chunk being parsed (or of the next one) in the whole input.
-    private var chunkStart = 0
+    /// The offset of the chunk being parsed (or of the next one) in the whole input, kept in
+    /// plain memory so that an ``OffsetProbe`` can read it.
+    private let chunkStartStorage: UnsafeMutablePointer<Int> = {
+        let pointer = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return pointer
+    }()
+    private var chunkStart: Int {
+        get { chunkStartStorage.pointee }
+        set { chunkStartStorage.pointee = newValue }
+    }
     /// Newlines before `chunkStart`, and the offset just after the last of them.
     private var newlines = 0
     private var lineStart = 0
@@ -53,7 +62,21 @@ public final class JSONEventParser {
     deinit {
         yajl_free(handle)
         callbacks.deallocate()
+        chunkStartStorage.deallocate()
     }
+
+    /// Reads the offset just after the token of the event being handled, without touching
+    /// the parser object (no reference counting); valid while the parser lives.
+    struct OffsetProbe {
+        fileprivate let handle: yajl_handle
+        fileprivate let chunkStart: UnsafeMutablePointer<Int>
+
+        /// The offset; meaningful only inside an event callback.
+        @inline(__always)
+        var offset: Int { chunkStart.pointee + yajl_get_bytes_consumed(handle) }
+    }
+
+    var offsetProbe: OffsetProbe { OffsetProbe(handle: handle, chunkStart: chunkStartStorage) }
 
     /// The number of bytes fed so far.
     public var bytesParsed: Int { chunkStart }
@@ -138,11 +161,6 @@ public final class JSONEventParser {
             return (offset, lines + 1, offset - start + 1)
         }
         return (chunkStart, lines + 1, chunkStart - start + 1)
-    }
-
-    /// The offset just after the token of the event being handled.
-    var currentOffset: Int {
-        chunkStart + (currentChunk == nil ? 0 : yajl_get_bytes_consumed(handle))
     }
 
     /// The place of the event being handled: just after its token.

@@ -99,7 +99,7 @@ final class ParsingThread: @unchecked Sendable {
     func run() {
         let recorder = TapeRecorder(channel: channel)
         let parser = JSONEventParser(handler: recorder, source: path)
-        recorder.parser = parser
+        recorder.probe = parser.offsetProbe
         do {
             try StoreFileReader.readChunks(descriptor, path: path) { try parser.parse($0) }
             try parser.finish()
