@@ -38,8 +38,6 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     private var lock: StoreFileLock?
     private var loadFailed = false
     private var cachedPlan: ModelPlan?
-    /// How much of the file is read at a time when loading.
-    static let readChunkSize = 1 << 20
 
     /// Opens the store at `url` (a file URL): checks the directory and takes the lock.
     /// Reading happens in `loadMetadata()`, called by the coordinator.
@@ -92,19 +90,10 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         }
         defer { close(descriptor) }
         let decoder = StoreFileDecoder(file: path, plan: try plan(), store: self)
-        let parser = JSONEventParser(handler: decoder, source: path)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readChunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw JSONStoreError.io(path: path, operation: "read", errno: errno)
-            }
-            if count == 0 { break }
-            try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-        }
-        try parser.finish()
+        var info = stat()
+        let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+        decoder.reserve(forFileSize: size)
+        try StoreFileReader.read(descriptor, size: size, path: path, into: decoder)
         try ReferenceResolver.resolve(decoder)
 
         metadata = StoreMetadata(

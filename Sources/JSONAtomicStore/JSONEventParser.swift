@@ -6,8 +6,8 @@ import Foundation
 ///
 /// Strict means RFC 8259 and nothing more: comments are refused, strings must be valid
 /// UTF-8 (overlong forms, surrogates and code points past U+10FFFF included), exactly one
-/// top-level value, nothing but whitespace after it, and a NUL byte anywhere is an error
-/// (not the end of the input). Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
+/// top-level value, nothing but whitespace (space, tab, line feed, carriage return) after
+/// it, and a NUL byte anywhere is an error (not the end of the input). Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
 /// with the byte offset, line and column.
 ///
 /// Feed the text in chunks of any size, then call ``finish()``:
@@ -25,8 +25,17 @@ public final class JSONEventParser {
     private let box: CallbackBox
     private let callbacks: UnsafeMutablePointer<yajl_callbacks>
     private let handle: yajl_handle
-    /// The offset of the chunk being parsed (or of the next one) in the whole input.
-    private var chunkStart = 0
+    /// The offset of the chunk being parsed (or of the next one) in the whole input, kept in
+    /// plain memory so that an ``OffsetProbe`` can read it.
+    private let chunkStartStorage: UnsafeMutablePointer<Int> = {
+        let pointer = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return pointer
+    }()
+    private var chunkStart: Int {
+        get { chunkStartStorage.pointee }
+        set { chunkStartStorage.pointee = newValue }
+    }
     /// Newlines before `chunkStart`, and the offset just after the last of them.
     private var newlines = 0
     private var lineStart = 0
@@ -53,7 +62,21 @@ public final class JSONEventParser {
     deinit {
         yajl_free(handle)
         callbacks.deallocate()
+        chunkStartStorage.deallocate()
     }
+
+    /// Reads the offset just after the token of the event being handled, without touching
+    /// the parser object (no reference counting); valid while the parser lives.
+    struct OffsetProbe {
+        fileprivate let handle: yajl_handle
+        fileprivate let chunkStart: UnsafeMutablePointer<Int>
+
+        /// The offset; meaningful only inside an event callback.
+        @inline(__always)
+        var offset: Int { chunkStart.pointee + yajl_get_bytes_consumed(handle) }
+    }
+
+    var offsetProbe: OffsetProbe { OffsetProbe(handle: handle, chunkStart: chunkStartStorage) }
 
     /// The number of bytes fed so far.
     public var bytesParsed: Int { chunkStart }
@@ -62,10 +85,17 @@ public final class JSONEventParser {
     public func parse(_ chunk: UnsafeRawBufferPointer) throws {
         if let failure { throw failure }
         guard let base = chunk.baseAddress, !chunk.isEmpty else { return }
-        if let nul = memchr(base, 0, chunk.count) {
-            let length = UnsafeRawPointer(nul) - base
-            try feed(UnsafeRawBufferPointer(start: base, count: length))
-            throw fail(at: chunkStart, "a NUL byte is not allowed in JSON text")
+        // yajl ends nothing at a NUL byte but takes vertical tab and form feed for whitespace;
+        // RFC 8259 allows none of the three outside strings, and no raw control character inside.
+        var first = chunk.count
+        for byte: Int32 in [0x00, 0x0B, 0x0C] {
+            if let found = memchr(base, byte, first) { first = UnsafeRawPointer(found) - base }
+        }
+        if first < chunk.count {
+            try feed(UnsafeRawBufferPointer(start: base, count: first))
+            let byte = chunk[first]
+            throw fail(at: chunkStart, byte == 0 ? "a NUL byte is not allowed in JSON text"
+                : String(format: "control character 0x%02X is not allowed in JSON text", byte))
         }
         try feed(chunk)
     }
@@ -182,6 +212,7 @@ public final class JSONEventParser {
 
     /// What yajl's context pointer points to.
     final class CallbackBox {
+        /// A `let` of an object the callbacks borrow: read without retaining it per event.
         let handler: any JSONEventHandler
         var error: Error?
 
@@ -190,13 +221,14 @@ public final class JSONEventParser {
         @inline(__always)
         static func run(_ context: UnsafeMutableRawPointer?, _ body: (any JSONEventHandler) throws -> Void) -> Int32 {
             guard let context else { return 0 }
-            let box = Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue()
-            do {
-                try body(box.handler)
-                return 1
-            } catch {
-                box.error = error
-                return 0
+            return Unmanaged<CallbackBox>.fromOpaque(context)._withUnsafeGuaranteedRef { box in
+                do {
+                    try body(box.handler)
+                    return 1
+                } catch {
+                    box.error = error
+                    return 0
+                }
             }
         }
 

@@ -38,16 +38,26 @@ enum JSONNumberText {
         if let fast = fastDouble(text) { return fast }
         // strtod needs a NUL-terminated copy; the C locale is used by Swift programs unless
         // they call setlocale, and JSON numbers have no thousands separators anyway.
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
-            guard let base = buffer.baseAddress else { return .nan }
-            _ = text.copyBytes(to: UnsafeMutableRawBufferPointer(buffer))
-            buffer[text.count] = 0
-            return strtod(base, nil)
+        guard let source = text.baseAddress else { return .nan }
+        if text.count < 64 {
+            // A tuple on the stack: no allocation for the usual number.
+            var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+            return withUnsafeMutableBytes(of: &buffer) { bytes in
+                guard let base = bytes.baseAddress else { return .nan }
+                memcpy(base, source, text.count)
+                bytes[text.count] = 0
+                return strtod(base.assumingMemoryBound(to: CChar.self), nil)
+            }
         }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: text.count + 1)
+        defer { buffer.deallocate() }
+        memcpy(buffer, source, text.count)
+        buffer[text.count] = 0
+        return strtod(buffer, nil)
     }
 
-    /// Clinger's fast path: at most 15 significant digits and a small power of ten, where one
-    /// correctly rounded multiplication or division gives the exact answer.
+    /// Clinger's fast path: a mantissa below 2^53 and a power of ten up to 10^22, both exact
+    /// doubles, so that one correctly rounded multiplication or division gives the answer.
     @inline(__always)
     private static func fastDouble(_ text: UnsafeRawBufferPointer) -> Double? {
         guard let base = text.baseAddress else { return nil }
@@ -65,7 +75,7 @@ enum JSONNumberText {
                 seenPoint = true
             } else if byte &- 48 < 10 {
                 if mantissa != 0 || byte != 48 { digits += 1 }
-                guard digits <= 15 else { return nil }
+                guard digits <= 16 else { return nil }
                 mantissa = mantissa * 10 + UInt64(byte &- 48)
                 if seenPoint { scale -= 1 }
             } else {
@@ -90,7 +100,7 @@ enum JSONNumberText {
             }
             scale += exponentNegative ? -exponent : exponent
         }
-        guard scale >= -22, scale <= 22 else { return nil }
+        guard scale >= -22, scale <= 22, mantissa <= 1 << 53 else { return nil }
         var value = Double(mantissa)
         value = scale < 0 ? value / powersOf10[-scale] : value * powersOf10[scale]
         return negative ? -value : value

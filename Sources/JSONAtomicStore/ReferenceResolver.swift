@@ -13,6 +13,8 @@ struct ReferenceResolver {
     let nodes: [CacheNode]
     let nodeEntities: [Int32]
     let nodeReferences: [Int64]
+    /// Each entity's flat properties, by entity index (plain memory, read per link).
+    let flats: [FlatProperties]
     /// Reference → index in `nodes`: an array when references are dense, else a dictionary.
     private var dense: [Int32] = []
     private var sparse: [Int64: Int32] = [:]
@@ -23,6 +25,7 @@ struct ReferenceResolver {
         nodes = decoder.nodes
         nodeEntities = decoder.nodeEntities
         nodeReferences = decoder.nodeReferences
+        flats = decoder.plan.entities.map(\.flat)
     }
 
     /// Resolves and checks everything; the nodes' relationship values are set on return.
@@ -72,8 +75,9 @@ struct ReferenceResolver {
             throw JSONStoreError.danglingReference(file: file, entity: entityName(of: source), reference: nodeReferences[source],
                                                    property: property(source, index).name, target: reference)
         }
-        let relationship = property(source, index)
-        guard relationship.allowedDestinations[Int(nodeEntities[target])] else {
+        let flat = flats[Int(nodeEntities[source])]
+        guard flat.allowed[index * flat.entityCount + Int(nodeEntities[target])] else {
+            let relationship = property(source, index)
             throw JSONStoreError.wrongDestination(file: file, entity: entityName(of: source), reference: nodeReferences[source],
                                                   property: relationship.name, target: reference,
                                                   targetEntity: entityName(of: target), expected: relationship.destinationName)
@@ -134,28 +138,37 @@ struct ReferenceResolver {
 
     private func checkInverses(toOne: [StoreFileDecoder.PendingReference], toMany: [StoreFileDecoder.PendingList],
                                pool: [Int64]) throws {
+        // The to-one links of each node are contiguous in `toOne` (in node order): where they start.
+        var starts = [Int32](repeating: 0, count: nodes.count + 1)
+        for item in toOne { starts[Int(item.node) + 1] += 1 }
+        for index in 0..<nodes.count { starts[index + 1] += starts[index] }
         // To-one relationships whose inverse is to-many: how many objects point at each target.
         var counts: [Int: [Int32]] = [:]
         for item in toOne {
             let source = Int(item.node), index = Int(item.property), targetIndex = Int(item.target)
-            let relationship = property(source, index)
-            guard let inverse = relationship.inverseIndex else { continue }
-            if relationship.inverseIsToMany {
+            let flat = flats[Int(nodeEntities[source])]
+            let inverse = Int(flat.inverses[index])
+            guard inverse >= 0 else { continue }
+            if flat.inverseIsToMany[index] {
                 counts[inverse, default: [Int32](repeating: 0, count: nodes.count)][targetIndex] += 1
-            } else if case let back = nodes[targetIndex].values[inverse], back != .object(nodes[source].objectID) {
+            } else if let back = toOneTarget(of: targetIndex, property: inverse, in: toOne, starts: starts), back == source {
+                continue
+            } else {
+                let back = nodes[targetIndex].values[inverse]
                 throw mismatch(source, index, "refers to \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" is \(describeToOne(back))")
             }
         }
         var forward: [Int: [UInt64]] = [:], backward: [Int: [UInt64]] = [:]
         for list in toMany {
             let source = Int(list.node), index = Int(list.property)
-            let relationship = property(source, index)
-            guard let inverse = relationship.inverseIndex else { continue }
-            if !relationship.inverseIsToMany {
+            let flat = flats[Int(nodeEntities[source])]
+            let inverse = Int(flat.inverses[index])
+            guard inverse >= 0 else { continue }
+            if !flat.inverseIsToMany[index] {
                 for slot in list.start..<(list.start + list.count) {
                     let targetIndex = Int(pool[slot])
-                    let back = nodes[targetIndex].values[inverse]
-                    if back != .object(nodes[source].objectID) {
+                    if toOneTarget(of: targetIndex, property: inverse, in: toOne, starts: starts) != source {
+                        let back = nodes[targetIndex].values[inverse]
                         throw mismatch(source, index, "lists \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" is \(describeToOne(back))")
                     }
                 }
@@ -173,6 +186,15 @@ struct ReferenceResolver {
         for id in Set(forward.keys).union(backward.keys) {
             try compare(forward[id] ?? [], backward[id] ?? [])
         }
+    }
+
+    /// The node a to-one relationship of `node` points to (nil for null), from the resolved links.
+    @inline(__always)
+    private func toOneTarget(of node: Int, property: Int, in toOne: [StoreFileDecoder.PendingReference], starts: [Int32]) -> Int? {
+        for slot in Int(starts[node])..<Int(starts[node + 1]) where toOne[slot].property == Int32(property) {
+            return Int(toOne[slot].target)
+        }
+        return nil
     }
 
     /// Every object a to-many side lists was checked to point back; an object pointing at a

@@ -23,27 +23,30 @@ extension StoreFileDecoder {
     // MARK: - Objects
 
     func beginObject() {
-        guard let entity else { return }
+        guard let flat else { return }
         reference = nil
         version = nil
         sawValues = false
         nextGuess = 0
-        values = [Value](repeating: .null, count: entity.properties.count)
-        for index in entity.properties.indices { seen[index] = false }
+        values = [Value](repeating: .null, count: flat.count)
+        for index in 0..<flat.count { seen[index] = false }
         state = .object
     }
 
     func endOfObject() throws {
-        guard let entity else { return }
+        guard let flat, let entity else { return }
         guard let reference else { throw invalidObject("has no \"ref\"") }
         guard let version else { throw invalidObject("has no \"version\"") }
         guard sawValues else { throw invalidObject("has no \"values\"") }
-        for index in entity.properties.indices where !seen[index] {
+        for index in 0..<flat.count where !seen[index] {
             values[index] = entity.properties[index].missingValue
         }
-        for index in entity.requiredAttributes where values[index].isNull {
-            throw JSONStoreError.missingValue(file: file, entity: entity.name, reference: reference,
-                                              property: entity.properties[index].name)
+        for slot in 0..<flat.requiredCount {
+            let index = Int(flat.required[slot])
+            if values[index].isNull {
+                throw JSONStoreError.missingValue(file: file, entity: entity.name, reference: reference,
+                                                  property: entity.properties[index].name)
+            }
         }
         if identifierOfNodes == nil { identifierOfNodes = store.identifier }
         let id = store.objectID(for: entity.entity, referenceObject: .int(reference))
@@ -84,45 +87,37 @@ extension StoreFileDecoder {
     // MARK: - Values
 
     func decodeNumber(_ text: UnsafeRawBufferPointer, property index: Int) throws {
-        guard let entity else { return }
-        switch entity.properties[index].kind {
-        case .attribute(let type):
-            switch type {
-            case .int16, .int32, .int64:
-                guard let value = JSONNumberText.integer(text), Self.fits(value, type) else {
-                    throw invalidValue(index, found: text.string)
-                }
-                values[index] = .int(value)
-            case .double:
-                let value = JSONNumberText.double(text)
-                guard value.isFinite else { throw invalidValue(index, found: text.string) }
-                values[index] = .double(value)
-            case .float:
-                let value = Float(JSONNumberText.double(text))
-                guard value.isFinite else { throw invalidValue(index, found: text.string) }
-                values[index] = .double(Double(value))
-            case .decimal:
-                guard JSONNumberText.isIntegerSyntax(text), let value = Value.parse(text: text.string, as: .decimal) else {
-                    throw invalidValue(index, found: text.string)
-                }
-                values[index] = value
-            default:
+        guard let flat else { return }
+        switch flat.kinds[index] {
+        case .int16, .int32, .int64:
+            guard let value = JSONNumberText.integer(text), Self.fits(value, flat.kinds[index]) else {
                 throw invalidValue(index, found: text.string)
             }
+            values[index] = .int(value)
+        case .double:
+            let value = JSONNumberText.double(text)
+            guard value.isFinite else { throw invalidValue(index, found: text.string) }
+            values[index] = .double(value)
+        case .float:
+            let value = Float(JSONNumberText.double(text))
+            guard value.isFinite else { throw invalidValue(index, found: text.string) }
+            values[index] = .double(Double(value))
+        case .decimal:
+            guard JSONNumberText.isIntegerSyntax(text), let value = Value.parse(text: text.string, as: .decimal) else {
+                throw invalidValue(index, found: text.string)
+            }
+            values[index] = value
         case .toOne:
             guard let target = JSONNumberText.integer(text), target > 0 else { throw invalidValue(index, found: text.string) }
             toOne.append(PendingReference(target: target, node: Int32(nodes.count), property: Int32(index)))
-        case .toMany:
+        case .string, .bool, .date, .binary, .uuid, .uri, .toMany:
             throw invalidValue(index, found: text.string)
         }
     }
 
     func decodeString(_ bytes: UnsafeRawBufferPointer, property index: Int) throws {
-        guard let entity else { return }
-        guard case .attribute(let type) = entity.properties[index].kind else {
-            throw invalidValue(index, found: bytes.quotedForMessage())
-        }
-        switch type {
+        guard let flat else { return }
+        switch flat.kinds[index] {
         case .string:
             values[index] = .string(bytes.string)
         case .date:
@@ -139,29 +134,31 @@ extension StoreFileDecoder {
                 throw invalidValue(index, found: bytes.quotedForMessage())
             }
         case .decimal, .binary, .uuid, .uri:
-            guard let value = Value.parse(text: bytes.string, as: type) else {
+            guard case .attribute(let type)? = entity?.properties[index].kind, let value = Value.parse(text: bytes.string, as: type) else {
                 throw invalidValue(index, found: bytes.quotedForMessage())
             }
             values[index] = value
-        case .int16, .int32, .int64, .bool:
+        case .int16, .int32, .int64, .bool, .toOne, .toMany:
             throw invalidValue(index, found: bytes.quotedForMessage())
         }
     }
 
     func decodeScalar(_ found: Found, property index: Int) throws {
-        guard let entity else { return }
-        switch (entity.properties[index].kind, found) {
-        case (.attribute, .null), (.toOne, .null):
+        guard let flat else { return }
+        switch (flat.kinds[index], found) {
+        case (.toMany, .null):
+            throw invalidValue(index, found: found.text)
+        case (_, .null):
             values[index] = .null
-        case (.attribute(.bool), .bool(let value)):
+        case (.bool, .bool(let value)):
             values[index] = .bool(value)
         default:
             throw invalidValue(index, found: found.text)
         }
     }
 
-    private static func fits(_ value: Int64, _ type: AttributeType) -> Bool {
-        switch type {
+    private static func fits(_ value: Int64, _ kind: PropertyKind) -> Bool {
+        switch kind {
         case .int16: return Int64(Int16.min)...Int64(Int16.max) ~= value
         case .int32: return Int64(Int32.min)...Int64(Int32.max) ~= value
         default: return true
@@ -209,9 +206,10 @@ extension StoreFileDecoder {
         case .metadataValue(let key):
             let expected = key == .nextReference ? "an integer" : key == .storeType || key == .storeUUID || key == .modelVersionHash ? "a string" : "an object of strings"
             return JSONShapeError("\"metadata\".\"\(key.rawValue)\" must be \(expected), found \(found)")
-        case .stringMapValue(let map, let key):
-            return JSONShapeError("\"metadata\".\"\(map)\".\"\(key)\" must be a string, found \(found)")
-        case .objectsValue(let entity): return JSONShapeError("\"objects\".\"\(entity.name)\" must be an array of objects, found \(found)")
+        case .stringMapValue(let map):
+            return JSONShapeError("\"metadata\".\"\(map)\".\"\(mapKey)\" must be a string, found \(found)")
+        case .objectsValue(let index):
+            return JSONShapeError("\"objects\".\"\(plan.entities[index].name)\" must be an array of objects, found \(found)")
         case .objectList: return JSONShapeError("the objects of \"\(entity?.name ?? "")\" must be JSON objects, found \(found)")
         case .objectValue(.values): return invalidObject("\"values\" must be an object, found \(found)")
         case .objectValue(let key): return invalidObject("\"\(key.rawValue)\" must be a positive integer, found \(found)")

@@ -10,8 +10,8 @@ final class StoreFileDecoder: JSONEventHandler {
     enum State {
         case document, root, rootValue(RootKey)
         case metadata, metadataValue(MetadataKey)
-        case stringMap(StringMap), stringMapValue(StringMap, String)
-        case objects, objectsValue(EntityPlan)
+        case stringMap(StringMap), stringMapValue(StringMap)
+        case objects, objectsValue(Int)
         case objectList, object, objectValue(ObjectKey)
         case values, propertyValue(Int), references(Int)
         case done
@@ -25,11 +25,15 @@ final class StoreFileDecoder: JSONEventHandler {
     let file: String
     let plan: ModelPlan
     unowned let store: AtomicStore
-    var state = State.document
+    // The hot fields are read and written for every event; exclusivity checks are off for
+    // them: the decoder is used by one thread, and no access to them overlaps another.
+    @exclusivity(unchecked) var state = State.document
 
     // Skipping a value of an unknown key: nesting depth, and the state to return to.
-    var skipDepth = 0
-    var afterSkip: State?
+    @exclusivity(unchecked) var skipDepth = 0
+    @exclusivity(unchecked) var afterSkip: State?
+    /// The key of the `entityVersionHashes` or `userInfo` entry being read.
+    var mapKey = ""
 
     // What the top level and the metadata said.
     var sawFormat = false, sawFormatVersion = false, sawMetadata = false, sawObjects = false
@@ -41,25 +45,27 @@ final class StoreFileDecoder: JSONEventHandler {
     var fileNextReference: Int64?
     var seenEntities: Set<String> = []
 
-    // The object being read.
-    var entity: EntityPlan?
-    var reference: Int64?
-    var version: Int64?
-    var values: [Value] = []
-    var sawValues = false
-    var seen: [Bool] = []
-    var nextGuess = 0
+    // The object being read. `entity` is one of `plan`'s, which outlives the decoder.
+    @exclusivity(unchecked) unowned(unsafe) var entity: EntityPlan?
+    /// `entity`'s flat properties (read per value without reference counting).
+    @exclusivity(unchecked) var flat: FlatProperties?
+    @exclusivity(unchecked) var reference: Int64?
+    @exclusivity(unchecked) var version: Int64?
+    @exclusivity(unchecked) var values: [Value] = []
+    @exclusivity(unchecked) var sawValues = false
+    @exclusivity(unchecked) var seen: [Bool] = []
+    @exclusivity(unchecked) var nextGuess = 0
 
     // What the parse produces.
-    var nodes: [CacheNode] = []
-    var nodeEntities: [Int32] = []
-    var nodeReferences: [Int64] = []
+    @exclusivity(unchecked) var nodes: [CacheNode] = []
+    @exclusivity(unchecked) var nodeEntities: [Int32] = []
+    @exclusivity(unchecked) var nodeReferences: [Int64] = []
     /// The store identifier the nodes' IDs were made with.
     var identifierOfNodes: String?
-    var toOne: [PendingReference] = []
-    var toMany: [PendingList] = []
-    var referencePool: [Int64] = []
-    var maxReference: Int64 = 0
+    @exclusivity(unchecked) var toOne: [PendingReference] = []
+    @exclusivity(unchecked) var toMany: [PendingList] = []
+    @exclusivity(unchecked) var referencePool: [Int64] = []
+    @exclusivity(unchecked) var maxReference: Int64 = 0
 
     struct PendingReference {
         var target: Int64
@@ -72,6 +78,23 @@ final class StoreFileDecoder: JSONEventHandler {
         var property: Int32
         var start: Int
         var count: Int
+    }
+
+    /// The index of a property key for entities with many properties (by dictionary).
+    private func slowPropertyIndex(_ key: UnsafeRawBufferPointer) -> Int? {
+        guard let entity, entity.flat.count > 16 else { return nil }
+        return entity.indexByName[key.string]
+    }
+
+    /// Makes room for as many objects as a file of this size can hold, so that the arrays do
+    /// not grow (and copy) while parsing. Only memory that is used gets touched.
+    func reserve(forFileSize size: Int) {
+        let objects = min(size / 48, 1 << 28)  // an object takes at least ~48 bytes of JSON
+        guard objects > 1024 else { return }
+        nodes.reserveCapacity(objects)
+        nodeEntities.reserveCapacity(objects)
+        nodeReferences.reserveCapacity(objects)
+        toOne.reserveCapacity(objects)
     }
 
     init(file: String, plan: ModelPlan, store: AtomicStore) {
@@ -183,10 +206,10 @@ final class StoreFileDecoder: JSONEventHandler {
             case .nextReference, .entityVersionHashes, .userInfo: throw shapeError(found: bytes.quotedForMessage())
             }
             state = .metadata
-        case .stringMapValue(let map, let key):
+        case .stringMapValue(let map):
             switch map {
-            case .entityVersionHashes: entityVersionHashes?[key] = bytes.string
-            case .userInfo: userInfo[key] = bytes.string
+            case .entityVersionHashes: entityVersionHashes?[mapKey] = bytes.string
+            case .userInfo: userInfo[mapKey] = bytes.string
             }
             state = .stringMap(map)
         default:
@@ -225,13 +248,13 @@ final class StoreFileDecoder: JSONEventHandler {
         if afterSkip != nil { return }
         switch state {
         case .values:
-            guard let entity else { return }
-            guard let index = entity.propertyIndex(bytes, guess: nextGuess) else {
-                throw JSONStoreError.unknownProperty(file: file, entity: entity.name, reference: reference, key: bytes.string)
+            guard let flat else { return }
+            guard let index = flat.index(of: bytes, guess: nextGuess) ?? slowPropertyIndex(bytes) else {
+                throw JSONStoreError.unknownProperty(file: file, entity: entity?.name ?? "", reference: reference, key: bytes.string)
             }
             if seen[index] {
-                throw JSONStoreError.invalidObject(file: file, entity: entity.name, reference: reference,
-                                                   reason: "property \"\(entity.properties[index].name)\" appears twice in \"values\"")
+                throw JSONStoreError.invalidObject(file: file, entity: entity?.name ?? "", reference: reference,
+                                                   reason: "property \"\(flat.name(index).string)\" appears twice in \"values\"")
             }
             seen[index] = true
             nextGuess = index + 1
@@ -280,7 +303,8 @@ final class StoreFileDecoder: JSONEventHandler {
                 skip(thenReturnTo: .metadata)
             }
         case .stringMap(let map):
-            state = .stringMapValue(map, bytes.string)
+            mapKey = bytes.string
+            state = .stringMapValue(map)
         case .objects:
             let name = bytes.string
             guard let entity = plan.entity(named: bytes) else {
@@ -290,7 +314,7 @@ final class StoreFileDecoder: JSONEventHandler {
             guard seenEntities.insert(name).inserted else {
                 throw JSONShapeError("entity \"\(name)\" appears twice in \"objects\"")
             }
-            state = .objectsValue(entity)
+            state = .objectsValue(entity.index)
         default:
             throw shapeError(found: "a key")
         }
@@ -322,12 +346,14 @@ final class StoreFileDecoder: JSONEventHandler {
     func startArray() throws {
         if skipOpen() { return }
         switch state {
-        case .objectsValue(let entity):
+        case .objectsValue(let index):
+            let entity = plan.entities[index]
             self.entity = entity
-            if seen.count < entity.properties.count { seen = [Bool](repeating: false, count: entity.properties.count) }
+            flat = entity.flat
+            if seen.count < entity.flat.count { seen = [Bool](repeating: false, count: entity.flat.count) }
             state = .objectList
         case .propertyValue(let index):
-            guard let entity, entity.properties[index].isToMany else { throw invalidValue(index, found: "an array") }
+            guard let flat, flat.kinds[index] == .toMany else { throw invalidValue(index, found: "an array") }
             toMany.append(PendingList(node: Int32(nodes.count), property: Int32(index), start: referencePool.count, count: 0))
             state = .references(index)
         default:

@@ -112,6 +112,7 @@ struct ObjectWriter {
     let out: JSONGenerator
 
     func write(_ node: CacheNode, reference: Int64) throws {
+        let flat = entity.flat
         try out.openObject()
         try out.string("ref")
         try out.integer(reference)
@@ -120,14 +121,17 @@ struct ObjectWriter {
         try out.string("values")
         try out.openObject()
         let values = node.values
-        for (index, property) in entity.properties.enumerated() {
-            try out.string(property.nameUTF8)
-            let value = index < values.count ? values[index] : .null
+        for index in 0..<flat.count {
+            try out.string(flat.name(index))
             do {
-                try write(value, as: property)
+                if index < values.count {
+                    try write(values[index], kind: flat.kinds[index], ordered: flat.isOrdered[index])
+                } else {
+                    try out.null()
+                }
             } catch let error as UnencodableValue {
                 throw JSONStoreError.unencodableValue(entity: entity.name, reference: String(reference),
-                                                      property: property.name, reason: error.reason)
+                                                      property: entity.properties[index].name, reason: error.reason)
             }
         }
         try out.closeObject()
@@ -138,41 +142,10 @@ struct ObjectWriter {
         let reason: String
     }
 
-    private func write(_ value: Value, as property: PropertyPlan) throws {
-        switch property.kind {
-        case .attribute(let type):
-            try write(value, type: type)
-        case .toOne:
-            switch value {
-            case .null: try out.null()
-            case .object(let id): try out.integer(Self.reference(id))
-            default: throw UnencodableValue(reason: "a to-one relationship holds \(value.kindName)")
-            }
-        case .toMany(let ordered):
-            let ids: [ObjectID]
-            switch value {
-            case .objects(let list): ids = list
-            case .null: ids = []
-            default: throw UnencodableValue(reason: "a to-many relationship holds \(value.kindName)")
-            }
-            var references = try ids.map(Self.reference)
-            if !ordered { references.sort() }
-            try out.openArray()
-            for reference in references { try out.integer(reference) }
-            try out.closeArray()
-        }
-    }
-
-    private static func reference(_ id: ObjectID) throws -> Int64 {
-        guard !id.isTemporary, case .int(let reference) = id.referenceObject else {
-            throw UnencodableValue(reason: "it refers to \(id), which has no integer reference in this store")
-        }
-        return reference
-    }
-
-    private func write(_ value: Value, type: AttributeType) throws {
-        switch (type, value) {
-        case (_, .null): try out.null()
+    @inline(__always)
+    private func write(_ value: Value, kind: PropertyKind, ordered: Bool) throws {
+        switch (kind, value) {
+        case (_, .null) where kind != .toMany: try out.null()
         case (.int16, .int(let i)), (.int32, .int(let i)), (.int64, .int(let i)): try out.integer(i)
         case (.double, .double(let d)), (.float, .double(let d)):
             if d.isFinite { try out.double(d) } else { try out.string(d.isNaN ? "NaN" : d < 0 ? "-Infinity" : "Infinity") }
@@ -185,12 +158,48 @@ struct ObjectWriter {
             }
         case (.decimal, .decimal), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
             try out.string(value.textForm ?? "")
+        case (.toOne, .object(let id)):
+            try out.integer(Self.reference(id))
+        case (.toMany, .objects(let ids)):
+            var references = try ids.map(Self.reference)
+            if !ordered { references.sort() }
+            try out.openArray()
+            for reference in references { try out.integer(reference) }
+            try out.closeArray()
+        case (.toMany, .null):
+            try out.openArray()
+            try out.closeArray()
         default:
             // A value of a convertible kind (an integer in a double attribute): written as its type holds it.
-            guard let converted = value.converted(to: type), converted != value else {
-                throw UnencodableValue(reason: "a \(type) attribute holds \(value.kindName) \(value)")
+            guard let type = Self.attributeType(kind), let converted = value.converted(to: type), converted != value else {
+                throw UnencodableValue(reason: "a property of kind \(kind) holds \(value.kindName) \(value)")
             }
-            try write(converted, type: type)
+            try write(converted, kind: kind, ordered: ordered)
         }
+    }
+
+    private static func attributeType(_ kind: PropertyKind) -> AttributeType? {
+        switch kind {
+        case .int16: return .int16
+        case .int32: return .int32
+        case .int64: return .int64
+        case .double: return .double
+        case .float: return .float
+        case .decimal: return .decimal
+        case .string: return .string
+        case .bool: return .bool
+        case .date: return .date
+        case .binary: return .binary
+        case .uuid: return .uuid
+        case .uri: return .uri
+        case .toOne, .toMany: return nil
+        }
+    }
+
+    private static func reference(_ id: ObjectID) throws -> Int64 {
+        guard !id.isTemporary, case .int(let reference) = id.referenceObject else {
+            throw UnencodableValue(reason: "it refers to \(id), which has no integer reference in this store")
+        }
+        return reference
     }
 }

@@ -25,6 +25,14 @@ extension UnsafeRawBufferPointer {
         return bytes.withUnsafeBytes { other in other.baseAddress.map { memcmp(base, $0, count) == 0 } ?? false }
     }
 
+    /// Whether these bytes equal `other`.
+    @inline(__always)
+    func equals(_ other: UnsafeRawBufferPointer) -> Bool {
+        guard count == other.count else { return false }
+        guard let base = baseAddress, let otherBase = other.baseAddress, count > 0 else { return true }
+        return memcmp(base, otherBase, count) == 0
+    }
+
     /// The bytes as a String (invalid UTF-8 repaired; the parser has checked it already).
     var string: String { String(decoding: self, as: UTF8.self) }
 

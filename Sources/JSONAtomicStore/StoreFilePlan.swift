@@ -19,6 +19,8 @@ final class EntityPlan {
     /// inherits it), or -1 for an attribute; and the number of its inverse, or -1.
     var relationshipIDs: [Int] = []
     var inverseIDs: [Int] = []
+    /// The same facts in plain memory, for the reader's hot path.
+    let flat: FlatProperties
 
     init(entity: EntityDescription, index: Int, model: ObjectModel) {
         self.entity = entity
@@ -32,16 +34,118 @@ final class EntityPlan {
             return false
         }
         indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        flat = FlatProperties(properties, entityCount: model.entities.count)
+    }
+
+    deinit { flat.deallocate() }
+
+}
+
+/// The kind of a property in one byte.
+enum PropertyKind: UInt8 {
+    case int16, int32, int64, double, float, decimal, string, bool, date, binary, uuid, uri, toOne, toMany
+}
+
+/// Per-property facts of an entity in memory that is read without reference counting:
+/// the reader touches them for every value of every object.
+struct FlatProperties {
+    let count: Int
+    let entityCount: Int
+    let kinds: UnsafeMutableBufferPointer<PropertyKind>
+    /// The index of the inverse relationship in the destination, or -1.
+    let inverses: UnsafeMutableBufferPointer<Int32>
+    let inverseIsToMany: UnsafeMutableBufferPointer<Bool>
+    let isOrdered: UnsafeMutableBufferPointer<Bool>
+    /// `allowed[property * entityCount + entity]`: may objects of that entity be the destination.
+    let allowed: UnsafeMutableBufferPointer<Bool>
+    /// Indexes of the attributes that must have a value (the first `requiredCount`).
+    let required: UnsafeMutableBufferPointer<Int32>
+    let requiredCount: Int
+    private let names: UnsafeMutableRawBufferPointer
+    private let nameStarts: UnsafeMutableBufferPointer<Int>
+
+    init(_ properties: [PropertyPlan], entityCount: Int) {
+        count = properties.count
+        self.entityCount = entityCount
+        kinds = .allocate(capacity: max(count, 1))
+        inverses = .allocate(capacity: max(count, 1))
+        inverseIsToMany = .allocate(capacity: max(count, 1))
+        isOrdered = .allocate(capacity: max(count, 1))
+        allowed = .allocate(capacity: max(count * entityCount, 1))
+        allowed.initialize(repeating: false)
+        var required: [Int32] = []
+        for (index, property) in properties.enumerated() {
+            switch property.kind {
+            case .attribute(let type):
+                kinds[index] = Self.kind(of: type)
+                if !property.isOptional { required.append(Int32(index)) }
+            case .toOne: kinds[index] = .toOne
+            case .toMany: kinds[index] = .toMany
+            }
+            inverses[index] = property.inverseIndex.map(Int32.init) ?? -1
+            inverseIsToMany[index] = property.inverseIsToMany
+            isOrdered[index] = property.isOrdered
+            for (entity, ok) in property.allowedDestinations.enumerated() { allowed[index * entityCount + entity] = ok }
+        }
+        requiredCount = required.count
+        self.required = .allocate(capacity: max(required.count, 1))
+        _ = self.required.initialize(from: required)
+        let totalLength = properties.reduce(0) { $0 + $1.nameUTF8.count }
+        names = .allocate(byteCount: max(totalLength, 1), alignment: 1)
+        nameStarts = .allocate(capacity: count + 1)
+        var offset = 0
+        for (index, property) in properties.enumerated() {
+            nameStarts[index] = offset
+            property.nameUTF8.withUnsafeBytes { bytes in
+                if !bytes.isEmpty { UnsafeMutableRawBufferPointer(rebasing: names[offset..<(offset + bytes.count)]).copyMemory(from: bytes) }
+            }
+            offset += property.nameUTF8.count
+        }
+        nameStarts[count] = offset
     }
 
     /// The index of the property whose name is `key`, trying `guess` first (keys usually come
-    /// in property order), without making a String.
+    /// in property order), without making a String. For more than 16 properties a miss of
+    /// the guess returns nil: look the name up by dictionary then.
     @inline(__always)
-    func propertyIndex(_ key: UnsafeRawBufferPointer, guess: Int) -> Int? {
-        if guess < properties.count, key.equals(properties[guess].nameUTF8) { return guess }
-        if properties.count > 16 { return indexByName[key.string] }
-        for index in properties.indices where key.equals(properties[index].nameUTF8) { return index }
+    func index(of key: UnsafeRawBufferPointer, guess: Int) -> Int? {
+        if guess < count, key.equals(name(guess)) { return guess }
+        if count > 16 { return nil }
+        for index in 0..<count where key.equals(name(index)) { return index }
         return nil
+    }
+
+    @inline(__always)
+    func name(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: names[nameStarts[index]..<nameStarts[index + 1]])
+    }
+
+    func deallocate() {
+        kinds.deallocate()
+        inverses.deallocate()
+        inverseIsToMany.deallocate()
+        isOrdered.deallocate()
+        allowed.deallocate()
+        required.deallocate()
+        names.deallocate()
+        nameStarts.deallocate()
+    }
+
+    private static func kind(of type: AttributeType) -> PropertyKind {
+        switch type {
+        case .int16: return .int16
+        case .int32: return .int32
+        case .int64: return .int64
+        case .double: return .double
+        case .float: return .float
+        case .decimal: return .decimal
+        case .string: return .string
+        case .bool: return .bool
+        case .date: return .date
+        case .binary: return .binary
+        case .uuid: return .uuid
+        case .uri: return .uri
+        }
     }
 }
 
