@@ -57,6 +57,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     deinit { lock?.release() }
 
+    /// Releases the lock (called when the coordinator removes the store).
     open override func willRemove() {
         lock?.release()
         lock = nil

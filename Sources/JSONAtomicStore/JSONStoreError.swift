@@ -52,6 +52,7 @@ public enum JSONStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A system call failed.
     case io(path: String, operation: String, errno: Int32)
 
+    /// A message that says what is wrong, where, and (where it helps) what to do.
     public var description: String {
         switch self {
         case .invalidJSON(let file, let offset, let line, let column, let reason):

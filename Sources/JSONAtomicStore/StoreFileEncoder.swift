@@ -58,13 +58,27 @@ struct StoreFileEncoder {
         try writeMetadata(out)
         try out.string("objects")
         try out.openObject()
-        for group in groups {
+        // A large store is generated on two more threads while this one writes.
+        let parallel = ParallelObjectWriter.worthIt(self) ? ParallelObjectWriter(encoder: self) : nil
+        parallel?.start()
+        defer { parallel?.finish() }
+        for (groupIndex, group) in groups.enumerated() {
             try out.string(group.entity.nameUTF8)
             try out.openArray()
-            let writer = ObjectWriter(entity: group.entity, out: out)
-            for (node, reference) in zip(group.nodes, group.references) {
-                try writer.write(node, reference: reference)
-                if out.bufferedCount >= Self.chunkSize { try out.flush(sink) }
+            if let parallel {
+                try out.flush(sink)
+                var first = true
+                for (index, segment) in parallel.segments.enumerated() where segment.group == groupIndex {
+                    if !first { try sink(Self.comma) }
+                    first = false
+                    try parallel.take(index).withUnsafeBytes { try sink($0) }
+                }
+            } else {
+                let writer = ObjectWriter(entity: group.entity, out: out)
+                for (node, reference) in zip(group.nodes, group.references) {
+                    try writer.write(node, reference: reference)
+                    if out.bufferedCount >= Self.chunkSize { try out.flush(sink) }
+                }
             }
             try out.closeArray()
         }
@@ -73,6 +87,11 @@ struct StoreFileEncoder {
         try out.flush(sink)
         let newline: StaticString = "\n"
         try sink(UnsafeRawBufferPointer(start: newline.utf8Start, count: 1))
+    }
+
+    private static var comma: UnsafeRawBufferPointer {
+        let comma: StaticString = ","
+        return UnsafeRawBufferPointer(start: comma.utf8Start, count: 1)
     }
 
     private func writeMetadata(_ out: JSONGenerator) throws {

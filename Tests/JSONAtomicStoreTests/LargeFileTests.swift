@@ -76,4 +76,32 @@ import Testing
         #expect((StoreFiles.openError(both, model: model, in: directory) as? JSONStoreError)?.description
             .contains("invalid JSON") == true)
     }
+
+    @Test func aLargeStoreIsWrittenOnThreeThreadsInTheOneDeterministicForm() throws {
+        // 70,000 tags (more than four segments of the parallel writer) and items, in the
+        // writer's exact form: loading and saving must give the same bytes.
+        let count = 70_000
+        var tags: [String] = []
+        tags.reserveCapacity(count)
+        for ref in 3...(count + 2) {
+            let items = ref == 3 ? "[1,2]" : "[]"
+            tags.append("{\"ref\":\(ref),\"version\":\(ref % 5 + 1),\"values\":{\"label\":\"tag \(ref) ü\",\"items\":\(items)}}")
+        }
+        func item(_ ref: Int) -> String {
+            "{\"ref\":\(ref),\"version\":1,\"values\":{\"name\":\"i\(ref)\",\"count\":7,\"small\":null,\"medium\":null,"
+                + "\"large\":null,\"ratio\":null,\"weight\":null,\"price\":null,\"note\":null,\"active\":null,\"added\":null,"
+                + "\"blob\":null,\"uid\":null,\"link\":null,\"score\":1.5,\"owner\":null,\"twin\":null,\"parts\":[],"
+                + "\"tags\":[3],\"pet\":null,\"favorite\":null}}"
+        }
+        let objects = "{\"Item\":[\(item(1)),\(item(2))],\"Tag\":[" + tags.joined(separator: ",") + "]}"
+        let text = StoreFiles.document(model, objects: objects)
+            .replacingOccurrences(of: "\"nextReference\":1,", with: "\"nextReference\":\(count + 3),")
+        try Data(text.utf8).write(to: url)
+        let open = try OpenStore(url, model: model)
+        #expect(open.store.cacheNodeCount == count + 2)
+        try open.store.save()
+        let saved = try fileText(url)
+        #expect(saved.utf8.count == text.utf8.count)
+        #expect(saved == text)
+    }
 }

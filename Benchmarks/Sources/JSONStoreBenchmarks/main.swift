@@ -171,24 +171,32 @@ for _ in 0..<runs {
     pythonDumps.append(dumped["seconds"] ?? 0)
 }
 
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
 func summary(_ values: [Double]) -> String {
-    values.map { String(format: "%.3f", $0) }.joined(separator: " / ")
+    values.map { String(format: "%.3f", $0) }.joined(separator: " / ") + String(format: " s; median %.3f", median(values))
 }
 let bestLoad = loads.min() ?? 0, bestSave = saves.min() ?? 0
 let bestPythonLoad = pythonLoads.min() ?? 0, bestPythonDump = pythonDumps.min() ?? 0
 print("")
 print("JSONAtomicStore load (fresh process, open store = read + parse + resolve + check inverses):")
-print("  runs: \(summary(loads)) s; best \(String(format: "%.3f s = %.0f MB/s (target >= 100 MB/s)", bestLoad, mb / bestLoad))")
+print("  runs: \(summary(loads)) s = \(String(format: "%.0f", mb / median(loads))) MB/s; best \(String(format: "%.3f s = %.0f MB/s (target >= 100 MB/s)", bestLoad, mb / bestLoad))")
 print("  peak resident (VmHWM) after load: \(peaks.map { String(format: "%.0f MB", megabytes($0)) }.joined(separator: " / ")); "
       + String(format: "%.2f x file size (target <= 3)", Double(peaks.max() ?? 0) / Double(fileSize)))
 print("  resident (VmRSS) while loaded: \(residents.map { String(format: "%.0f MB", megabytes($0)) }.joined(separator: " / "))")
 print("JSONAtomicStore save (store.save(): generate + write + fsync + rename + fsync directory):")
-print("  runs: \(summary(saves)) s; best \(String(format: "%.3f s = %.0f MB/s (target >= 120 MB/s)", bestSave, mb / bestSave))")
+print("  runs: \(summary(saves)) s = \(String(format: "%.0f", mb / median(saves))) MB/s; best \(String(format: "%.3f s = %.0f MB/s (target >= 120 MB/s)", bestSave, mb / bestSave))")
 print("Python \(try run(python, ["python3", "--version"]).trimmingCharacters(in: .whitespacesAndNewlines)) json.load of the same file:")
 print("  runs: \(summary(pythonLoads)) s; best \(String(format: "%.3f s = %.0f MB/s", bestPythonLoad, mb / bestPythonLoad)); "
       + "peak resident \(String(format: "%.0f MB", megabytes(pythonPeaks.max() ?? 0)))")
 print("Python json.dump (compact, ensure_ascii=False) + fsync of the same document:")
 print("  runs: \(summary(pythonDumps)) s; best \(String(format: "%.3f s = %.0f MB/s", bestPythonDump, mb / bestPythonDump))")
 print("")
-print(String(format: "ratios (best of runs): load %.2fx faster than json.load; save %.2fx faster than json.dump; peak memory %.2fx of Python's",
+print(String(format: "ratios, best of runs: load %.2fx faster than json.load; save %.2fx faster than json.dump; peak memory %.2fx of Python's",
              bestPythonLoad / bestLoad, bestPythonDump / bestSave, Double(peaks.max() ?? 0) / Double(pythonPeaks.max() ?? 1)))
+print(String(format: "ratios, medians:      load %.2fx faster than json.load; save %.2fx faster than json.dump",
+             median(pythonLoads) / median(loads), median(pythonDumps) / median(saves)))
