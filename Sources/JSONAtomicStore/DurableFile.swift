@@ -12,8 +12,7 @@ enum DurableFile {
     static func replace(path: String, produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())").path
+        let temporary = temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JSONStoreError.io(path: temporary, operation: "open", errno: errno) }
         var isOpen = true
@@ -33,6 +32,24 @@ enum DurableFile {
         guard rename(temporary, path) == 0 else { throw JSONStoreError.io(path: path, operation: "rename", errno: errno) }
         renamed = true
         try syncDirectory(directory)
+    }
+
+    /// The temporary file a save of this process writes before renaming it over `path`.
+    static func temporaryPath(for path: String, processID: Int32 = getpid()) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(processID)").path
+    }
+
+    /// Removes temporary files that saves of `path` left behind when their process died.
+    /// Call it only while holding the store's lock: then no other process is writing one.
+    static func removeLeftovers(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let prefix = ".\(url.lastPathComponent).tmp-"
+        let directory = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && Int32(name.dropFirst(prefix.count)) != nil {
+            unlink(directory.appendingPathComponent(name).path)
+        }
     }
 
     /// Writes all of `bytes`, retrying short writes and interruptions.

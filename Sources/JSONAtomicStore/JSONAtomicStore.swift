@@ -38,6 +38,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     private var lock: StoreFileLock?
     private var loadFailed = false
     private var cachedPlan: ModelPlan?
+    private var deletedReferences = DeletedReferences()
 
     /// Opens the store at `url` (a file URL): checks the directory and takes the lock.
     /// Reading happens in `loadMetadata()`, called by the coordinator.
@@ -52,7 +53,10 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw JSONStoreError.missingDirectory(store: path, directory: directory)
         }
-        if !options.isReadOnly { lock = try StoreFileLock.acquire(storePath: path) }
+        if !options.isReadOnly {
+            lock = try StoreFileLock.acquire(storePath: path)
+            DurableFile.removeLeftovers(of: path)
+        }
     }
 
     deinit { lock?.release() }
@@ -110,12 +114,19 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     // MARK: - Saving
 
+    open override func willRemoveCacheNodes(_ nodes: [CacheNode]) {
+        super.willRemoveCacheNodes(nodes)
+        deletedReferences.insert(nodes)
+    }
+
     /// Writes every node to a temporary file and replaces the store file with it.
     open override func save() throws {
         if options.isReadOnly { throw JSONStoreError.readOnly(path: path) }
         if loadFailed { throw JSONStoreError.loadFailed(path: path) }
+        let dangling = DanglingFilter(deleted: deletedReferences.references,
+                                      exists: { [unowned self] in self.cacheNode(for: $0) != nil })
         let encoder = try StoreFileEncoder(plan: try plan(), metadata: metadata, nextReference: nextReference,
-                                           nodes: { [unowned self] in self.cacheNodes(ofEntity: $0) })
+                                           dangling: dangling, nodes: { [unowned self] in self.cacheNodes(ofEntity: $0) })
         try DurableFile.replace(path: path) { sink in try encoder.write(to: sink) }
     }
 }

@@ -91,7 +91,7 @@ final class ParallelObjectWriter: @unchecked Sendable {
 
     private func generate(_ segment: Segment, with out: JSONGenerator) throws -> [UInt8] {
         let group = encoder.groups[segment.group]
-        let writer = ObjectWriter(entity: group.entity, out: out)
+        let writer = ObjectWriter(entity: group.entity, out: out, dangling: encoder.dangling)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(segment.range.count * 160)
         out.reset(separator: nil)

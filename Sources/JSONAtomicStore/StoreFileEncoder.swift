@@ -13,13 +13,17 @@ struct StoreFileEncoder {
     let plan: ModelPlan
     let metadata: StoreMetadata
     let nextReference: Int64
+    /// Says which references point at deleted objects (left out of the file).
+    let dangling: DanglingFilter
     /// Entities with objects, sorted by the bytes of their names, each with its nodes by reference.
     let groups: [(entity: EntityPlan, nodes: [CacheNode], references: [Int64])]
 
     /// Gathers and sorts the nodes of every concrete entity; `nodes` gives an entity's nodes.
-    init(plan: ModelPlan, metadata: StoreMetadata, nextReference: Int64, nodes: (String) -> [CacheNode]) throws {
+    init(plan: ModelPlan, metadata: StoreMetadata, nextReference: Int64, dangling: DanglingFilter,
+         nodes: (String) -> [CacheNode]) throws {
         self.plan = plan
         self.metadata = metadata
+        self.dangling = dangling
         var groups: [(entity: EntityPlan, nodes: [CacheNode], references: [Int64])] = []
         var largest: Int64 = 0
         let entities = plan.entities.filter { !$0.entity.isAbstract }
@@ -74,7 +78,7 @@ struct StoreFileEncoder {
                     try parallel.take(index).withUnsafeBytes { try sink($0) }
                 }
             } else {
-                let writer = ObjectWriter(entity: group.entity, out: out)
+                let writer = ObjectWriter(entity: group.entity, out: out, dangling: dangling)
                 for (node, reference) in zip(group.nodes, group.references) {
                     try writer.write(node, reference: reference)
                     if out.bufferedCount >= Self.chunkSize { try out.flush(sink) }
@@ -129,6 +133,7 @@ struct StoreFileEncoder {
 struct ObjectWriter {
     let entity: EntityPlan
     let out: JSONGenerator
+    let dangling: DanglingFilter
 
     func write(_ node: CacheNode, reference: Int64) throws {
         let flat = entity.flat
@@ -178,9 +183,15 @@ struct ObjectWriter {
         case (.decimal, .decimal), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
             try out.string(value.textForm ?? "")
         case (.toOne, .object(let id)):
-            try out.integer(Self.reference(id))
+            let reference = try Self.reference(id)
+            if dangling.isGone(id, reference: reference) { try out.null() } else { try out.integer(reference) }
         case (.toMany, .objects(let ids)):
-            var references = try ids.map(Self.reference)
+            var references: [Int64] = []
+            references.reserveCapacity(ids.count)
+            for id in ids {
+                let reference = try Self.reference(id)
+                if !dangling.isGone(id, reference: reference) { references.append(reference) }
+            }
             if !ordered { references.sort() }
             try out.openArray()
             for reference in references { try out.integer(reference) }

@@ -52,10 +52,14 @@ struct CrashTests {
         let coordinator = StoreCoordinator(model: model)
         let store = try coordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: storeURL)
         defer { coordinator.remove(store) }
+        var problems: [String] = []
+        // Opened for writing, the store removes the temporary files of dead writers.
+        let directory = storeURL.deletingLastPathComponent()
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".tmp-") }
+        if !leftovers.isEmpty { problems.append("temporary files left: \(leftovers)") }
         let context = ObjectContext(coordinator: coordinator)
         let entries = try context.fetch(FetchRequest(entityName: "Entry"))
         let counters = try context.fetch(FetchRequest(entityName: "Counter"))
-        var problems: [String] = []
         guard let counter = counters.first else {
             return (-1, entries.isEmpty ? [] : ["\(entries.count) entries but no counter"])
         }
