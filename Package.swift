@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "GraphCore", targets: ["GraphCore"]),
+        .library(name: "JSONAtomicStore", targets: ["JSONAtomicStore"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,10 +17,25 @@ let package = Package(
         .target(
             name: "GraphCore"
         ),
+        .target(
+            name: "JSONAtomicStore",
+            dependencies: ["GraphCore", "CYajl"]
+        ),
         .testTarget(
             name: "GraphCoreTests",
             dependencies: ["GraphCore"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "JSONAtomicStoreTests",
+            dependencies: ["JSONAtomicStore", "GraphCore"],
+            exclude: ["Fixtures"]
+        ),
+        // Test support: a process that saves in a loop, killed at random by the crash test.
+        .executableTarget(
+            name: "JSONStoreCrashWriter",
+            dependencies: ["JSONAtomicStore", "GraphCore"],
+            path: "Tests/JSONStoreCrashWriter"
         ),
         .testTarget(
             name: "CYajlTests",

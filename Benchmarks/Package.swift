@@ -12,6 +12,13 @@ let package = Package(
             name: "GraphCoreBenchmarks",
             dependencies: [.product(name: "GraphCore", package: "DocumentStore")]
         ),
+        .executableTarget(
+            name: "JSONStoreBenchmarks",
+            dependencies: [
+                .product(name: "GraphCore", package: "DocumentStore"),
+                .product(name: "JSONAtomicStore", package: "DocumentStore"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,202 @@
+import Foundation
+import GraphCore
+import JSONAtomicStore
+
+// JSON store benchmark: a store of N objects (4 attributes: string, int64, double, date; one
+// to-one relationship each), loaded and saved by JSONAtomicStore and by Python's json module.
+//
+//   swift run -c release --package-path Benchmarks JSONStoreBenchmarks [N] [runs]
+//
+// Loading is measured in a fresh process (this executable run as `load <file> <runs>`), so
+// that generating the store does not count towards its memory.
+
+let model = try ObjectModel(entities: [
+    EntityDescription("Person", attributes: [
+        AttributeDescription("name", .string),
+        AttributeDescription("serial", .int64),
+        AttributeDescription("score", .double),
+        AttributeDescription("born", .date),
+    ], relationships: [
+        RelationshipDescription("partner", destination: "Person", inverse: "partner"),
+    ]),
+])
+JSONAtomicStore.register()
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// A field of /proc/self/status in bytes (VmHWM: peak resident, VmRSS: resident now).
+func status(_ field: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+        let kilobytes = line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first
+        return (kilobytes.flatMap { Int($0) } ?? 0) * 1024
+    }
+    return 0
+}
+
+func megabytes(_ bytes: Int) -> Double { Double(bytes) / 1_000_000 }
+
+/// Runs a program and returns its standard output.
+func run(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw GraphError.store("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+func json(_ text: String) throws -> [String: Double] {
+    let line = text.split(separator: "\n").last.map(String.init) ?? ""
+    let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+    return (object as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
+}
+
+// MARK: - `load <file> <saves>`: load once (timed, peak memory), then save `saves` times (best is printed).
+
+let arguments = CommandLine.arguments
+if arguments.count >= 3, arguments[1] == "load" {
+    let url = URL(fileURLWithPath: arguments[2])
+    let runs = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
+    let before = status("VmRSS")
+    let coordinator = StoreCoordinator(model: model)
+    var store: PersistentStore?
+    let load = try seconds { store = try coordinator.addPersistentStore(type: "JSON", at: url) }
+    let peak = status("VmHWM"), resident = status("VmRSS")
+    guard let store = store as? JSONAtomicStore else { exit(1) }
+    var saves: [Double] = []
+    for _ in 0..<runs { saves.append(try seconds { try store.save() }) }
+    print("{\"load\": \(load), \"peak\": \(peak), \"resident\": \(resident), \"before\": \(before), \"objects\": \(store.cacheNodeCount), \"save\": \(saves.min() ?? 0)}")
+    exit(0)
+}
+
+/// Writes a store of `count` objects at `url` through a context; returns the seconds taken.
+func generate(_ count: Int, at url: URL) throws -> Double {
+    let coordinator = StoreCoordinator(model: model)
+    let store = try coordinator.addPersistentStore(type: "JSON", at: url)
+    defer { coordinator.remove(store) }
+    let context = ObjectContext(coordinator: coordinator)
+    let epoch = Date(timeIntervalSince1970: 1_700_000_000.125)
+    return try seconds {
+        var previous: ManagedObject?
+        for i in 0..<count {
+            let person = try context.insert("Person")
+            try person.setValue(.string("person number \(i)"), forKey: "name")
+            try person.setValue(.int(Int64(i) * 7919), forKey: "serial")
+            try person.setValue(.double(Double(i) * 0.37), forKey: "score")
+            try person.setValue(.date(epoch.addingTimeInterval(Double(i) * 61.001)), forKey: "born")
+            if let partner = previous {
+                try person.setObject(partner, forKey: "partner")
+                previous = nil
+            } else {
+                previous = person
+            }
+        }
+        try context.save()
+    }
+}
+
+// MARK: - `generate <file> [N]`: only write a store (for profiling).
+
+if arguments.count >= 3, arguments[1] == "generate" {
+    let count = arguments.count > 3 ? Int(arguments[3]) ?? 1_000_000 : 1_000_000
+    print(String(format: "generated %d objects in %.2f s", count, try generate(count, at: URL(fileURLWithPath: arguments[2]))))
+    exit(0)
+}
+
+// MARK: - `syntax <file>`: the JSON layer alone (yajl + events, no store), for comparison.
+
+if arguments.count >= 3, arguments[1] == "syntax" {
+    let data = try Data(contentsOf: URL(fileURLWithPath: arguments[2]))
+    let time = try seconds {
+        try data.withUnsafeBytes { bytes in
+            let parser = JSONEventParser(handler: JSONSyntaxChecker(), source: arguments[2])
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + (1 << 20), bytes.count)
+                try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                offset = end
+            }
+            try parser.finish()
+        }
+    }
+    print("{\"syntax\": \(time)}")
+    exit(0)
+}
+
+// MARK: - Main: generate, then measure in child processes.
+
+let count = arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
+let runs = arguments.dropFirst(2).first.flatMap(Int.init) ?? 3
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("json-store-bench-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let storeURL = directory.appendingPathComponent("store.json")
+
+print("JSON store benchmark: \(count) objects of entity Person (4 attributes: string, int64, double, date; one to-one relationship), release build, \(runs) runs")
+print(String(format: "generate (insert + first save through a context): %.2f s", try generate(count, at: storeURL)))
+let fileSize = (try FileManager.default.attributesOfItem(atPath: storeURL.path)[.size] as? NSNumber)?.intValue ?? 0
+let mb = megabytes(fileSize)
+print(String(format: "file size: %.1f MB (%d bytes, %.0f bytes/object)", mb, fileSize, Double(fileSize) / Double(count)))
+
+let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+var loads: [Double] = [], saves: [Double] = [], peaks: [Int] = [], residents: [Int] = []
+for _ in 0..<runs {
+    let result = try json(try run(executable, ["load", storeURL.path, "1"]))
+    loads.append(result["load"] ?? 0)
+    saves.append(result["save"] ?? 0)
+    peaks.append(Int(result["peak"] ?? 0))
+    residents.append(Int(result["resident"] ?? 0))
+}
+
+let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("scripts/json_bench.py").path
+let python = "/usr/bin/env"
+var pythonLoads: [Double] = [], pythonPeaks: [Int] = [], pythonDumps: [Double] = []
+for _ in 0..<runs {
+    let result = try json(try run(python, ["python3", script, "load", storeURL.path]))
+    pythonLoads.append(result["seconds"] ?? 0)
+    pythonPeaks.append(Int(result["peakRSS"] ?? 0))
+    let dumped = try json(try run(python, ["python3", script, "dump", storeURL.path, directory.appendingPathComponent("python.json").path]))
+    pythonDumps.append(dumped["seconds"] ?? 0)
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func summary(_ values: [Double]) -> String {
+    values.map { String(format: "%.3f", $0) }.joined(separator: " / ") + String(format: " s; median %.3f", median(values))
+}
+let bestLoad = loads.min() ?? 0, bestSave = saves.min() ?? 0
+let bestPythonLoad = pythonLoads.min() ?? 0, bestPythonDump = pythonDumps.min() ?? 0
+print("")
+print("JSONAtomicStore load (fresh process, open store = read + parse + resolve + check inverses):")
+print("  runs: \(summary(loads)) s = \(String(format: "%.0f", mb / median(loads))) MB/s; best \(String(format: "%.3f s = %.0f MB/s (target >= 100 MB/s)", bestLoad, mb / bestLoad))")
+print("  peak resident (VmHWM) after load: \(peaks.map { String(format: "%.0f MB", megabytes($0)) }.joined(separator: " / ")); "
+      + String(format: "%.2f x file size (target <= 3)", Double(peaks.max() ?? 0) / Double(fileSize)))
+print("  resident (VmRSS) while loaded: \(residents.map { String(format: "%.0f MB", megabytes($0)) }.joined(separator: " / "))")
+print("JSONAtomicStore save (store.save(): generate + write + fsync + rename + fsync directory):")
+print("  runs: \(summary(saves)) s = \(String(format: "%.0f", mb / median(saves))) MB/s; best \(String(format: "%.3f s = %.0f MB/s (target >= 120 MB/s)", bestSave, mb / bestSave))")
+print("Python \(try run(python, ["python3", "--version"]).trimmingCharacters(in: .whitespacesAndNewlines)) json.load of the same file:")
+print("  runs: \(summary(pythonLoads)) s; best \(String(format: "%.3f s = %.0f MB/s", bestPythonLoad, mb / bestPythonLoad)); "
+      + "peak resident \(String(format: "%.0f MB", megabytes(pythonPeaks.max() ?? 0)))")
+print("Python json.dump (compact, ensure_ascii=False) + fsync of the same document:")
+print("  runs: \(summary(pythonDumps)) s; best \(String(format: "%.3f s = %.0f MB/s", bestPythonDump, mb / bestPythonDump))")
+print("")
+print(String(format: "ratios, best of runs: load %.2fx faster than json.load; save %.2fx faster than json.dump; peak memory %.2fx of Python's",
+             bestPythonLoad / bestLoad, bestPythonDump / bestSave, Double(peaks.max() ?? 0) / Double(pythonPeaks.max() ?? 1)))
+print(String(format: "ratios, medians:      load %.2fx faster than json.load; save %.2fx faster than json.dump",
+             median(pythonLoads) / median(loads), median(pythonDumps) / median(saves)))

@@ -1,0 +1,265 @@
+import CYajl
+import Foundation
+
+/// A streaming JSON parser: yajl's callback parser, configured strictly, turning a JSON text
+/// into events for a ``JSONEventHandler``, with no tree in between.
+///
+/// Strict means RFC 8259 and nothing more: comments are refused, strings must be valid
+/// UTF-8 (overlong forms, surrogates and code points past U+10FFFF included), exactly one
+/// top-level value, nothing but whitespace (space, tab, line feed, carriage return) after
+/// it, and a NUL byte anywhere is an error (not the end of the input). Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
+/// with the byte offset, line and column.
+///
+/// Feed the text in chunks of any size, then call ``finish()``:
+///
+/// ```swift
+/// let parser = JSONEventParser(handler: JSONSyntaxChecker(), source: "input.json")
+/// try data.withUnsafeBytes { try parser.parse($0) }
+/// try parser.finish()
+/// ```
+///
+/// Not `Sendable`: a parser and its handler belong to the thread that feeds them.
+public final class JSONEventParser {
+    /// The name of the input in errors (a file path).
+    public let source: String
+    private let box: CallbackBox
+    private let callbacks: UnsafeMutablePointer<yajl_callbacks>
+    private let handle: yajl_handle
+    /// The offset of the chunk being parsed (or of the next one) in the whole input, kept in
+    /// plain memory so that an ``OffsetProbe`` can read it.
+    private let chunkStartStorage: UnsafeMutablePointer<Int> = {
+        let pointer = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return pointer
+    }()
+    private var chunkStart: Int {
+        get { chunkStartStorage.pointee }
+        set { chunkStartStorage.pointee = newValue }
+    }
+    /// Newlines before `chunkStart`, and the offset just after the last of them.
+    private var newlines = 0
+    private var lineStart = 0
+    private var currentChunk: UnsafeRawBufferPointer?
+    private var failure: JSONStoreError?
+    private var finished = false
+
+    /// A parser that sends events to `handler`; `source` names the input in errors.
+    public init(handler: any JSONEventHandler, source: String) {
+        self.source = source
+        box = CallbackBox(handler: handler)
+        callbacks = .allocate(capacity: 1)
+        callbacks.initialize(to: Self.makeCallbacks())
+        // yajl_alloc only fails when malloc does; yajl keeps the callbacks pointer, so it is
+        // ours to free in deinit.
+        handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(box).toOpaque())
+        _ = cyajl_config_bool(handle, yajl_allow_comments, 0)
+        _ = cyajl_config_bool(handle, yajl_dont_validate_strings, 0)
+        _ = cyajl_config_bool(handle, yajl_allow_trailing_garbage, 0)
+        _ = cyajl_config_bool(handle, yajl_allow_multiple_values, 0)
+        _ = cyajl_config_bool(handle, yajl_allow_partial_values, 0)
+    }
+
+    deinit {
+        yajl_free(handle)
+        callbacks.deallocate()
+        chunkStartStorage.deallocate()
+    }
+
+    /// Reads the offset just after the token of the event being handled, without touching
+    /// the parser object (no reference counting); valid while the parser lives.
+    struct OffsetProbe {
+        fileprivate let handle: yajl_handle
+        fileprivate let chunkStart: UnsafeMutablePointer<Int>
+
+        /// The offset; meaningful only inside an event callback.
+        @inline(__always)
+        var offset: Int { chunkStart.pointee + yajl_get_bytes_consumed(handle) }
+    }
+
+    var offsetProbe: OffsetProbe { OffsetProbe(handle: handle, chunkStart: chunkStartStorage) }
+
+    /// The number of bytes fed so far.
+    public var bytesParsed: Int { chunkStart }
+
+    /// Parses the next chunk of the input. After an error, every call throws it again.
+    public func parse(_ chunk: UnsafeRawBufferPointer) throws {
+        if let failure { throw failure }
+        guard let base = chunk.baseAddress, !chunk.isEmpty else { return }
+        // yajl ends nothing at a NUL byte but takes vertical tab and form feed for whitespace;
+        // RFC 8259 allows none of the three outside strings, and no raw control character inside.
+        var first = chunk.count
+        for byte: Int32 in [0x00, 0x0B, 0x0C] {
+            if let found = memchr(base, byte, first) { first = UnsafeRawPointer(found) - base }
+        }
+        if first < chunk.count {
+            try feed(UnsafeRawBufferPointer(start: base, count: first))
+            let byte = chunk[first]
+            throw fail(at: chunkStart, byte == 0 ? "a NUL byte is not allowed in JSON text"
+                : String(format: "control character 0x%02X is not allowed in JSON text", byte))
+        }
+        try feed(chunk)
+    }
+
+    /// Ends the input: throws if the text is incomplete (or empty).
+    public func finish() throws {
+        if let failure { throw failure }
+        guard !finished else { return }
+        finished = true
+        let status = yajl_complete_parse(handle)
+        if status != yajl_status_ok { throw failure(status, offsetInChunk: 0) }
+    }
+
+    /// Parses a whole text in memory.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, handler: any JSONEventHandler, source: String) throws {
+        let parser = JSONEventParser(handler: handler, source: source)
+        try parser.parse(bytes)
+        try parser.finish()
+    }
+
+    // MARK: - Feeding yajl
+
+    private func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        guard let base = chunk.baseAddress, !chunk.isEmpty else { return }
+        currentChunk = chunk
+        defer { currentChunk = nil }
+        let status = yajl_parse(handle, base.assumingMemoryBound(to: UInt8.self), chunk.count)
+        if status != yajl_status_ok {
+            throw failure(status, offsetInChunk: yajl_get_bytes_consumed(handle))
+        }
+        countLines(in: chunk, upTo: chunk.count)
+        chunkStart += chunk.count
+    }
+
+    /// Adds the newlines of `chunk[0..<end]` to the count (and moves `chunkStart` past them
+    /// only when the caller does).
+    private func countLines(in chunk: UnsafeRawBufferPointer, upTo end: Int) {
+        guard let base = chunk.baseAddress else { return }
+        var position = 0
+        while position < end, let found = memchr(base + position, 0x0A, end - position) {
+            let index = UnsafeRawPointer(found) - base
+            newlines += 1
+            lineStart = chunkStart + index + 1
+            position = index + 1
+        }
+    }
+
+    /// The offset, line and column of a byte of the chunk being parsed (or just after the
+    /// input when no chunk is being parsed).
+    func location(offsetInChunk: Int) -> (offset: Int, line: Int, column: Int) {
+        var lines = newlines
+        var start = lineStart
+        if let chunk = currentChunk, let base = chunk.baseAddress {
+            let end = min(offsetInChunk, chunk.count)
+            var position = 0
+            while position < end, let found = memchr(base + position, 0x0A, end - position) {
+                let index = UnsafeRawPointer(found) - base
+                lines += 1
+                start = chunkStart + index + 1
+                position = index + 1
+            }
+            let offset = chunkStart + end
+            return (offset, lines + 1, offset - start + 1)
+        }
+        return (chunkStart, lines + 1, chunkStart - start + 1)
+    }
+
+    /// The place of the event being handled: just after its token.
+    var currentLocation: (offset: Int, line: Int, column: Int) {
+        location(offsetInChunk: currentChunk == nil ? 0 : yajl_get_bytes_consumed(handle))
+    }
+
+    private func fail(at offset: Int, _ reason: String) -> JSONStoreError {
+        let place = location(offsetInChunk: offset - chunkStart)
+        let error = JSONStoreError.invalidJSON(file: source, offset: place.offset, line: place.line,
+                                               column: place.column, reason: reason)
+        failure = error
+        return error
+    }
+
+    private func failure(_ status: yajl_status, offsetInChunk: Int) -> Error {
+        if status == yajl_status_client_canceled, let thrown = box.error {
+            box.error = nil
+            let error: Error
+            if let text = thrown as? InvalidText {
+                error = fail(at: chunkStart + offsetInChunk, text.reason)
+            } else if let shape = thrown as? JSONShapeError {
+                let place = location(offsetInChunk: offsetInChunk)
+                error = JSONStoreError.notAStoreFile(
+                    file: source, reason: "\(shape.reason) (at byte \(place.offset), line \(place.line), column \(place.column))")
+            } else {
+                error = thrown
+            }
+            if let storeError = error as? JSONStoreError { failure = storeError }
+            return error
+        }
+        var reason = "invalid JSON"
+        if let message = yajl_get_error(handle, 0, nil, 0) {
+            reason = String(cString: message)
+            yajl_free_error(handle, message)
+        }
+        reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        if reason.hasPrefix("parse error: ") { reason.removeFirst("parse error: ".count) }
+        if reason.hasPrefix("lexical error: ") { reason.removeFirst("lexical error: ".count) }
+        return fail(at: chunkStart + offsetInChunk, reason)
+    }
+
+    // MARK: - Callbacks
+
+    /// Text yajl let through that is not valid UTF-8 (its own check is looser than RFC 3629).
+    struct InvalidText: Error {
+        let reason: String
+    }
+
+    /// What yajl's context pointer points to.
+    final class CallbackBox {
+        /// A `let` of an object the callbacks borrow: read without retaining it per event.
+        let handler: any JSONEventHandler
+        var error: Error?
+
+        init(handler: any JSONEventHandler) { self.handler = handler }
+
+        @inline(__always)
+        static func run(_ context: UnsafeMutableRawPointer?, _ body: (any JSONEventHandler) throws -> Void) -> Int32 {
+            guard let context else { return 0 }
+            return Unmanaged<CallbackBox>.fromOpaque(context)._withUnsafeGuaranteedRef { box in
+                do {
+                    try body(box.handler)
+                    return 1
+                } catch {
+                    box.error = error
+                    return 0
+                }
+            }
+        }
+
+        @inline(__always)
+        static func text(_ pointer: UnsafePointer<UInt8>?, _ count: Int, key: Bool) throws -> UnsafeRawBufferPointer {
+            let bytes = UnsafeRawBufferPointer(start: pointer, count: count)
+            if !UTF8Check.isValid(bytes) {
+                throw InvalidText(reason: key ? "invalid UTF-8 (or an unpaired surrogate escape) in an object key"
+                                              : "invalid UTF-8 (or an unpaired surrogate escape) in a string")
+            }
+            return bytes
+        }
+    }
+
+    private static func makeCallbacks() -> yajl_callbacks {
+        var c = yajl_callbacks()
+        c.yajl_null = { CallbackBox.run($0) { try $0.null() } }
+        c.yajl_boolean = { context, value in CallbackBox.run(context) { try $0.bool(value != 0) } }
+        c.yajl_number = { context, text, count in
+            CallbackBox.run(context) { try $0.number(UnsafeRawBufferPointer(start: text, count: count)) }
+        }
+        c.yajl_string = { context, text, count in
+            CallbackBox.run(context) { try $0.string(CallbackBox.text(text, count, key: false)) }
+        }
+        c.yajl_start_map = { CallbackBox.run($0) { try $0.startObject() } }
+        c.yajl_map_key = { context, text, count in
+            CallbackBox.run(context) { try $0.key(CallbackBox.text(text, count, key: true)) }
+        }
+        c.yajl_end_map = { CallbackBox.run($0) { try $0.endObject() } }
+        c.yajl_start_array = { CallbackBox.run($0) { try $0.startArray() } }
+        c.yajl_end_array = { CallbackBox.run($0) { try $0.endArray() } }
+        return c
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import GraphCore
+
+/// After the parse: turns the references the decoder kept into object IDs, checking that
+/// each exists, is unique and is of the destination entity, then that the two sides of
+/// every relationship agree (`docs/FILE_FORMAT.md`, "Redundancy").
+///
+/// Linear in the number of links, except many-to-many relationships, whose links are
+/// sorted once to compare the two sides.
+struct ReferenceResolver {
+    let file: String
+    let plan: ModelPlan
+    let nodes: [CacheNode]
+    let nodeEntities: [Int32]
+    let nodeReferences: [Int64]
+    /// Each entity's flat properties, by entity index (plain memory, read per link).
+    let flats: [FlatProperties]
+    /// Reference → index in `nodes`: an array when references are dense, else a dictionary.
+    private var dense: [Int32] = []
+    private var sparse: [Int64: Int32] = [:]
+
+    init(decoder: StoreFileDecoder) {
+        file = decoder.file
+        plan = decoder.plan
+        nodes = decoder.nodes
+        nodeEntities = decoder.nodeEntities
+        nodeReferences = decoder.nodeReferences
+        flats = decoder.plan.entities.map(\.flat)
+    }
+
+    /// Resolves and checks everything; the nodes' relationship values are set on return.
+    static func resolve(_ decoder: StoreFileDecoder) throws {
+        var resolver = ReferenceResolver(decoder: decoder)
+        try resolver.buildTable(maxReference: decoder.maxReference)
+        try resolver.resolveToOne(&decoder.toOne)
+        try resolver.resolveToMany(decoder.toMany, pool: &decoder.referencePool)
+        try resolver.checkInverses(toOne: decoder.toOne, toMany: decoder.toMany, pool: decoder.referencePool)
+    }
+
+    // MARK: - References
+
+    private mutating func buildTable(maxReference: Int64) throws {
+        if maxReference <= Int64(nodes.count) * 4 + 1024 {
+            dense = [Int32](repeating: -1, count: Int(maxReference) + 1)
+        }
+        for (index, reference) in nodeReferences.enumerated() {
+            if let other = node(for: reference) {
+                throw JSONStoreError.duplicateReference(file: file, entity: entityName(of: index), reference: reference,
+                                                        otherEntity: entityName(of: other))
+            }
+            if dense.isEmpty { sparse[reference] = Int32(index) } else { dense[Int(reference)] = Int32(index) }
+        }
+    }
+
+    @inline(__always)
+    private func node(for reference: Int64) -> Int? {
+        if !dense.isEmpty {
+            guard reference >= 0, reference < Int64(dense.count) else { return nil }
+            let index = dense[Int(reference)]
+            return index < 0 ? nil : Int(index)
+        }
+        return sparse[reference].map(Int.init)
+    }
+
+    private func entityName(of node: Int) -> String { plan.entities[Int(nodeEntities[node])].name }
+
+    private func property(_ node: Int, _ index: Int) -> PropertyPlan {
+        plan.entities[Int(nodeEntities[node])].properties[index]
+    }
+
+    /// The node a reference names, checked against the relationship's destination.
+    @inline(__always)
+    private func target(_ reference: Int64, from source: Int, property index: Int) throws -> Int {
+        guard let target = node(for: reference) else {
+            throw JSONStoreError.danglingReference(file: file, entity: entityName(of: source), reference: nodeReferences[source],
+                                                   property: property(source, index).name, target: reference)
+        }
+        let flat = flats[Int(nodeEntities[source])]
+        guard flat.allowed[index * flat.entityCount + Int(nodeEntities[target])] else {
+            let relationship = property(source, index)
+            throw JSONStoreError.wrongDestination(file: file, entity: entityName(of: source), reference: nodeReferences[source],
+                                                  property: relationship.name, target: reference,
+                                                  targetEntity: entityName(of: target), expected: relationship.destinationName)
+        }
+        return target
+    }
+
+    /// Sets to-one values; on return each pending reference holds its target's node index.
+    private func resolveToOne(_ pending: inout [StoreFileDecoder.PendingReference]) throws {
+        for index in pending.indices {
+            let item = pending[index]
+            let source = Int(item.node)
+            let targetIndex = try target(item.target, from: source, property: Int(item.property))
+            nodes[source].values[Int(item.property)] = .object(nodes[targetIndex].objectID)
+            pending[index].target = Int64(targetIndex)
+        }
+    }
+
+    /// Sets to-many values; on return the pool holds node indexes instead of references.
+    private func resolveToMany(_ lists: [StoreFileDecoder.PendingList], pool: inout [Int64]) throws {
+        var marks: [Int32] = []
+        for (listIndex, list) in lists.enumerated() {
+            let source = Int(list.node)
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(list.count)
+            if list.count > 1, marks.isEmpty { marks = [Int32](repeating: -1, count: nodes.count) }
+            for slot in list.start..<(list.start + list.count) {
+                let targetIndex = try target(pool[slot], from: source, property: Int(list.property))
+                if list.count > 1 {
+                    if marks[targetIndex] == Int32(truncatingIfNeeded: listIndex) {
+                        throw JSONStoreError.invalidObject(
+                            file: file, entity: entityName(of: source), reference: nodeReferences[source],
+                            reason: "property \"\(property(source, Int(list.property)).name)\" lists \(describe(targetIndex)) twice")
+                    }
+                    marks[targetIndex] = Int32(truncatingIfNeeded: listIndex)
+                }
+                ids.append(nodes[targetIndex].objectID)
+                pool[slot] = Int64(targetIndex)
+            }
+            nodes[source].values[Int(list.property)] = .objects(ids)
+        }
+    }
+
+    private func describe(_ node: Int) -> String { "\(entityName(of: node)) \(nodeReferences[node])" }
+
+    /// "null", or the reference the value of a to-one relationship points to.
+    private func describeToOne(_ value: Value) -> String {
+        if case .object(let id) = value { return id.referenceObject.description }
+        return "null"
+    }
+
+    private func mismatch(_ node: Int, _ index: Int, _ detail: String) -> JSONStoreError {
+        .inverseMismatch(file: file, entity: entityName(of: node), reference: nodeReferences[node],
+                         property: property(node, index).name, detail: detail)
+    }
+
+    // MARK: - Inverses
+
+    private func checkInverses(toOne: [StoreFileDecoder.PendingReference], toMany: [StoreFileDecoder.PendingList],
+                               pool: [Int64]) throws {
+        // The to-one links of each node are contiguous in `toOne` (in node order): where they start.
+        var starts = [Int32](repeating: 0, count: nodes.count + 1)
+        for item in toOne { starts[Int(item.node) + 1] += 1 }
+        for index in 0..<nodes.count { starts[index + 1] += starts[index] }
+        // To-one relationships whose inverse is to-many: how many objects point at each target.
+        var counts: [Int: [Int32]] = [:]
+        for item in toOne {
+            let source = Int(item.node), index = Int(item.property), targetIndex = Int(item.target)
+            let flat = flats[Int(nodeEntities[source])]
+            let inverse = Int(flat.inverses[index])
+            guard inverse >= 0 else { continue }
+            if flat.inverseIsToMany[index] {
+                counts[inverse, default: [Int32](repeating: 0, count: nodes.count)][targetIndex] += 1
+            } else if let back = toOneTarget(of: targetIndex, property: inverse, in: toOne, starts: starts), back == source {
+                continue
+            } else {
+                let back = nodes[targetIndex].values[inverse]
+                throw mismatch(source, index, "refers to \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" is \(describeToOne(back))")
+            }
+        }
+        var forward: [Int: [UInt64]] = [:], backward: [Int: [UInt64]] = [:]
+        for list in toMany {
+            let source = Int(list.node), index = Int(list.property)
+            let flat = flats[Int(nodeEntities[source])]
+            let inverse = Int(flat.inverses[index])
+            guard inverse >= 0 else { continue }
+            if !flat.inverseIsToMany[index] {
+                for slot in list.start..<(list.start + list.count) {
+                    let targetIndex = Int(pool[slot])
+                    if toOneTarget(of: targetIndex, property: inverse, in: toOne, starts: starts) != source {
+                        let back = nodes[targetIndex].values[inverse]
+                        throw mismatch(source, index, "lists \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" is \(describeToOne(back))")
+                    }
+                }
+                continue
+            }
+            let entityPlan = plan.entities[Int(nodeEntities[source])]
+            let id = entityPlan.relationshipIDs[index], inverseID = entityPlan.inverseIDs[index]
+            for slot in list.start..<(list.start + list.count) {
+                let targetIndex = UInt64(pool[slot])
+                if id <= inverseID { forward[id, default: []].append(UInt64(source) << 32 | targetIndex) }
+                if inverseID <= id { backward[inverseID, default: []].append(targetIndex << 32 | UInt64(source)) }
+            }
+        }
+        try checkCounts(counts, toOne: toOne)
+        for id in Set(forward.keys).union(backward.keys) {
+            try compare(forward[id] ?? [], backward[id] ?? [])
+        }
+    }
+
+    /// The node a to-one relationship of `node` points to (nil for null), from the resolved links.
+    @inline(__always)
+    private func toOneTarget(of node: Int, property: Int, in toOne: [StoreFileDecoder.PendingReference], starts: [Int32]) -> Int? {
+        for slot in Int(starts[node])..<Int(starts[node + 1]) where toOne[slot].property == Int32(property) {
+            return Int(toOne[slot].target)
+        }
+        return nil
+    }
+
+    /// Every object a to-many side lists was checked to point back; an object pointing at a
+    /// target that lists fewer objects than point at it is missing from that list.
+    private func checkCounts(_ counts: [Int: [Int32]], toOne: [StoreFileDecoder.PendingReference]) throws {
+        for (inverse, perTarget) in counts {
+            for (targetIndex, count) in perTarget.enumerated() where count > 0 {
+                guard case .objects(let listed) = nodes[targetIndex].values[inverse], listed.count < count else { continue }
+                let members = Set(listed)
+                for item in toOne where Int(item.target) == targetIndex {
+                    let source = Int(item.node), index = Int(item.property)
+                    guard property(source, index).inverseIndex == inverse, !members.contains(nodes[source].objectID) else { continue }
+                    throw mismatch(source, index, "refers to \(describe(targetIndex)), whose \"\(property(targetIndex, inverse).name)\" does not list \(nodeReferences[source])")
+                }
+            }
+        }
+    }
+
+    /// The links of a many-to-many relationship as each side states them: (a, b) for "a
+    /// lists b" on one side and "b lists a" on the other. They must be the same sets.
+    private func compare(_ forward: [UInt64], _ backward: [UInt64]) throws {
+        let a = forward.sorted(), b = backward.sorted()
+        if a == b { return }
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if i < a.count, j < b.count, a[i] == b[j] { i += 1; j += 1; continue }
+            let onlyForward = j >= b.count || (i < a.count && a[i] < b[j])
+            let link = onlyForward ? a[i] : b[j]
+            let first = Int(link >> 32), second = Int(link & 0xFFFF_FFFF)
+            let (node, other) = onlyForward ? (first, second) : (second, first)
+            let index = listIndex(of: node, listing: other)
+            let inverse = property(node, index).inverseIndex ?? 0
+            throw mismatch(node, index, "lists \(describe(other)), whose \"\(property(other, inverse).name)\" does not list \(nodeReferences[node])")
+        }
+    }
+
+    /// The property of `node` whose to-many value lists `other` (and has a to-many inverse).
+    private func listIndex(of node: Int, listing other: Int) -> Int {
+        let id = nodes[other].objectID
+        for (index, relationship) in plan.entities[Int(nodeEntities[node])].properties.enumerated()
+        where relationship.inverseIsToMany && relationship.isToMany {
+            if case .objects(let ids) = nodes[node].values[index], ids.contains(id) { return index }
+        }
+        return 0
+    }
+}

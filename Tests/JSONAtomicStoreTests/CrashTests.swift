@@ -1,0 +1,173 @@
+import Foundation
+import GraphCore
+import JSONAtomicStore
+import Testing
+
+/// A process saving in a loop is killed with SIGKILL at random moments; after each kill the
+/// store must open, be valid, and hold every save that had returned (FILE_FORMAT.md,
+/// "Writing a store file safely").
+@Suite("Crash safety")
+struct CrashTests {
+    static let kills = 200
+    static let fillers = 2000
+
+    @Test("a store killed at random moments while saving keeps every save that returned")
+    func killedWriterLosesNoAcknowledgedSave() throws {
+        let directory = try TemporaryDirectory()
+        let storeURL = directory.url.appendingPathComponent("crash.json")
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        var acknowledged: Int64 = -1  // the highest sequence number whose save returned
+
+        for round in 0..<Self.kills {
+            var writer = try CrashWriterProcess(model: CrashFiles.model, store: storeURL, fillers: Self.fillers)
+            // Every tenth round is killed while it is still opening the store.
+            if round % 10 != 9 {
+                let ready = try writer.readLine()
+                let next = Int64(ready.dropFirst("ready ".count)) ?? -99
+                #expect(next == acknowledged + 1 || next == acknowledged + 2,
+                        "round \(round), seed \(seed): writer resumed at \(ready), last acknowledged \(acknowledged)")
+            }
+            usleep(UInt32(random.next() % 150_000))
+            let output = try writer.kill()
+            let saved = output.compactMap { $0.hasPrefix("saved ") ? Int64($0.dropFirst(6)) : nil }
+            if let last = saved.last { acknowledged = last }
+
+            let (highest, problems) = try Self.check(storeURL)
+            #expect(problems.isEmpty, "round \(round), seed \(seed): \(problems)")
+            // The save in flight when the process died may have become durable before its answer.
+            #expect(highest == acknowledged || highest == acknowledged + 1,
+                    "round \(round), seed \(seed): store holds saves up to \(highest), acknowledged \(acknowledged)")
+            if highest == acknowledged + 1 { acknowledged = highest }
+        }
+        #expect(acknowledged > Int64(Self.kills), "the writer should have saved many times (seed \(seed))")
+    }
+
+    /// Opens the store for writing (so the dead writer's lock must be gone), checks it and
+    /// returns the highest sequence number it holds (-1 when empty or absent) and the problems found.
+    static func check(_ storeURL: URL) throws -> (Int64, [String]) {
+        guard FileManager.default.fileExists(atPath: storeURL.path) else { return (-1, []) }
+        JSONAtomicStore.register()
+        let model = try ObjectModel(contentsOf: CrashFiles.model)
+        let coordinator = StoreCoordinator(model: model)
+        let store = try coordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: storeURL)
+        defer { coordinator.remove(store) }
+        var problems: [String] = []
+        // Opened for writing, the store removes the temporary files of dead writers.
+        let directory = storeURL.deletingLastPathComponent()
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".tmp-") }
+        if !leftovers.isEmpty { problems.append("temporary files left: \(leftovers)") }
+        let context = ObjectContext(coordinator: coordinator)
+        let entries = try context.fetch(FetchRequest(entityName: "Entry"))
+        let counters = try context.fetch(FetchRequest(entityName: "Counter"))
+        guard let counter = counters.first else {
+            return (-1, entries.isEmpty ? [] : ["\(entries.count) entries but no counter"])
+        }
+        if counters.count != 1 { problems.append("\(counters.count) counters") }
+        let sequence = try entries.map { try $0.get("seq", as: Int64.self) }.filter { $0 >= 0 }.sorted()
+        let highest = sequence.last ?? -1
+        if sequence != Array(stride(from: 0, through: highest, by: 1)) {
+            problems.append("entries are not 0...\(highest): \(sequence.count) of them")
+        }
+        if entries.count - sequence.count != fillers { problems.append("\(entries.count - sequence.count) fillers") }
+        let value = try counter.get("value", as: Int64.self)
+        if value != highest { problems.append("counter is \(value), highest entry \(highest)") }
+        let linked = try counter.objects(forKey: "entries").count
+        if linked != entries.count { problems.append("counter links \(linked) of \(entries.count) entries") }
+        return (highest, problems)
+    }
+}
+
+/// The crash writer executable (Tests/JSONStoreCrashWriter), built beside the test binary.
+struct CrashWriterProcess {
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private var buffer = LineBuffer()
+
+    init(model: URL, store: URL, fillers: Int) throws {
+        process.executableURL = try Self.binary()
+        process.arguments = [model.path, store.path, String(fillers)]
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+    }
+
+    /// The next line the writer printed; fails if it exits first.
+    mutating func readLine() throws -> String {
+        while true {
+            if let line = buffer.nextLine() { return line }
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty {
+                process.waitUntilExit()
+                let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                throw CrashTestError("the crash writer exited (status \(process.terminationStatus)) before printing a line: \(message)")
+            }
+            buffer.append(data)
+        }
+    }
+
+    /// Kills the writer with SIGKILL and returns the lines it printed since the last `readLine()`.
+    mutating func kill() throws -> [String] {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        buffer.append(output.fileHandleForReading.readDataToEndOfFile())
+        if process.terminationReason != .uncaughtSignal {
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw CrashTestError("the crash writer stopped by itself (status \(process.terminationStatus)): \(message)")
+        }
+        var lines: [String] = []
+        while let line = buffer.nextLine() { lines.append(line) }
+        return lines
+    }
+
+    /// Found next to the test binary, or at `$JSON_STORE_CRASH_WRITER`.
+    static func binary() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["JSON_STORE_CRASH_WRITER"] { return URL(fileURLWithPath: path) }
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("JSONStoreCrashWriter")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw CrashTestError("JSONStoreCrashWriter is not built next to \(testBinary.path): run `swift build --build-tests` first")
+    }
+}
+
+/// Bytes split into lines.
+struct LineBuffer {
+    private var bytes: [UInt8] = []
+
+    mutating func append(_ data: Data) { bytes.append(contentsOf: data) }
+
+    mutating func nextLine() -> String? {
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = String(decoding: bytes[..<newline], as: UTF8.self)
+        bytes.removeSubrange(...newline)
+        return line
+    }
+}
+
+/// A small, seedable random generator, so that a failing run can be told apart by its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+struct CrashTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+enum CrashFiles {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let model = fixtures.appendingPathComponent("crash.model.json")
+}
