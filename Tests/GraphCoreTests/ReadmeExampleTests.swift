@@ -17,7 +17,7 @@ import Testing
         try context.save()
 
         var request = FetchRequest(entityName: "Song")
-        request.predicate = try GraphCore.Predicate(format: "album.title == %@ AND plays >= %d", "Kind of Blue", 0)
+        request.predicate = try .format("album.title == %@ AND plays >= %d", "Kind of Blue", 0)
         request.sortDescriptors = [SortDescriptor("title")]
         let songs = try context.fetch(request)
         #expect(songs == [song])

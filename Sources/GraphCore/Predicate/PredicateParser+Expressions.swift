@@ -231,4 +231,16 @@ extension Predicate {
     public init(format: String, _ arguments: any PredicateArgument...) throws(PredicateError) {
         try self.init(format: format, arguments: arguments.map(\.predicateValue))
     }
+
+    /// Parses a format string, as ``init(format:_:)``, where the type is known from context.
+    ///
+    /// Foundation has a `Predicate` type of its own, so a file that imports both Foundation and
+    /// GraphCore must write `GraphCore.Predicate(format: …)`; this spelling needs no type name:
+    ///
+    /// ```swift
+    /// request.predicate = try .format("title BEGINSWITH[c] %@ AND plays > %d", "blue", 10)
+    /// ```
+    public static func format(_ format: String, _ arguments: any PredicateArgument...) throws(PredicateError) -> Predicate {
+        try Predicate(format: format, arguments: arguments.map(\.predicateValue))
+    }
 }
