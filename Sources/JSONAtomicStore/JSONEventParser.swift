@@ -42,6 +42,7 @@ public final class JSONEventParser {
     private var currentChunk: UnsafeRawBufferPointer?
     private var failure: JSONStoreError?
     private var finished = false
+    private var surrogates = SurrogateEscapeScanner()
 
     /// A parser that sends events to `handler`; `source` names the input in errors.
     public init(handler: any JSONEventHandler, source: String) {
@@ -90,6 +91,11 @@ public final class JSONEventParser {
         var first = chunk.count
         for byte: Int32 in [0x00, 0x0B, 0x0C] {
             if let found = memchr(base, byte, first) { first = UnsafeRawPointer(found) - base }
+        }
+        if let unpaired = surrogates.firstUnpaired(in: UnsafeRawBufferPointer(start: base, count: first), at: chunkStart) {
+            let offsetInChunk = max(unpaired - chunkStart, 0)
+            try feed(UnsafeRawBufferPointer(start: base, count: offsetInChunk))
+            throw fail(at: unpaired, "a \\u escape of a high surrogate (D800-DBFF) must be followed by one of a low surrogate (DC00-DFFF)")
         }
         if first < chunk.count {
             try feed(UnsafeRawBufferPointer(start: base, count: first))
@@ -169,7 +175,11 @@ public final class JSONEventParser {
     }
 
     private func fail(at offset: Int, _ reason: String) -> JSONStoreError {
-        let place = location(offsetInChunk: offset - chunkStart)
+        var place = location(offsetInChunk: offset - chunkStart)
+        if offset < chunkStart, offset >= lineStart {
+            // In an earlier chunk (an escape cut by a chunk's end), on the current line.
+            place = (offset, newlines + 1, offset - lineStart + 1)
+        }
         let error = JSONStoreError.invalidJSON(file: source, offset: place.offset, line: place.line,
                                                column: place.column, reason: reason)
         failure = error
