@@ -162,13 +162,15 @@ for _ in 0..<runs {
 let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("scripts/json_bench.py").path
 let python = "/usr/bin/env"
-var pythonLoads: [Double] = [], pythonPeaks: [Int] = [], pythonDumps: [Double] = []
+var pythonLoads: [Double] = [], pythonPeaks: [Int] = [], pythonDumps: [Double] = [], pythonOneStringDumps: [Double] = []
 for _ in 0..<runs {
     let result = try json(try run(python, ["python3", script, "load", storeURL.path]))
     pythonLoads.append(result["seconds"] ?? 0)
     pythonPeaks.append(Int(result["peakRSS"] ?? 0))
     let dumped = try json(try run(python, ["python3", script, "dump", storeURL.path, directory.appendingPathComponent("python.json").path]))
     pythonDumps.append(dumped["seconds"] ?? 0)
+    let dumpedAsString = try json(try run(python, ["python3", script, "dumps", storeURL.path, directory.appendingPathComponent("python.json").path]))
+    pythonOneStringDumps.append(dumpedAsString["seconds"] ?? 0)
 }
 
 func median(_ values: [Double]) -> Double {
@@ -196,6 +198,10 @@ print("  runs: \(summary(pythonLoads)) s; best \(String(format: "%.3f s = %.0f M
 print("Python json.dump (compact, ensure_ascii=False) + fsync of the same document:")
 print("  runs: \(summary(pythonDumps)) s; best \(String(format: "%.3f s = %.0f MB/s", bestPythonDump, mb / bestPythonDump))")
 print("")
+let bestPythonDumps = pythonOneStringDumps.min() ?? 0
+print("Python json.dumps (one string, C encoder) + write + fsync of the same document:")
+print("  runs: \(summary(pythonOneStringDumps)) s; best \(String(format: "%.3f s = %.0f MB/s", bestPythonDumps, mb / bestPythonDumps)); "
+      + String(format: "save %.2fx faster", bestPythonDumps / bestSave))
 print(String(format: "ratios, best of runs: load %.2fx faster than json.load; save %.2fx faster than json.dump; peak memory %.2fx of Python's",
              bestPythonLoad / bestLoad, bestPythonDump / bestSave, Double(peaks.max() ?? 0) / Double(pythonPeaks.max() ?? 1)))
 print(String(format: "ratios, medians:      load %.2fx faster than json.load; save %.2fx faster than json.dump",
