@@ -170,7 +170,7 @@ private final class StoreTestsOutcomes: Sendable {
     @Test func theSameURLCannotBeAddedTwice() throws {
         let name = registered(StoreTestsFlakyStore.self)
         let coordinator = StoreCoordinator(model: try MusicModel.make())
-        let url = URL(fileURLWithPath: "/tmp/store-tests-\(UUID().uuidString).store")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString).store")
         try coordinator.addPersistentStore(type: name, at: url)
         #expect(throws: GraphError.self) { try coordinator.addPersistentStore(type: name, at: url) }
         #expect(coordinator.persistentStores.count == 1)
@@ -179,7 +179,7 @@ private final class StoreTestsOutcomes: Sendable {
     @Test func theSameURLAddedFromSeveralThreadsAtOnceIsAddedOnce() throws {
         let name = registered(StoreTestsSlowStore.self)
         let coordinator = StoreCoordinator(model: try MusicModel.make())
-        let url = URL(fileURLWithPath: "/tmp/store-tests-\(UUID().uuidString).store")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString).store")
         let outcomes = StoreTestsOutcomes()
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             do {
