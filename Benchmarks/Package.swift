@@ -8,13 +8,18 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "DocumentStore", path: "..")],
     targets: [
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "GraphCore", package: "DocumentStore")]
+        ),
         .executableTarget(
             name: "GraphCoreBenchmarks",
-            dependencies: [.product(name: "GraphCore", package: "DocumentStore")]
+            dependencies: ["BenchmarkSupport", .product(name: "GraphCore", package: "DocumentStore")]
         ),
         .executableTarget(
             name: "JSONStoreBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "GraphCore", package: "DocumentStore"),
                 .product(name: "JSONAtomicStore", package: "DocumentStore"),
             ]

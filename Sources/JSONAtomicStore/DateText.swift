@@ -30,10 +30,10 @@ enum DateText {
         else { return nil }
         let year = number(0, 4), month = number(5, 2), day = number(8, 2)
         let hour = number(11, 2), minute = number(14, 2), second = number(17, 2), millisecond = number(20, 3)
-        guard !bad, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard !bad, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysIn(month: month, year: year),
               hour < 24, minute < 60, second < 60
         else { return nil }
-        let seconds = days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+        let seconds = CivilCalendar.days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSince1970: Double(seconds) + Double(millisecond) / 1000)
     }
 
@@ -55,7 +55,7 @@ enum DateText {
         var days = total / 86_400_000
         var msOfDay = total % 86_400_000
         if msOfDay < 0 { days -= 1; msOfDay += 86_400_000 }
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilCalendar.date(fromDays: days)
         @inline(__always) func put(_ value: Int64, _ start: Int, _ width: Int) {
             var v = value
             for i in stride(from: start + width - 1, through: start, by: -1) {
@@ -71,35 +71,5 @@ enum DateText {
         put(msOfDay / 1000 % 60, 17, 2); buffer[19] = UInt8(ascii: ".")
         put(msOfDay % 1000, 20, 3); buffer[23] = UInt8(ascii: "Z")
         return 24
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    // Howard Hinnant's days_from_civil / civil_from_days, as in GraphCore's ISO8601.
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -201,28 +201,10 @@ struct ObjectWriter {
             try out.closeArray()
         default:
             // A value of a convertible kind (an integer in a double attribute): written as its type holds it.
-            guard let type = Self.attributeType(kind), let converted = value.converted(to: type), converted != value else {
+            guard let type = kind.attributeType, let converted = value.converted(to: type), converted != value else {
                 throw UnencodableValue(reason: "a property of kind \(kind) holds \(value.kindName) \(value)")
             }
             try write(converted, kind: kind, ordered: ordered)
-        }
-    }
-
-    private static func attributeType(_ kind: PropertyKind) -> AttributeType? {
-        switch kind {
-        case .int16: return .int16
-        case .int32: return .int32
-        case .int64: return .int64
-        case .double: return .double
-        case .float: return .float
-        case .decimal: return .decimal
-        case .string: return .string
-        case .bool: return .bool
-        case .date: return .date
-        case .binary: return .binary
-        case .uuid: return .uuid
-        case .uri: return .uri
-        case .toOne, .toMany: return nil
         }
     }
 

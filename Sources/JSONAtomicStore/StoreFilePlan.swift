@@ -44,6 +44,29 @@ final class EntityPlan {
 /// The kind of a property in one byte.
 enum PropertyKind: UInt8 {
     case int16, int32, int64, double, float, decimal, string, bool, date, binary, uuid, uri, toOne, toMany
+
+    /// The kind of an attribute of this type.
+    init(_ type: AttributeType) {
+        switch type {
+        case .int16: self = .int16
+        case .int32: self = .int32
+        case .int64: self = .int64
+        case .double: self = .double
+        case .float: self = .float
+        case .decimal: self = .decimal
+        case .string: self = .string
+        case .bool: self = .bool
+        case .date: self = .date
+        case .binary: self = .binary
+        case .uuid: self = .uuid
+        case .uri: self = .uri
+        }
+    }
+
+    /// The attribute type of this kind; nil for relationships.
+    var attributeType: AttributeType? {
+        AttributeType.allCases.first { PropertyKind($0) == self }
+    }
 }
 
 /// Per-property facts of an entity in memory that is read without reference counting:
@@ -77,7 +100,7 @@ struct FlatProperties {
         for (index, property) in properties.enumerated() {
             switch property.kind {
             case .attribute(let type):
-                kinds[index] = Self.kind(of: type)
+                kinds[index] = PropertyKind(type)
                 if !property.isOptional { required.append(Int32(index)) }
             case .toOne: kinds[index] = .toOne
             case .toMany: kinds[index] = .toMany
@@ -129,23 +152,6 @@ struct FlatProperties {
         required.deallocate()
         names.deallocate()
         nameStarts.deallocate()
-    }
-
-    private static func kind(of type: AttributeType) -> PropertyKind {
-        switch type {
-        case .int16: return .int16
-        case .int32: return .int32
-        case .int64: return .int64
-        case .double: return .double
-        case .float: return .float
-        case .decimal: return .decimal
-        case .string: return .string
-        case .bool: return .bool
-        case .date: return .date
-        case .binary: return .binary
-        case .uuid: return .uuid
-        case .uri: return .uri
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import BenchmarkSupport
 import GraphCore
 #if canImport(Glibc)
 import Glibc
@@ -42,17 +43,7 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 
 func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
 
-let model = try ObjectModel(entities: [
-    EntityDescription("Person", attributes: [
-        AttributeDescription("name", .string),
-        AttributeDescription("serial", .int64),
-        AttributeDescription("score", .double),
-        AttributeDescription("born", .date),
-    ], relationships: [
-        // Each person has one partner, whose partner is them: a to-one with a to-one inverse.
-        RelationshipDescription("partner", destination: "Person", inverse: "partner"),
-    ]),
-])
+let model = try PersonModel.make()
 
 print("GraphCore benchmark: \(count) objects of entity Person (4 attributes: string, int64, double, date; one to-one relationship), InMemory store, release build")
 

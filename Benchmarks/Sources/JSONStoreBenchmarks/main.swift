@@ -1,4 +1,5 @@
 import Foundation
+import BenchmarkSupport
 import GraphCore
 import JSONAtomicStore
 
@@ -10,16 +11,7 @@ import JSONAtomicStore
 // Loading is measured in a fresh process (this executable run as `load <file> <runs>`), so
 // that generating the store does not count towards its memory.
 
-let model = try ObjectModel(entities: [
-    EntityDescription("Person", attributes: [
-        AttributeDescription("name", .string),
-        AttributeDescription("serial", .int64),
-        AttributeDescription("score", .double),
-        AttributeDescription("born", .date),
-    ], relationships: [
-        RelationshipDescription("partner", destination: "Person", inverse: "partner"),
-    ]),
-])
+let model = try PersonModel.make()
 JSONAtomicStore.register()
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {

@@ -97,7 +97,7 @@ public enum ISO8601 {
             totalMilliseconds = min(max(Int64(interval), minMilliseconds), maxMilliseconds)
         }
         let (daysSinceEpoch, msOfDay) = floorDivide(totalMilliseconds, 86_400_000)
-        let (year, month, day) = civil(fromDays: daysSinceEpoch)
+        let (year, month, day) = CivilCalendar.date(fromDays: daysSinceEpoch)
         let hour = msOfDay / 3_600_000
         let minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60
@@ -146,7 +146,7 @@ public enum ISO8601 {
               let hour = number(2), expect(UInt8(ascii: ":")),
               let minute = number(2), expect(UInt8(ascii: ":")),
               let second = number(2),
-              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: sign * year),
+              (1...12).contains(month), day >= 1, day <= CivilCalendar.daysIn(month: month, year: sign * year),
               hour < 24, minute < 60, second < 60
         else { return nil }
         var fraction = 0.0
@@ -171,15 +171,15 @@ public enum ISO8601 {
             return nil
         }
         guard bytes.isEmpty else { return nil }
-        let days = days(fromCivil: sign * year, month, day)
+        let days = CivilCalendar.days(fromYear: sign * year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         let milliseconds = (fraction * 1000).rounded()
         return Date(timeIntervalSince1970: Double(seconds) + milliseconds / 1000)
     }
 
     /// The first and last millisecond that six year digits can write (-999999 ... +999999).
-    private static let minMilliseconds = days(fromCivil: -999_999, 1, 1) * 86_400_000
-    private static let maxMilliseconds = days(fromCivil: 999_999, 12, 31) * 86_400_000 + 86_399_999
+    private static let minMilliseconds = CivilCalendar.days(fromYear: -999_999, month: 1, day: 1) * 86_400_000
+    private static let maxMilliseconds = CivilCalendar.days(fromYear: 999_999, month: 12, day: 31) * 86_400_000 + 86_399_999
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
@@ -189,35 +189,5 @@ public enum ISO8601 {
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let q = a / b, r = a % b
         return r < 0 ? (q - 1, r + b) : (q, r)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    // Howard Hinnant's days_from_civil / civil_from_days.
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
