@@ -7,6 +7,13 @@ let package = Package(
     products: [
         .library(name: "GraphCore", targets: ["GraphCore"]),
         .library(name: "JSONAtomicStore", targets: ["JSONAtomicStore"]),
+        .library(name: "DocumentServer", targets: ["DocumentServer"]),
+        .executable(name: "docserver", targets: ["docserver"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -20,6 +27,40 @@ let package = Package(
         .target(
             name: "JSONAtomicStore",
             dependencies: ["GraphCore", "CYajl"]
+        ),
+        .target(
+            name: "DocumentServer",
+            dependencies: [
+                "GraphCore",
+                "JSONAtomicStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "docserver",
+            dependencies: [
+                "DocumentServer",
+                "GraphCore",
+                "JSONAtomicStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [.embedInCode("Resources/sample.model.json")]
+        ),
+        .testTarget(
+            name: "DocumentServerTests",
+            dependencies: [
+                "DocumentServer",
+                "GraphCore",
+                "JSONAtomicStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "GraphCoreTests",
