@@ -12,21 +12,33 @@ struct SharedState: Sendable {
     let helloResult: [UInt8]
     let authToken: String?
     let worker: StoreWorker
+    let cache: WireObjectCache
     let logger: Logger
 }
 
 /// One connection's conversation: it turns each line into the line to answer (if any),
-/// keeps whether the client has authenticated, and spots HTTP. Requests run one after
-/// another, so a connection always sees its own earlier writes.
+/// keeps whether the client has authenticated, and spots HTTP.
 ///
-/// Not `Sendable`: it belongs to the task serving its connection.
+/// What can be answered at once (errors, `ping`, `hello`, `model`, a `get` of cached
+/// objects) is answered on the connection's event loop; the rest is a ``StoreJob`` for the
+/// store thread. Not `Sendable`: it belongs to its connection, which runs one request at a
+/// time.
 final class ConnectionSession {
     /// What to do after a line.
-    enum Outcome {
+    enum Outcome: Sendable {
         /// Send these bytes (a line without its `\n`), or nothing.
         case answer([UInt8]?)
         /// Send these bytes, if any, then close the connection.
         case answerAndClose([UInt8]?)
+    }
+
+    /// How a line is handled.
+    enum Step {
+        case finished(Outcome)
+        /// Needs the store thread: run the job, then `finish` turns its reply into the outcome.
+        case store(StoreJob, finish: (Reply) -> Outcome)
+        /// A batch: handled by ``handleBatch(_:)``.
+        case batch([JSONValue])
     }
 
     private let shared: SharedState
@@ -34,21 +46,20 @@ final class ConnectionSession {
     private var authenticated: Bool
     private var sawFirstLine = false
 
-    init(shared: SharedState, peer: String) {
+    init(shared: SharedState, logger: Logger) {
         self.shared = shared
-        var logger = shared.logger
-        logger[metadataKey: "peer"] = "\(peer)"
         self.logger = logger
         authenticated = shared.authToken == nil
     }
 
-    func handle(_ line: ByteBuffer) async -> Outcome {
-        if line.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .answer(nil) }
+    /// The first step for a line.
+    func begin(_ line: ByteBuffer) -> Step {
+        if line.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .finished(.answer(nil)) }
         if !sawFirstLine {
             sawFirstLine = true
             if HTTPDetection.looksLikeHTTP(line) {
                 logger.warning("closing a connection that speaks HTTP (a browser or an HTTP client, not a docserver client)")
-                return .answerAndClose(nil)
+                return .finished(.answerAndClose(nil))
             }
         }
         let message: JSONValue
@@ -56,80 +67,110 @@ final class ConnectionSession {
             message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128, source: "message") }
         } catch JSONStoreError.invalidJSON(_, let offset, let lineNumber, let column, let reason) {
             logger.debug("parse error", metadata: ["offset": "\(offset)", "reason": "\(reason)"])
-            return .answer(RPCResponse.encode(id: .null, .error(.parseError(offset: offset, line: lineNumber, column: column, reason: reason))))
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(offset: offset, line: lineNumber, column: column, reason: reason)))))
         } catch JSONStoreError.notAStoreFile(_, let reason) {
-            return .answer(RPCResponse.encode(id: .null, .error(.parseError(reason: reason))))
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: reason)))))
         } catch {
-            return .answer(RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)"))))
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)")))))
         }
         guard case .array(let elements) = message else {
-            let (bytes, close) = await handleRequest(message)
-            return close ? .answerAndClose(bytes) : .answer(bytes)
+            switch request(message) {
+            case .answered(let bytes, let close):
+                return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
+            case .store(let job, let id):
+                return .store(job) { reply in .answer(id.map { RPCResponse.encode(id: $0, reply) }) }
+            }
         }
         guard !elements.isEmpty else {
-            return .answer(RPCResponse.encode(id: .null, .error(.invalidRequest("a batch must hold at least one request"))))
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.invalidRequest("a batch must hold at least one request")))))
         }
+        return .batch(elements)
+    }
+
+    /// A batch: its requests one after another, their answers in one array.
+    func handleBatch(_ elements: [JSONValue]) async -> Outcome {
         var answers: [[UInt8]] = []
         var close = false
         for element in elements {
-            let (bytes, closeAfter) = await handleRequest(element)
-            if let bytes { answers.append(bytes) }
-            if closeAfter {
-                close = true
-                break
+            switch request(element) {
+            case .answered(let bytes, let closeAfter):
+                if let bytes { answers.append(bytes) }
+                close = closeAfter
+            case .store(let job, let id):
+                let reply = await shared.worker.perform(job)
+                if let id { answers.append(RPCResponse.encode(id: id, reply)) }
             }
+            if close { break }
         }
         let bytes = answers.isEmpty ? nil : [UInt8(ascii: "[")] + Array(answers.joined(separator: [UInt8(ascii: ",")])) + [UInt8(ascii: "]")]
         return close ? .answerAndClose(bytes) : .answer(bytes)
     }
 
-    private func handleRequest(_ message: JSONValue) async -> (bytes: [UInt8]?, close: Bool) {
+    private enum RequestStep {
+        /// The answer (nil for a notification), and whether to close afterwards.
+        case answered([UInt8]?, close: Bool)
+        /// Needs the store; answer under `id` (nil for a notification).
+        case store(StoreJob, id: JSONValue?)
+    }
+
+    private func request(_ message: JSONValue) -> RequestStep {
         switch RPCRequest.parse(message) {
         case .failure(let rejection):
-            return (RPCResponse.encode(id: rejection.id, .error(rejection.error)), false)
+            return .answered(RPCResponse.encode(id: rejection.id, .error(rejection.error)), close: false)
         case .success(let request):
-            logger.debug("request", metadata: ["method": "\(RPCError.capped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
-            let (reply, close) = await dispatch(request)
-            if case .error(let error) = reply {
-                logger.debug("error answer", metadata: ["method": "\(RPCError.capped(request.method))", "code": "\(error.code)", "message": "\(error.message)"])
+            if logger.logLevel <= .debug {
+                logger.debug("request", metadata: ["method": "\(RPCError.capped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
             }
-            guard let id = request.id else { return (nil, close) }
-            return (RPCResponse.encode(id: id, reply), close)
+            switch dispatch(request) {
+            case .reply(let reply, let close):
+                if case .error(let error) = reply {
+                    logger.debug("error answer", metadata: ["method": "\(RPCError.capped(request.method))", "code": "\(error.code)", "message": "\(error.message)"])
+                }
+                return .answered(request.id.map { RPCResponse.encode(id: $0, reply) }, close: close)
+            case .store(let job):
+                return .store(job, id: request.id)
+            }
         }
     }
 
-    private func dispatch(_ request: RPCRequest) async -> (Reply, close: Bool) {
+    private enum Dispatch {
+        case reply(Reply, close: Bool)
+        case store(StoreJob)
+    }
+
+    private func dispatch(_ request: RPCRequest) -> Dispatch {
         if request.method == "hello" { return hello(request.params) }
         guard authenticated else {
-            return (.error(.unauthorized("this server needs a token: send hello with it first")), false)
+            return .reply(.error(.unauthorized("this server needs a token: send hello with it first")), close: false)
         }
         do {
             switch request.method {
             case "ping":
                 _ = try Params(request.params, allowed: [])
-                return (.result(Array(#""pong""#.utf8)), false)
+                return .reply(.result(Array(#""pong""#.utf8)), close: false)
             case "model":
                 _ = try Params(request.params, allowed: [])
-                return (.result(shared.modelResult), false)
+                return .reply(.result(shared.modelResult), close: false)
             case "fetch":
-                let call = try FetchCall.parse(request.params, model: shared.model)
-                return (await shared.worker.read { $0.fetch(call) }, false)
+                return .store(.fetch(try FetchCall.parse(request.params, model: shared.model)))
             case "get":
                 let call = try GetCall.parse(request.params, model: shared.model)
-                return (await shared.worker.read { $0.get(call) }, false)
+                if let objects = shared.cache.lookup(call.ids) {
+                    return .reply(.result(GetCall.result(call.ids, objects)), close: false)
+                }
+                return .store(.get(call))
             case "save":
-                let call = try SaveCall.parse(request.params, model: shared.model)
-                return (await shared.worker.save(call), false)
+                return .store(.save(try SaveCall.parse(request.params, model: shared.model)))
             default:
-                return (.error(.methodNotFound(request.method)), false)
+                return .reply(.error(.methodNotFound(request.method)), close: false)
             }
         } catch {
-            return (.error(error), false)
+            return .reply(.error(error), close: false)
         }
     }
 
     /// `hello`: checks the token when the server has one; a wrong one closes the connection.
-    private func hello(_ params: JSONValue) -> (Reply, close: Bool) {
+    private func hello(_ params: JSONValue) -> Dispatch {
         let token: String?
         do {
             let hello = try Params(params, allowed: ["token", "client"])
@@ -138,16 +179,16 @@ final class ConnectionSession {
                 logger.info("hello", metadata: ["client": "\(RPCError.capped(client))"])
             }
         } catch {
-            return (.error(error), false)
+            return .reply(.error(error), close: false)
         }
         if let expected = shared.authToken {
             guard let token, Self.constantTimeEqual(token, expected) else {
                 logger.warning("refused a hello with a \(token == nil ? "missing" : "wrong") token; closing the connection")
-                return (.error(.unauthorized(token == nil ? "this server needs a token in hello" : "wrong token")), true)
+                return .reply(.error(.unauthorized(token == nil ? "this server needs a token in hello" : "wrong token")), close: true)
             }
             authenticated = true
         }
-        return (.result(shared.helloResult), false)
+        return .reply(.result(shared.helloResult), close: false)
     }
 
     /// Compares without stopping at the first difference, so timing does not reveal the token.

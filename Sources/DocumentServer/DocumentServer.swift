@@ -23,6 +23,8 @@ public final class DocumentServer: Sendable {
     private let logger: Logger
     /// The listening channel once bound; nil before and after.
     private let listener = NIOLockedValueBox<(channel: Channel?, shutdownRequested: Bool)>((nil, false))
+    /// The open connections, closed at shutdown.
+    private let connections = NIOLockedValueBox<[ObjectIdentifier: Channel]>([:])
 
     /// Opens the store (an atomic store loads whole here) and prepares the server.
     ///
@@ -39,7 +41,8 @@ public final class DocumentServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         let started = ContinuousClock.now
-        let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL)
+        let cache = WireObjectCache()
+        let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, cache: cache)
         let elapsed = ContinuousClock.now - started
         logger.info("store opened", metadata: [
             "store": "\(storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
@@ -53,32 +56,47 @@ public final class DocumentServer: Sendable {
         ])
         let modelFile = try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }
         shared = SharedState(model: model, modelResult: Array(modelFile.jsonText.utf8), helloResult: Array(hello.jsonText.utf8),
-                             authToken: configuration.authToken, worker: worker, logger: logger)
+                             authToken: configuration.authToken, worker: worker, cache: cache, logger: logger)
     }
 
     /// The server's version, in `hello`.
     public static let version = "0.5.0"
 
     /// Listens and serves until ``shutdown()``; `onListening` gets the bound address (the
-    /// real port when the configuration asked for port 0). Returns once every connection
-    /// has finished and the store is released.
+    /// real port when the configuration asked for port 0). Returns once every request
+    /// received before the shutdown is answered and the store is released.
     public func run(onListening: @Sendable (_ host: String, _ port: Int) -> Void) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.ioThreads))
         worker.start()
+        let server: Channel
         do {
-            try await serve(on: group, onListening: onListening)
+            server = try await bind(on: group)
         } catch {
             worker.stop()
             try? await group.shutdownGracefully()
             throw error
         }
+        let port = server.localAddress?.port ?? configuration.port
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)",
+                                            "auth": "\(configuration.authToken == nil ? "none" : "token")"])
+        onListening(configuration.host, port)
+
+        // Until shutdown() closes the listening channel.
+        try? await server.closeFuture.get()
+        // Requests already handed to the store thread finish (saves become durable and are
+        // answered); then the connections close.
         worker.stop()
-        logger.info("stopped: every request received was answered, the store is released")
+        let open = connections.withLockedValue { $0.values }
+        for connection in open {
+            connection.eventLoop.execute { connection.close(promise: nil) }
+        }
+        for connection in open { try? await connection.closeFuture.get() }
+        logger.info("stopped: every request in progress was answered, the store is released")
         try await group.shutdownGracefully()
     }
 
-    /// Stops accepting connections and ends ``run(onListening:)`` once the requests already
-    /// received are answered. Safe to call from any thread, more than once.
+    /// Stops accepting connections and ends ``run(onListening:)`` once the requests in
+    /// progress are answered. Safe to call from any thread, more than once.
     public func shutdown() {
         let channel = listener.withLockedValue { state -> Channel? in
             state.shutdownRequested = true
@@ -88,69 +106,41 @@ public final class DocumentServer: Sendable {
         channel?.close(promise: nil)
     }
 
-    private func serve(on group: MultiThreadedEventLoopGroup, onListening: (String, Int) -> Void) async throws {
+    private func bind(on group: MultiThreadedEventLoopGroup) async throws -> Channel {
         let maximumLineLength = configuration.maximumLineLength
+        let shared = self.shared
+        let logger = self.logger
+        let connections = self.connections
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: configuration.host, port: configuration.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)))
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            .childChannelOption(.autoRead, value: true)
+            .childChannelInitializer { channel in
+                let peer = channel.remoteAddress?.description ?? "unknown"
+                var connectionLogger = logger
+                connectionLogger[metadataKey: "peer"] = "\(peer)"
+                let id = ObjectIdentifier(channel)
+                connections.withLockedValue { $0[id] = channel }
+                connectionLogger.info("connection opened")
+                channel.closeFuture.whenComplete { [connectionLogger] _ in
+                    connections.withLockedValue { $0[id] = nil }
+                    connectionLogger.info("connection closed")
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    let session = ConnectionSession(shared: shared, logger: connectionLogger)
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
+                        ConnectionHandler(session: session, worker: shared.worker, logger: connectionLogger))
                 }
             }
+            .bind(host: configuration.host, port: configuration.port).get()
         let alreadyStopping = listener.withLockedValue { state -> Bool in
-            state.channel = server.channel
+            state.channel = server
             return state.shutdownRequested
         }
-        if alreadyStopping { server.channel.close(promise: nil) }
-        let port = server.channel.localAddress?.port ?? configuration.port
-        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)",
-                                            "auth": "\(configuration.authToken == nil ? "none" : "token")"])
-        onListening(configuration.host, port)
-
-        let shared = self.shared
-        let logger = self.logger
-        try await withThrowingDiscardingTaskGroup { tasks in
-            try await server.executeThenClose { connections in
-                for try await connection in connections {
-                    tasks.addTask { await Self.serve(connection, shared: shared, logger: logger) }
-                }
-            }
-            // Accepting stopped: connections end after the request they are handling.
-            tasks.cancelAll()
-        }
-        listener.withLockedValue { $0.channel = nil }
-    }
-
-    private static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, shared: SharedState, logger: Logger) async {
-        let peer = connection.channel.remoteAddress?.description ?? "unknown"
-        logger.info("connection opened", metadata: ["peer": "\(peer)"])
-        let session = ConnectionSession(shared: shared, peer: peer)
-        let newline = UInt8(ascii: "\n")
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                do {
-                    for try await line in inbound {
-                        switch await session.handle(line) {
-                        case .answer(let bytes):
-                            if let bytes { try await outbound.write(ByteBuffer(bytes: bytes + [newline])) }
-                        case .answerAndClose(let bytes):
-                            if let bytes { try await outbound.write(ByteBuffer(bytes: bytes + [newline])) }
-                            return
-                        }
-                    }
-                } catch let error as LineTooLongError {
-                    logger.warning("line too long; closing the connection", metadata: ["peer": "\(peer)", "limit": "\(error.limit)"])
-                    let answer = RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit)))
-                    try await outbound.write(ByteBuffer(bytes: answer + [newline]))
-                }
-            }
-            logger.info("connection closed", metadata: ["peer": "\(peer)"])
-        } catch {
-            logger.info("connection ended", metadata: ["peer": "\(peer)", "reason": "\(error)"])
-        }
+        if alreadyStopping { server.close(promise: nil) }
+        return server
     }
 }
 

@@ -86,4 +86,27 @@ struct GetCall: Sendable {
         }
         return GetCall(ids: ids)
     }
+
+    /// The result: `{"objects":[…],"missing":[…]}`, objects in the order of `ids`, nil for
+    /// missing ones.
+    static func result(_ ids: [ObjectID], _ objects: [[UInt8]?]) -> [UInt8] {
+        var bytes = Array(#"{"objects":["#.utf8)
+        var missing: [ObjectID] = []
+        for (index, (id, object)) in zip(ids, objects).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if let object {
+                bytes += object
+            } else {
+                bytes += Array("null".utf8)
+                missing.append(id)
+            }
+        }
+        bytes += Array(#"],"missing":["#.utf8)
+        for (index, id) in missing.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += (try? JSONText.make { try $0.string(id.uriRepresentation) }) ?? []
+        }
+        bytes += Array("]}".utf8)
+        return bytes
+    }
 }

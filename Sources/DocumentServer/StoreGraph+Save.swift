@@ -94,8 +94,10 @@ extension StoreGraph {
         let saves = staged
         staged = []
         touched = []
+        let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
         do {
             try context.save()
+            cache.remove(changed)
         } catch {
             context.rollback()
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }

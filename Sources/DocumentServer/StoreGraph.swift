@@ -18,10 +18,13 @@ final class StoreGraph {
     var staged: [StagedSave] = []
     /// Every object the staged saves insert, change or delete.
     var touched: Set<ObjectID> = []
+    /// Wire forms of committed objects, shared with the connections.
+    let cache: WireObjectCache
 
     /// Opens the store (loading an atomic store whole).
-    init(model: ObjectModel, storeType: String, storeURL: URL) throws {
+    init(model: ObjectModel, storeType: String, storeURL: URL, cache: WireObjectCache) throws {
         self.model = model
+        self.cache = cache
         coordinator = StoreCoordinator(model: model)
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL)
         context = ObjectContext(coordinator: coordinator)
@@ -48,26 +51,23 @@ final class StoreGraph {
         return try? store.snapshot(for: id)
     }
 
+    /// `get`, filling the cache with the objects it encodes.
     func get(_ call: GetCall) -> Reply {
-        .result { out in
-            var missing: [ObjectID] = []
-            try out.openObject()
-            try out.string("objects")
-            try out.openArray()
+        do {
+            var objects: [[UInt8]?] = []
+            objects.reserveCapacity(call.ids.count)
             for id in call.ids {
-                if let snapshot = snapshot(of: id) {
-                    try WireObjectEncoder.write(snapshot, to: out)
-                } else {
-                    try out.null()
-                    missing.append(id)
+                guard let snapshot = snapshot(of: id) else {
+                    objects.append(nil)
+                    continue
                 }
+                let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
+                cache.insert(bytes, for: id)
+                objects.append(bytes)
             }
-            try out.closeArray()
-            try out.string("missing")
-            try out.openArray()
-            for id in missing { try out.string(id.uriRepresentation) }
-            try out.closeArray()
-            try out.closeObject()
+            return .result(GetCall.result(call.ids, objects))
+        } catch {
+            return .error(.storeUnavailable("an object could not be encoded: \(error)"))
         }
     }
 

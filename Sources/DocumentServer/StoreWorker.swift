@@ -1,6 +1,13 @@
 import Foundation
 import GraphCore
 
+/// Work for the store thread.
+enum StoreJob: Sendable {
+    case fetch(FetchCall)
+    case get(GetCall)
+    case save(SaveCall)
+}
+
 /// The one thread that owns the server's ``StoreGraph``: connections hand it jobs and await
 /// the answers, so the graph needs no locks and saves are applied strictly one after another.
 ///
@@ -41,19 +48,20 @@ final class StoreWorker: @unchecked Sendable {
         thread.start()
     }
 
-    /// Runs `body` on the graph and returns its answer.
-    func read(_ body: @escaping @Sendable (StoreGraph) -> Reply) async -> Reply {
-        await withCheckedContinuation { continuation in
-            enqueue(.read { graph in continuation.resume(returning: body(graph)) }) {
-                continuation.resume(returning: $0)
-            }
+    /// Runs a job on the store thread; `completion` gets its answer there (a save's once it
+    /// is durable or failed).
+    func submit(_ job: StoreJob, completion: @escaping @Sendable (Reply) -> Void) {
+        switch job {
+        case .fetch(let call): enqueue(.read { completion($0.fetch(call)) }, refused: completion)
+        case .get(let call): enqueue(.read { completion($0.get(call)) }, refused: completion)
+        case .save(let call): enqueue(.save(call, completion), refused: completion)
         }
     }
 
-    /// Applies a save and returns its answer once it is durable (or failed).
-    func save(_ call: SaveCall) async -> Reply {
+    /// Runs a job on the store thread and returns its answer.
+    func perform(_ job: StoreJob) async -> Reply {
         await withCheckedContinuation { continuation in
-            enqueue(.save(call) { continuation.resume(returning: $0) }) { continuation.resume(returning: $0) }
+            submit(job) { continuation.resume(returning: $0) }
         }
     }
 
