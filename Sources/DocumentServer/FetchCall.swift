@@ -64,7 +64,7 @@ struct FetchCall: Sendable {
                 if !isLast { throw .invalidParams(path, "'\(key)' is an attribute of '\(current.name)': a key path cannot go on from it") }
             case .relationship(let relationship):
                 guard !relationship.isToMany, !isLast, let destination = entity.model?.entity(named: relationship.destination) else {
-                    throw .invalidParams(path, "cannot sort by relationship '\(key)' of '\(current.name)': sort by an attribute (e.g. '\(key).name')")
+                    throw .invalidParams(path, "cannot sort by relationship '\(key)' of '\(current.name)': sort by one of its destination's attributes ('\(key).<attribute>')")
                 }
                 current = destination
             }
