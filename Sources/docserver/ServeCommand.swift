@@ -82,9 +82,14 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("received \(signal)")
             server.shutdown()
         }
-        try await server.run { host, port in
-            // Unbuffered: whoever started the server waits for this line on a pipe.
-            FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
+        do {
+            try await server.run { host, port in
+                // Unbuffered: whoever started the server waits for this line on a pipe.
+                FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
+            }
+        } catch {
+            logger.critical("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+            throw ExitCode(2)
         }
         withExtendedLifetime(signals) {}
     }
