@@ -71,6 +71,19 @@ final class StoreGraph {
         }
     }
 
+    /// The IDs a fetch request matches. Without sort descriptors they come by entity name,
+    /// then reference, so that `limit` and `offset` page through a stable order.
+    private func fetchIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        guard request.sortDescriptors.isEmpty else { return try context.fetchObjectIDs(request) }
+        var unpaged = request
+        unpaged.fetchLimit = 0
+        unpaged.fetchOffset = 0
+        let ids = try context.fetchObjectIDs(unpaged).sorted(by: WireObjectEncoder.referenceOrder)
+        let start = min(request.fetchOffset, ids.count)
+        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, ids.count) : ids.count
+        return Array(ids[start..<end])
+    }
+
     func fetch(_ call: FetchCall) -> Reply {
         do {
             switch call.resultType {
@@ -83,7 +96,7 @@ final class StoreGraph {
                     try out.closeObject()
                 }
             case .ids, .objects:
-                let ids = try context.fetchObjectIDs(call.request)
+                let ids = try fetchIDs(call.request)
                 let objects = call.resultType == .objects
                 return .result { out in
                     try out.openObject()
