@@ -20,6 +20,8 @@ final class StoreGraph {
     var touched: Set<ObjectID> = []
     /// Wire forms of committed objects, shared with the connections.
     let cache: WireObjectCache
+    /// Objects to put in the cache while the store thread has nothing else to do.
+    private var warmUpQueue: ArraySlice<ObjectID> = []
 
     /// Opens the store (loading an atomic store whole).
     init(model: ObjectModel, storeType: String, storeURL: URL, cache: WireObjectCache) throws {
@@ -28,6 +30,28 @@ final class StoreGraph {
         coordinator = StoreCoordinator(model: model)
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL)
         context = ObjectContext(coordinator: coordinator)
+    }
+
+    /// Plans to fill the cache with the store's objects, a few at a time (an atomic store
+    /// holds them all in memory anyway; the cache adds their wire form, up to 3/4 of its limit).
+    func planCacheWarmUp() {
+        warmUpQueue = ArraySlice((store as? AtomicStore)?.cacheNodes().map(\.objectID) ?? [])
+    }
+
+    /// Puts up to `count` more objects in the cache; false when there is nothing left to do.
+    func warmCache(count: Int) -> Bool {
+        guard !warmUpQueue.isEmpty, cache.byteCount < cache.byteLimit / 4 * 3 else {
+            warmUpQueue = []
+            return false
+        }
+        for id in warmUpQueue.prefix(count) {
+            guard let snapshot = snapshot(of: id),
+                  let bytes = try? JSONText.make({ try WireObjectEncoder.write(snapshot, to: $0) })
+            else { continue }
+            cache.insert(bytes, for: id)
+        }
+        warmUpQueue = warmUpQueue.dropFirst(count)
+        return true
     }
 
     /// Releases the store (and its lock).

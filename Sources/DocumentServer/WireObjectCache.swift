@@ -58,4 +58,7 @@ final class WireObjectCache: Sendable {
     }
 
     var count: Int { state.withLock { $0.entries.count } }
+
+    /// The bytes held.
+    var byteCount: Int { state.withLock { $0.bytes } }
 }
