@@ -1,0 +1,213 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failure of the test harness itself (a server that does not start, a read that times out…).
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The `docserver` executable, built beside the test binary (`swift build --build-tests`), or at
+/// `$DOCSERVER_BINARY`.
+enum DocServerBinary {
+    static func url() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["DOCSERVER_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("docserver")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw HarnessError("docserver is not built next to \(testBinary.path): run `swift build --build-tests` first, or set DOCSERVER_BINARY")
+    }
+}
+
+/// A temporary directory for one test, removed when the value is deallocated.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("docserver-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// What a finished `docserver` command printed, and how it ended.
+struct CommandResult {
+    let status: Int32
+    let output: String
+    let errors: String
+}
+
+/// Runs `docserver` with `arguments` to its end (killed after `timeout` seconds).
+func runDocServer(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 20) throws -> CommandResult {
+    let directory = try TemporaryDirectory()
+    let outputURL = directory.file("stdout"), errorURL = directory.file("stderr")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
+    defer { try? output.close(); try? errors.close() }
+    let process = Process()
+    process.executableURL = try DocServerBinary.url()
+    process.arguments = arguments
+    process.environment = ServerProcess.environment(adding: environment)
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw HarnessError("docserver \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+    }
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus,
+                         output: String(decoding: (try? Data(contentsOf: outputURL)) ?? Data(), as: UTF8.self),
+                         errors: String(decoding: (try? Data(contentsOf: errorURL)) ?? Data(), as: UTF8.self))
+}
+
+/// A running `docserver serve`, started on a free port. Killed with SIGKILL when deallocated while
+/// still running, so that a failing test leaves no process behind.
+final class ServerProcess {
+    let process = Process()
+    let host: String
+    let port: UInt16
+    let storeURL: URL
+    /// Standard error of the server (its log), in a file so that it never blocks the server.
+    let logURL: URL
+    private let output = Pipe()
+    private let logHandle: FileHandle
+
+    /// Starts `docserver serve --port 0 --store <store> <arguments>` and waits for its
+    /// `listening on HOST:PORT` line.
+    init(store: URL, arguments: [String] = [], environment: [String: String] = [:], timeout: Double = 15) throws {
+        storeURL = store
+        logURL = store.deletingLastPathComponent().appendingPathComponent("server-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        logHandle = try FileHandle(forWritingTo: logURL)
+        process.executableURL = try DocServerBinary.url()
+        process.arguments = ["serve", "--port", "0", "--store", store.path] + arguments
+        process.environment = Self.environment(adding: environment)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = logHandle
+        try process.run()
+        let line: String
+        do {
+            line = try Self.readLine(from: output.fileHandleForReading.fileDescriptor, timeout: timeout)
+        } catch {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            throw HarnessError("docserver serve did not print its listening line (\(error)); exit status \(process.terminationStatus); log: \(Self.text(of: logURL))")
+        }
+        let prefix = "listening on "
+        guard line.hasPrefix(prefix), let colon = line.lastIndex(of: ":"),
+              let port = UInt16(line[line.index(after: colon)...]), port != 0 else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw HarnessError("unexpected first line from docserver serve: \(line.debugDescription)")
+        }
+        host = String(line[line.index(line.startIndex, offsetBy: prefix.count)..<colon])
+        self.port = port
+    }
+
+    /// A new server on a store file in `directory` (`store.json`).
+    convenience init(in directory: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:]) throws {
+        try self.init(store: directory.file("store.json"), arguments: arguments, environment: environment)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? logHandle.close()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// What the server logged so far.
+    var log: String { Self.text(of: logURL) }
+
+    private static func text(of url: URL) -> String {
+        String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self)
+    }
+
+    /// A new connection to the server.
+    func connect(timeout: Double = 10) throws -> LineClient {
+        try LineClient(port: port, timeout: timeout)
+    }
+
+    /// Sends `signal` and waits for the server to exit; SIGKILL after `timeout` seconds.
+    /// Returns the exit status (the signal number when killed by a signal).
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) throws -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, signal)
+        if !waitForExit(timeout: timeout) {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw HarnessError("docserver did not exit within \(timeout) s of signal \(signal); log: \(log)")
+        }
+        return process.terminationStatus
+    }
+
+    /// Kills the server with SIGKILL, as a crash would.
+    func crash() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Whether the server exited within `timeout` seconds.
+    func waitForExit(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning { return false }
+        process.waitUntilExit()
+        return true
+    }
+
+    var terminationReason: Process.TerminationReason { process.terminationReason }
+
+    static func environment(adding extra: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        // The tests choose every setting themselves.
+        for name in ["DOCSERVER_HOST", "DOCSERVER_PORT", "DOCSERVER_AUTH_TOKEN", "DOCSERVER_MODEL", "DOCSERVER_STORE", "DOCSERVER_LOG_LEVEL"] {
+            environment[name] = nil
+        }
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
+    /// One line from a pipe, waiting at most `timeout` seconds.
+    private static func readLine(from descriptor: Int32, timeout: Double) throws -> String {
+        var bytes: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { throw HarnessError("timed out after \(timeout) s") }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(min(remaining, 1) * 1000) + 1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { continue }
+            var byte: UInt8 = 0
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { throw HarnessError("the output ended" + (bytes.isEmpty ? "" : " after \(String(decoding: bytes, as: UTF8.self).debugDescription)")) }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+}
