@@ -47,6 +47,14 @@ final class LineClient {
         Glibc.close(descriptor)
     }
 
+    /// Closes the connection with a reset (SO_LINGER 0), dropping whatever was not sent yet.
+    func reset() {
+        guard !closed else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
     /// Sends `bytes` as they are.
     func send(_ bytes: [UInt8]) throws {
         var sent = 0

@@ -91,13 +91,18 @@ final class ServerProcess {
 
     /// Starts `docserver serve --port 0 --store <store> <arguments>` and waits for its
     /// `listening on HOST:PORT` line.
-    init(store: URL, arguments: [String] = [], environment: [String: String] = [:], timeout: Double = 15) throws {
-        storeURL = store
-        logURL = store.deletingLastPathComponent().appendingPathComponent("server-\(UUID().uuidString).log")
+    /// With `store` nil, no `--store` is passed: the server uses `data/store.json` in
+    /// `workingDirectory`.
+    init(store: URL?, arguments: [String] = [], environment: [String: String] = [:],
+         workingDirectory: URL? = nil, timeout: Double = 15) throws {
+        let directory = workingDirectory ?? store?.deletingLastPathComponent() ?? FileManager.default.temporaryDirectory
+        storeURL = store ?? directory.appendingPathComponent("data/store.json")
+        logURL = directory.appendingPathComponent("server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         logHandle = try FileHandle(forWritingTo: logURL)
         process.executableURL = try DocServerBinary.url()
-        process.arguments = ["serve", "--port", "0", "--store", store.path] + arguments
+        process.arguments = ["serve", "--port", "0"] + (store.map { ["--store", $0.path] } ?? []) + arguments
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         process.environment = Self.environment(adding: environment)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starting, stopping and restarting `docserver serve`.
+@Suite struct LifecycleTests {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalStopsTheServerWithStatusZeroAndClosesItsPort(signal: Int32) throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        #expect(server.host == "127.0.0.1")
+        let idle = try server.connect()
+        let halfway = try server.connect()
+        try halfway.send(#"{"jsonrpc":"2.0","id":1,"#)
+        let started = Date()
+        #expect(try server.stop(signal: signal) == 0, "log: \(server.log.suffix(1000))")
+        #expect(server.terminationReason == .exit)
+        #expect(Date().timeIntervalSince(started) < 5, "idle and stalled connections do not hold up the stop")
+        #expect(throws: HarnessError.self) { try LineClient(port: server.port) }
+        _ = try idle.bytesUntilClosed()
+    }
+
+    @Test func aRestartedServerServesTheSameStoreUUIDObjectsAndVersions() throws {
+        let directory = try TemporaryDirectory()
+        var server = try ServerProcess(in: directory)
+        var client = try server.connect()
+        let uuid = try client.result("hello")["storeUUID"].string
+        let data = try SampleData.insert(through: client)
+        _ = try client.result("save", ["update": [["id": data["s1"], "version": 1, "values": ["plays": 70]]]])
+        let before = try client.result("fetch", ["entity": "Song", "sort": [["key": "title"]]])
+        #expect(try server.stop() == 0)
+
+        server = try ServerProcess(in: directory)
+        client = try server.connect()
+        #expect(try client.result("hello")["storeUUID"].string == uuid)
+        #expect(try client.result("fetch", ["entity": "Song", "sort": [["key": "title"]]]) == before)
+        // New objects get new references after a restart.
+        let next = try client.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "new"]]]])["ids"]["t"].string
+        #expect(next.map { Set(data.ids.values).contains($0) } == false)
+        #expect(try server.stop() == 0)
+    }
+
+    @Test func withoutStoreOptionTheServerCreatesDataStoreJSONInItsWorkingDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(store: nil, workingDirectory: directory.url)
+        let client = try server.connect()
+        _ = try client.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "here"]]]])
+        #expect(try server.stop() == 0)
+        let file = try StoreFileContents(directory.file("data/store.json"))
+        #expect(file.json["objects"]["Tag"][0]["values"]["label"].string == "here")
+    }
+
+    @Test func aSecondServerOnTheSameStoreRefusesToStart() throws {
+        let directory = try TemporaryDirectory()
+        let first = try ServerProcess(in: directory)
+        let second = try runDocServer(["serve", "--port", "0", "--store", first.storeURL.path], timeout: 10)
+        #expect(second.status != 0)
+        #expect(!second.output.contains("listening on"))
+        #expect(!second.errors.isEmpty)
+        let client = try first.connect()
+        #expect(try client.result("ping").string == "pong")
+        #expect(try first.stop() == 0)
+    }
+
+    @Test func aPortInUseIsAStartUpFailure() throws {
+        let directory = try TemporaryDirectory()
+        let first = try ServerProcess(in: directory)
+        let second = try runDocServer(["serve", "--port", String(first.port), "--store", directory.file("other.json").path], timeout: 10)
+        #expect(second.status != 0)
+        #expect(!second.errors.isEmpty)
+        #expect(try first.stop() == 0)
+    }
+
+    @Test func aDamagedStoreIsAStartUpFailureThatLeavesTheFileAlone() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.file("store.json")
+        let damaged = Data(#"{"format":"graphcore-json-store","formatVersion":1,"metadata":{"#.utf8)
+        try damaged.write(to: store)
+        let result = try runDocServer(["serve", "--port", "0", "--store", store.path], timeout: 10)
+        #expect(result.status != 0)
+        #expect(!result.output.contains("listening on"))
+        #expect(result.errors.contains(store.lastPathComponent), "the message names the file: \(result.errors)")
+        #expect(fileBytes(store) == damaged)
+    }
+}
