@@ -42,6 +42,19 @@ import Glibc
         #expect(try server.stop() == 0)
     }
 
+    @Test func aNewStoreIsCreatedAtStartUpAndKeepsItsUUIDAcrossARestart() throws {
+        let directory = try TemporaryDirectory()
+        var server = try ServerProcess(in: directory)
+        #expect(FileManager.default.fileExists(atPath: server.storeURL.path), "--store: created when missing")
+        let first = try server.connect().result("hello")["storeUUID"].string
+        #expect(try server.stop() == 0)
+        server = try ServerProcess(in: directory)
+        let second = try server.connect().result("hello")["storeUUID"].string
+        #expect(first != nil)
+        #expect(second == first, "hello named another store after a restart")
+        #expect(try server.stop() == 0)
+    }
+
     @Test func withoutStoreOptionTheServerCreatesDataStoreJSONInItsWorkingDirectory() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(store: nil, workingDirectory: directory.url)
