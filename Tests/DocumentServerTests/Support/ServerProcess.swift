@@ -157,13 +157,14 @@ final class ServerProcess {
     /// Sends `signal` and waits for the server to exit; SIGKILL after `timeout` seconds.
     /// Returns the exit status (the signal number when killed by a signal).
     @discardableResult
-    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) throws -> Int32 {
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 6) throws -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, signal)
         if !waitForExit(timeout: timeout) {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw HarnessError("docserver did not exit within \(timeout) s of signal \(signal); log: \(log)")
+            let noticed = log.contains("received SIG") ? "it logged the signal" : "it did not log the signal (the handler never ran)"
+            throw HarnessError("docserver did not exit within \(timeout) s of signal \(signal); \(noticed); log: \(log)")
         }
         return process.terminationStatus
     }
