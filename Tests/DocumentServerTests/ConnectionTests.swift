@@ -148,11 +148,29 @@ import Testing
         try server.stop()
     }
 
+    @Test func theDefaultLimitIs16MiB() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        let ping = #"{"jsonrpc":"2.0","id":1,"method":"ping"}"#
+        var line = Array(ping.utf8.dropLast()) + [UInt8](repeating: UInt8(ascii: " "), count: 16_777_216 - ping.utf8.count) + [UInt8(ascii: "}")]
+        #expect(line.count == 16_777_216)
+        try client.send(line + [10])
+        #expect(try client.readLine() == #"{"jsonrpc":"2.0","id":1,"result":"pong"}"#)
+        line.insert(UInt8(ascii: " "), at: 1)
+        try? client.send(line + [10])   // the server may close before the last bytes are sent
+        let answer = try JSON(parsing: client.readLine())
+        #expect(answer["error"]["code"].int == -32005)
+        #expect(answer["error"]["data"] == JSON(["limit": 16_777_216]))
+        try server.stop()
+    }
+
     @Test func aLineGrowingPastTheLimitIsRefusedBeforeItsNewlineArrives() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory, arguments: ["--max-line-bytes", "1024"])
         let client = try server.connect()
-        try client.send(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":""# + String(repeating: "a", count: 100_000))
+        // The server may close before every byte is sent.
+        try? client.send(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":""# + String(repeating: "a", count: 100_000))
         let answer = try JSON(parsing: client.readLine(timeout: 5))
         #expect(answer["error"]["code"].int == -32005)
         #expect(answer["error"]["data"]["limit"].int == 1024)

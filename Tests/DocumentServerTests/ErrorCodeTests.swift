@@ -142,6 +142,11 @@ import Testing
         ("save", #"{"insert":[{"id":"x","entity":"Song","values":{"title":"t","plays":"many"}}]}"#, "params.insert[0].values.plays"),
         ("save", #"{"insert":[{"id":"x","entity":"Song","values":{"title":"t","colour":"red"}}]}"#, "params.insert[0].values.colour"),
         ("save", #"{"update":[{"id":"graph://6B3A0C2E-5D1F-4E8A-9C7B-1F2E3D4C5B6A/Song/3","values":{}}]}"#, "params.update[0].version"),
+        ("save", #"{"insert":[{"id":"a","entity":"Tag","values":{"label":"1"}},{"id":"a","entity":"Tag","values":{"label":"2"}}]}"#, "params.insert[1].id"),
+        ("save", #"{"insert":[{"id":"graph://x","entity":"Tag","values":{"label":"1"}}]}"#, "params.insert[0].id"),
+        ("save", #"{"insert":[{"id":"t","entity":"Tag","values":{"label":"1","songs":["nope"]}}]}"#, "params.insert[0].values.songs[0]"),
+        ("save", #"{"insert":[{"id":"t","entity":"Song","values":{"title":"1","rating":1e400}}]}"#, "params.insert[0].values.rating"),
+        ("save", #"{"delete":[{"id":"graph://6B3A0C2E-5D1F-4E8A-9C7B-1F2E3D4C5B6A/Song/3","version":"1"}]}"#, "params.delete[0].version"),
     ]
 
     @Test(arguments: 0..<badParams.count)

@@ -180,6 +180,41 @@ import Testing
         try server.stop()
     }
 
+    @Test func valuesAreReadLenientlyAndWrittenAsInTheStoreFile() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        let saved = try client.result("save", ["insert": [
+            ["id": "b", "entity": "Album", "values": ["title": "X", "cover": "AAEC/w==", "price": 12,
+                                                      "released": "2024-05-01T14:30:00.25+02:00"]],
+            ["id": "s", "entity": "Song", "values": ["title": "Y", "uid": "6B3A0C2E-5D1F-4E8A-9C7B-1F2E3D4C5B6A",
+                                                     "rating": "NaN", "album": "b"]],
+            ["id": "t", "entity": "Song", "values": ["title": "Z", "rating": 2, "plays": 9_007_199_254_740_993 as Int64]],
+        ]])
+        let ids = try #require(saved["ids"].stringValues)
+        let objects = try client.result("get", ["ids": [ids["b"] ?? "", ids["s"] ?? "", ids["t"] ?? ""]])["objects"]
+        #expect(objects[0]["values"]["cover"].string == "AAEC/w==")
+        #expect(objects[0]["values"]["price"].string == "12")
+        #expect(objects[0]["values"]["released"].string == "2024-05-01T12:30:00.250Z")
+        #expect(objects[1]["values"]["uid"].string?.uppercased() == "6B3A0C2E-5D1F-4E8A-9C7B-1F2E3D4C5B6A")
+        #expect(objects[1]["values"]["rating"].string == "NaN")
+        #expect(objects[2]["values"]["rating"].double == 2)
+        // Integers beyond 2^53 survive (checked on the raw line: Foundation reads numbers as doubles).
+        let line = try client.exchange(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"ids":["\#(ids["t"] ?? "")"]}}"#)
+        #expect(line.contains(#""plays":9007199254740993"#), "\(line)")
+
+        func count(_ entity: String, _ predicate: String, _ arguments: [Any]) throws -> Int? {
+            try client.result("fetch", ["entity": entity, "predicate": predicate, "arguments": arguments, "resultType": "count"])["count"].int
+        }
+        #expect(try count("Song", "uid == %@", [["uuid": "6b3a0c2e-5d1f-4e8a-9c7b-1f2e3d4c5b6a"]]) == 1)
+        #expect(try count("Album", "cover == %@", [["binary": "AAEC/w=="]]) == 1)
+        #expect(try count("Album", "price == %@", [["decimal": "12.00"]]) == 1)
+        #expect(try count("Album", "released == %@", [["date": "2024-05-01T12:30:00.250Z"]]) == 1)
+        #expect(try count("Song", "album == %@", [["id": ids["b"] ?? ""]]) == 1)
+        #expect(try count("Song", "album == nil", []) == 1)
+        try server.stop()
+    }
+
     @Test func getAnswersEachIDInPlaceAndListsTheMissingOnes() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory)
