@@ -161,12 +161,38 @@ final class ServerProcess {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, signal)
         if !waitForExit(timeout: timeout) {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Say as much as can be known about the hang, then try the signal once more.
             let noticed = log.contains("received SIG") ? "it logged the signal" : "it did not log the signal (the handler never ran)"
-            throw HarnessError("docserver did not exit within \(timeout) s of signal \(signal); \(noticed); log: \(log)")
+            let threads = signalState()
+            kill(process.processIdentifier, signal)
+            let second: String
+            if waitForExit(timeout: 3) {
+                second = "it exited after the same signal was sent again (status \(process.terminationStatus))"
+            } else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                second = "it ignored the signal sent again too, and was killed"
+            }
+            throw HarnessError("""
+                docserver did not exit within \(timeout) s of signal \(signal); \(noticed); \(second).
+                Its threads' signal masks then: \(threads)
+                Log: \(log)
+                """)
         }
         return process.terminationStatus
+    }
+
+    /// The signal lines of /proc/<pid>/task/*/status (pending, blocked, ignored, caught), per thread.
+    private func signalState() -> String {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return threads.sorted().map { thread in
+            let status = (try? String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8)) ?? ""
+            let lines = status.split(separator: "\n").filter { line in
+                ["Name:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:"].contains { line.hasPrefix($0) }
+            }
+            return "[\(thread) " + lines.map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: ", ") + "]"
+        }.joined(separator: " ")
     }
 
     /// Kills the server with SIGKILL, as a crash would.
