@@ -57,7 +57,7 @@ import Glibc
 
     @Test func withoutStoreOptionTheServerCreatesDataStoreJSONInItsWorkingDirectory() throws {
         let directory = try TemporaryDirectory()
-        let server = try ServerProcess(store: nil, workingDirectory: directory.url)
+        let server = try ServerProcess(store: nil, workingDirectory: directory.url, keeping: directory)
         let client = try server.connect()
         _ = try client.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "here"]]]])
         #expect(try server.stop() == 0)

@@ -38,7 +38,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = directory.file("store.json")
         try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Tests/DocumentServerTests/Fixtures/examples.store.json"), to: store)
-        let server = try ServerProcess(store: store)
+        let server = try ServerProcess(store: store, keeping: directory)
         let client = try server.connect()
         for exchange in exchanges {
             try client.sendLine(exchange.request)

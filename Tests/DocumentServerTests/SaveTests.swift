@@ -163,7 +163,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let storeDirectory = directory.file("store"), movedDirectory = directory.file("moved")
         try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
-        let server = try ServerProcess(store: storeDirectory.appendingPathComponent("store.json"), workingDirectory: directory.url)
+        let server = try ServerProcess(store: storeDirectory.appendingPathComponent("store.json"), workingDirectory: directory.url,
+                                       keeping: directory)
         let client = try server.connect()
         let before = try client.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "before"]]]])
         let beforeID = try #require(before["ids"]["t"].string)

@@ -51,6 +51,7 @@ struct CommandResult {
 /// Runs `docserver` with `arguments` to its end (killed after `timeout` seconds).
 func runDocServer(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 20) throws -> CommandResult {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let outputURL = directory.file("stdout"), errorURL = directory.file("stderr")
     _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
@@ -88,13 +89,16 @@ final class ServerProcess {
     let logURL: URL
     private let output = Pipe()
     private let logHandle: FileHandle
+    /// The directory the store lives in, kept until the server is gone.
+    private let directory: TemporaryDirectory?
 
     /// Starts `docserver serve --port 0 --store <store> <arguments>` and waits for its
     /// `listening on HOST:PORT` line.
     /// With `store` nil, no `--store` is passed: the server uses `data/store.json` in
     /// `workingDirectory`.
     init(store: URL?, arguments: [String] = [], environment: [String: String] = [:],
-         workingDirectory: URL? = nil, timeout: Double = 15) throws {
+         workingDirectory: URL? = nil, keeping temporaryDirectory: TemporaryDirectory? = nil, timeout: Double = 15) throws {
+        self.directory = temporaryDirectory
         let directory = workingDirectory ?? store?.deletingLastPathComponent() ?? FileManager.default.temporaryDirectory
         storeURL = store ?? directory.appendingPathComponent("data/store.json")
         logURL = directory.appendingPathComponent("server-\(UUID().uuidString).log")
@@ -129,7 +133,7 @@ final class ServerProcess {
 
     /// A new server on a store file in `directory` (`store.json`).
     convenience init(in directory: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:]) throws {
-        try self.init(store: directory.file("store.json"), arguments: arguments, environment: environment)
+        try self.init(store: directory.file("store.json"), arguments: arguments, environment: environment, keeping: directory)
     }
 
     deinit {
