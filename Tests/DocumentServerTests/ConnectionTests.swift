@@ -99,6 +99,34 @@ import Testing
         try server.stop()
     }
 
+    @Test(arguments: ["1", "-7", "1.5", "1e3", "12345678901234567890", #""abc""#, #""""#, "null"])
+    func theIDComesBackAsItWasSent(id: String) throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        #expect(try client.exchange(#"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"#) == #"{"jsonrpc":"2.0","id":\#(id),"result":"pong"}"#)
+        try server.stop()
+    }
+
+    @Test func membersInAnyOrderAndWhitespaceAroundAreAccepted() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        #expect(try client.exchange(#"{"method":"ping","id":7,"jsonrpc":"2.0"}"#) == #"{"jsonrpc":"2.0","id":7,"result":"pong"}"#)
+        #expect(try client.exchange(" \t{ \"jsonrpc\" : \"2.0\" , \"id\" : 8 , \"method\" : \"ping\" }  ") == #"{"jsonrpc":"2.0","id":8,"result":"pong"}"#)
+        try server.stop()
+    }
+
+    @Test func anHTTPLikeLineAfterTheFirstIsOnlyAParseError() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        #expect(try client.exchange(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#) == #"{"jsonrpc":"2.0","id":1,"result":"pong"}"#)
+        #expect(try client.request("GET / HTTP/1.1")["error"]["code"].int == -32700)
+        #expect(try client.exchange(#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#) == #"{"jsonrpc":"2.0","id":2,"result":"pong"}"#)
+        try server.stop()
+    }
+
     @Test func a100RequestsSentInOneWriteAreAnsweredInOrder() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory)
