@@ -1,0 +1,42 @@
+/// One printed figure: what was measured, on how much data, the numbers, and the Redis
+/// figure it is compared with (ours / Redis).
+struct FigureReport {
+    let what: String
+    let data: String
+    let measurement: Measurement
+    let cpu: CPUShare
+    let redis: (label: String, figure: RedisBaseline.Figure)?
+
+    var hasErrors: Bool { measurement.errors > 0 || measurement.warmupErrors > 0 || measurement.answers == 0 }
+
+    var lines: [String] {
+        let m = measurement
+        var lines = ["\(what) [\(data)]:"]
+        lines.append("    \(grouped(Int(m.requestsPerSecond.rounded()))) req/s, p50 \(fixed(m.p50, 3)) ms, p99 \(fixed(m.p99, 3)) ms"
+                     + " (\(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; CPU: server \(fixed(cpu.server, 2)) cores,"
+                     + " benchmark client \(fixed(cpu.client, 2)))")
+        if hasErrors {
+            lines.append("    WITH ERRORS: \(grouped(m.errors)) of \(grouped(m.answers)) answers in the window failed, \(m.warmupErrors) during the warm-up"
+                         + (m.firstError.map { "; first: \($0)" } ?? ""))
+        }
+        if let redis {
+            lines.append("    = \(fixed(m.requestsPerSecond / redis.figure.requestsPerSecond, 3)) x \(redis.label)"
+                         + " (\(grouped(Int(redis.figure.requestsPerSecond.rounded()))) req/s, p50 \(fixed(redis.figure.p50, 3)) ms,"
+                         + " p99 \(fixed(redis.figure.p99, 3)) ms); p99 ratio \(fixed(m.p99 / redis.figure.p99, 2))")
+        }
+        return lines
+    }
+}
+
+/// One of the targets and whether it was met.
+struct TargetCheck {
+    let target: String
+    let measured: String
+    let met: Bool
+    let hasErrors: Bool
+
+    var line: String {
+        let verdict = hasErrors ? "NOT MET (the figure has errors)" : (met ? "MET" : "NOT MET")
+        return "  \(target): \(measured) -> \(verdict)"
+    }
+}

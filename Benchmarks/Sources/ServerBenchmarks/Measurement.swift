@@ -1,0 +1,28 @@
+/// What one load run measured: answers counted in the measurement window (after the
+/// warm-up), how many of them were errors, and their latencies.
+struct Measurement: Sendable {
+    /// Answers received in the window, errors included.
+    var answers: Int
+    /// Answers that were not a successful result (an `error`, or a result that failed the check).
+    var errors: Int
+    /// Failed answers during the warm-up (not counted in the figures, but reported).
+    var warmupErrors: Int
+    /// The first failing answer (or connection failure), cut to 300 characters, for the report.
+    var firstError: String?
+    /// Length of the measurement window in seconds.
+    var seconds: Double
+    /// Latency of each answer in the window, in nanoseconds, sorted.
+    var latencies: [UInt64]
+
+    var requestsPerSecond: Double { seconds > 0 ? Double(answers - errors) / seconds : 0 }
+
+    /// The `fraction` quantile (0.5, 0.99) of the latencies, in milliseconds (nearest rank).
+    func percentile(_ fraction: Double) -> Double {
+        guard !latencies.isEmpty else { return .nan }
+        let rank = Int((fraction * Double(latencies.count)).rounded(.up)) - 1
+        return Double(latencies[min(max(rank, 0), latencies.count - 1)]) / 1e6
+    }
+
+    var p50: Double { percentile(0.50) }
+    var p99: Double { percentile(0.99) }
+}

@@ -1,0 +1,27 @@
+extension ServerBenchmark {
+    /// The issue's targets, each with the figure it is judged on and whether it was met.
+    func printTargets(small: BenchmarkStore, redis: RedisFigures) {
+        var checks: [TargetCheck] = []
+        if let get = reports["get-50"] {
+            let ratio = get.measurement.requestsPerSecond / redis.get50.requestsPerSecond
+            checks.append(TargetCheck(target: "get with 50 connections >= 0.5 x Redis GET (50 clients)",
+                                      measured: "\(grouped(Int(get.measurement.requestsPerSecond))) req/s = \(fixed(ratio, 3))"
+                                          + " x \(grouped(Int(redis.get50.requestsPerSecond)))",
+                                      met: ratio >= 0.5, hasErrors: get.hasErrors))
+        }
+        for (key, label) in [("get-50", "get, 50 connections"), ("get-1", "get, 1 connection")] {
+            guard let get = reports[key] else { continue }
+            checks.append(TargetCheck(target: "p99 < 2 ms (\(label))", measured: "p99 \(fixed(get.measurement.p99, 3)) ms",
+                                      met: get.measurement.p99 < 2, hasErrors: get.hasErrors))
+        }
+        if let saves = reports["save-\(small.shape.total)-50"] {
+            checks.append(TargetCheck(target: ">= 1,000 acknowledged durable saves/s with 50 clients on the \(small.label)",
+                                      measured: "\(grouped(Int(saves.measurement.requestsPerSecond))) saves/s",
+                                      met: saves.measurement.requestsPerSecond >= 1000, hasErrors: saves.hasErrors))
+        }
+        say("Targets:")
+        for check in checks { say(check.line) }
+        let withErrors = reports.filter { $0.value.hasErrors }.keys.sorted()
+        if !withErrors.isEmpty { say("figures with errors: \(withErrors.joined(separator: ", "))") }
+    }
+}
