@@ -89,58 +89,25 @@ extension StoreFileDecoder {
     func decodeNumber(_ text: UnsafeRawBufferPointer, property index: Int) throws {
         guard let flat else { return }
         switch flat.kinds[index] {
-        case .int16, .int32, .int64:
-            guard let value = JSONNumberText.integer(text), Self.fits(value, flat.kinds[index]) else {
-                throw invalidValue(index, found: text.string)
-            }
-            values[index] = .int(value)
-        case .double:
-            let value = JSONNumberText.double(text)
-            guard value.isFinite else { throw invalidValue(index, found: text.string) }
-            values[index] = .double(value)
-        case .float:
-            let value = Float(JSONNumberText.double(text))
-            guard value.isFinite else { throw invalidValue(index, found: text.string) }
-            values[index] = .double(Double(value))
-        case .decimal:
-            guard JSONNumberText.isIntegerSyntax(text), let value = Value.parse(text: text.string, as: .decimal) else {
-                throw invalidValue(index, found: text.string)
-            }
-            values[index] = value
         case .toOne:
             guard let target = JSONNumberText.integer(text), target > 0 else { throw invalidValue(index, found: text.string) }
             toOne.append(PendingReference(target: target, node: Int32(nodes.count), property: Int32(index)))
-        case .string, .bool, .date, .binary, .uuid, .uri, .toMany:
+        case .toMany:
             throw invalidValue(index, found: text.string)
+        case let kind:
+            guard let type = kind.attributeType, let value = ValueForm.value(number: text, as: type) else {
+                throw invalidValue(index, found: text.string)
+            }
+            values[index] = value
         }
     }
 
     func decodeString(_ bytes: UnsafeRawBufferPointer, property index: Int) throws {
         guard let flat else { return }
-        switch flat.kinds[index] {
-        case .string:
-            values[index] = .string(bytes.string)
-        case .date:
-            guard let date = DateText.date(bytes) else { throw invalidValue(index, found: bytes.quotedForMessage()) }
-            values[index] = .date(date)
-        case .double, .float:
-            if bytes.equals("NaN") {
-                values[index] = .double(.nan)
-            } else if bytes.equals("Infinity") {
-                values[index] = .double(.infinity)
-            } else if bytes.equals("-Infinity") {
-                values[index] = .double(-.infinity)
-            } else {
-                throw invalidValue(index, found: bytes.quotedForMessage())
-            }
-        case .decimal, .binary, .uuid, .uri:
-            guard case .attribute(let type)? = entity?.properties[index].kind, let value = Value.parse(text: bytes.string, as: type) else {
-                throw invalidValue(index, found: bytes.quotedForMessage())
-            }
-            values[index] = value
-        case .int16, .int32, .int64, .bool, .toOne, .toMany:
+        guard let type = flat.kinds[index].attributeType, let value = ValueForm.value(string: bytes, as: type) else {
             throw invalidValue(index, found: bytes.quotedForMessage())
         }
+        values[index] = value
     }
 
     func decodeScalar(_ found: Found, property index: Int) throws {
@@ -157,14 +124,6 @@ extension StoreFileDecoder {
         }
     }
 
-    private static func fits(_ value: Int64, _ kind: PropertyKind) -> Bool {
-        switch kind {
-        case .int16: return Int64(Int16.min)...Int64(Int16.max) ~= value
-        case .int32: return Int64(Int32.min)...Int64(Int32.max) ~= value
-        default: return true
-        }
-    }
-
     func invalidValue(_ index: Int, found: String) -> JSONStoreError {
         let property = entity?.properties[index]
         return .invalidValue(file: file, entity: entity?.name ?? "", reference: reference, property: property?.name ?? "",
@@ -176,21 +135,7 @@ extension StoreFileDecoder {
         switch property.kind {
         case .toOne: return "a reference (positive integer) or null"
         case .toMany: return "an array of references (positive integers)"
-        case .attribute(let type):
-            switch type {
-            case .int16: return "an int16 (JSON integer from -32768 to 32767)"
-            case .int32: return "an int32 (JSON integer from -2147483648 to 2147483647)"
-            case .int64: return "an int64 (JSON integer)"
-            case .double: return "a double (JSON number, \"NaN\", \"Infinity\" or \"-Infinity\")"
-            case .float: return "a float (JSON number in the range of Float, \"NaN\", \"Infinity\" or \"-Infinity\")"
-            case .decimal: return "a decimal (string in decimal notation, or JSON integer)"
-            case .string: return "a string"
-            case .bool: return "a bool (true or false)"
-            case .date: return "a date (ISO 8601 string)"
-            case .binary: return "binary data (base64 string)"
-            case .uuid: return "a UUID (string)"
-            case .uri: return "a URI (string with a scheme)"
-            }
+        case .attribute(let type): return ValueForm.expectation(for: type)
         }
     }
 

@@ -170,18 +170,6 @@ struct ObjectWriter {
     private func write(_ value: Value, kind: PropertyKind, ordered: Bool) throws {
         switch (kind, value) {
         case (_, .null) where kind != .toMany: try out.null()
-        case (.int16, .int(let i)), (.int32, .int(let i)), (.int64, .int(let i)): try out.integer(i)
-        case (.double, .double(let d)), (.float, .double(let d)):
-            if d.isFinite { try out.double(d) } else { try out.string(d.isNaN ? "NaN" : d < 0 ? "-Infinity" : "Infinity") }
-        case (.string, .string(let s)): try out.string(s)
-        case (.bool, .bool(let b)): try out.bool(b)
-        case (.date, .date(let date)):
-            try withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer in
-                let count = DateText.write(date, into: buffer)
-                try out.string(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count]))
-            }
-        case (.decimal, .decimal), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
-            try out.string(value.textForm ?? "")
         case (.toOne, .object(let id)):
             let reference = try Self.reference(id)
             if dangling.isGone(id, reference: reference) { try out.null() } else { try out.integer(reference) }
@@ -200,11 +188,14 @@ struct ObjectWriter {
             try out.openArray()
             try out.closeArray()
         default:
-            // A value of a convertible kind (an integer in a double attribute): written as its type holds it.
-            guard let type = kind.attributeType, let converted = value.converted(to: type), converted != value else {
+            guard let type = kind.attributeType else {
                 throw UnencodableValue(reason: "a property of kind \(kind) holds \(value.kindName) \(value)")
             }
-            try write(converted, kind: kind, ordered: ordered)
+            do {
+                try ValueForm.write(value, as: type, to: out)
+            } catch let error as ValueForm.UnencodableValue {
+                throw UnencodableValue(reason: error.reason)
+            }
         }
     }
 

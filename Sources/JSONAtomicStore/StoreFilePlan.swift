@@ -64,8 +64,23 @@ enum PropertyKind: UInt8 {
     }
 
     /// The attribute type of this kind; nil for relationships.
+    @inline(__always)
     var attributeType: AttributeType? {
-        AttributeType.allCases.first { PropertyKind($0) == self }
+        switch self {
+        case .int16: return .int16
+        case .int32: return .int32
+        case .int64: return .int64
+        case .double: return .double
+        case .float: return .float
+        case .decimal: return .decimal
+        case .string: return .string
+        case .bool: return .bool
+        case .date: return .date
+        case .binary: return .binary
+        case .uuid: return .uuid
+        case .uri: return .uri
+        case .toOne, .toMany: return nil
+        }
     }
 }
 

@@ -1,0 +1,218 @@
+import GraphCore
+import JSONAtomicStore
+import Logging
+import NIOCore
+
+/// What all connections share: the model, the store thread and the settings.
+struct SharedState: Sendable {
+    let model: ObjectModel
+    /// The `model` result: the model file as compact JSON.
+    let modelResult: [UInt8]
+    /// The `hello` result.
+    let helloResult: [UInt8]
+    let authToken: String?
+    let worker: StoreWorker
+    let cache: WireObjectCache
+    let logger: Logger
+}
+
+/// One connection's conversation: it turns each line into the line to answer (if any),
+/// keeps whether the client has authenticated, and spots HTTP.
+///
+/// What can be answered at once (errors, `ping`, `hello`, `model`, a `get` of cached
+/// objects) is answered on the connection's event loop; the rest is a ``StoreJob`` for the
+/// store thread. Not `Sendable`: it belongs to its connection, which runs one request at a
+/// time.
+final class ConnectionSession {
+    /// What to do after a line.
+    enum Outcome: Sendable {
+        /// Send these bytes (a line without its `\n`), or nothing.
+        case answer([UInt8]?)
+        /// Send these bytes, if any, then close the connection.
+        case answerAndClose([UInt8]?)
+    }
+
+    /// How a line is handled.
+    enum Step {
+        case finished(Outcome)
+        /// Needs the store thread: run the job, then `finish` turns its reply into the outcome.
+        case store(StoreJob, finish: (Reply) -> Outcome)
+        /// A batch: handled by ``handleBatch(_:)``.
+        case batch([JSONValue])
+    }
+
+    private let shared: SharedState
+    private let logger: Logger
+    private var authenticated: Bool
+    private var sawFirstLine = false
+
+    init(shared: SharedState, logger: Logger) {
+        self.shared = shared
+        self.logger = logger
+        authenticated = shared.authToken == nil
+    }
+
+    /// The first step for a line.
+    func begin(_ line: ByteBuffer) -> Step {
+        if line.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .finished(.answer(nil)) }
+        if !sawFirstLine {
+            sawFirstLine = true
+            if HTTPDetection.looksLikeHTTP(line) {
+                logger.warning("closing a connection that speaks HTTP (a browser or an HTTP client, not a docserver client)")
+                return .finished(.answerAndClose(nil))
+            }
+        }
+        let message: JSONValue
+        do {
+            message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128, source: "message") }
+        } catch JSONStoreError.invalidJSON(_, let offset, let lineNumber, let column, let reason) {
+            logger.debug("parse error", metadata: ["offset": "\(offset)", "reason": "\(reason)"])
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(offset: offset, line: lineNumber, column: column, reason: reason)))))
+        } catch JSONStoreError.notAStoreFile(_, let reason) {
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: reason)))))
+        } catch {
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)")))))
+        }
+        guard case .array(let elements) = message else {
+            switch request(message) {
+            case .answered(let bytes, let close):
+                return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
+            case .store(let job, let id):
+                return .store(job) { reply in .answer(id.map { RPCResponse.encode(id: $0, reply) }) }
+            }
+        }
+        guard !elements.isEmpty else {
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.invalidRequest("a batch must hold at least one request")))))
+        }
+        return .batch(elements)
+    }
+
+    /// A batch: its requests one after another, their answers in one array.
+    func handleBatch(_ elements: [JSONValue]) async -> Outcome {
+        var answers: [[UInt8]] = []
+        var close = false
+        for element in elements {
+            switch request(element) {
+            case .answered(let bytes, let closeAfter):
+                if let bytes { answers.append(bytes) }
+                close = closeAfter
+            case .store(let job, let id):
+                let reply = await shared.worker.perform(job)
+                if let id { answers.append(RPCResponse.encode(id: id, reply)) }
+            }
+            if close { break }
+        }
+        let bytes = answers.isEmpty ? nil : [UInt8(ascii: "[")] + Array(answers.joined(separator: [UInt8(ascii: ",")])) + [UInt8(ascii: "]")]
+        return close ? .answerAndClose(bytes) : .answer(bytes)
+    }
+
+    private enum RequestStep {
+        /// The answer (nil for a notification), and whether to close afterwards.
+        case answered([UInt8]?, close: Bool)
+        /// Needs the store; answer under `id` (nil for a notification).
+        case store(StoreJob, id: JSONValue?)
+    }
+
+    private func request(_ message: JSONValue) -> RequestStep {
+        switch RPCRequest.parse(message) {
+        case .failure(let rejection):
+            return .answered(RPCResponse.encode(id: rejection.id, .error(rejection.error)), close: false)
+        case .success(let request):
+            if logger.logLevel <= .debug {
+                logger.debug("request", metadata: ["method": "\(RPCError.capped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
+            }
+            switch dispatch(request) {
+            case .reply(let reply, let close):
+                if case .error(let error) = reply {
+                    logger.debug("error answer", metadata: ["method": "\(RPCError.capped(request.method))", "code": "\(error.code)", "message": "\(error.message)"])
+                }
+                return .answered(request.id.map { RPCResponse.encode(id: $0, reply) }, close: close)
+            case .store(let job):
+                return .store(job, id: request.id)
+            }
+        }
+    }
+
+    private enum Dispatch {
+        case reply(Reply, close: Bool)
+        case store(StoreJob)
+    }
+
+    private func dispatch(_ request: RPCRequest) -> Dispatch {
+        if request.method == "hello" { return hello(request.params) }
+        guard authenticated else {
+            return .reply(.error(.unauthorized("this server needs a token: send hello with it first")), close: false)
+        }
+        do {
+            switch request.method {
+            case "ping":
+                _ = try Params(request.params, allowed: [])
+                return .reply(.result(Array(#""pong""#.utf8)), close: false)
+            case "model":
+                _ = try Params(request.params, allowed: [])
+                return .reply(.result(shared.modelResult), close: false)
+            case "fetch":
+                return .store(.fetch(try FetchCall.parse(request.params, model: shared.model)))
+            case "get":
+                let call = try GetCall.parse(request.params, model: shared.model)
+                if let objects = shared.cache.lookup(call.ids) {
+                    return .reply(.result(GetCall.result(call.ids, objects)), close: false)
+                }
+                return .store(.get(call))
+            case "save":
+                return .store(.save(try SaveCall.parse(request.params, model: shared.model)))
+            default:
+                return .reply(.error(.methodNotFound(request.method)), close: false)
+            }
+        } catch {
+            return .reply(.error(error), close: false)
+        }
+    }
+
+    /// `hello`: checks the token when the server has one; a wrong one closes the connection.
+    private func hello(_ params: JSONValue) -> Dispatch {
+        let token: String?
+        do {
+            let hello = try Params(params, allowed: ["token", "client"])
+            token = try hello.optionalString("token")
+            if let client = try hello.optionalString("client") {
+                logger.info("hello", metadata: ["client": "\(RPCError.capped(client))"])
+            }
+        } catch {
+            return .reply(.error(error), close: false)
+        }
+        if let expected = shared.authToken {
+            guard let token, Self.constantTimeEqual(token, expected) else {
+                logger.warning("refused a hello with a \(token == nil ? "missing" : "wrong") token; closing the connection")
+                return .reply(.error(.unauthorized(token == nil ? "this server needs a token in hello" : "wrong token")), close: true)
+            }
+            authenticated = true
+        }
+        return .reply(.result(shared.helloResult), close: false)
+    }
+
+    /// Compares without stopping at the first difference, so timing does not reveal the token.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for index in 0..<max(x.count, y.count) {
+            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+        }
+        return difference == 0
+    }
+}
+
+/// Recognizes the first line of an HTTP request (or a header line), so that a web page
+/// cannot make a browser talk to the server (a cross-protocol attack).
+enum HTTPDetection {
+    private static let prefixes: [[UInt8]] = ["GET ", "POST ", "PUT ", "HEAD ", "DELETE ", "OPTIONS ", "PATCH ", "CONNECT ", "TRACE "]
+        .map { Array($0.utf8) }
+
+    static func looksLikeHTTP(_ line: ByteBuffer) -> Bool {
+        let bytes = Array(line.readableBytesView.prefix(16))
+        if prefixes.contains(where: { bytes.starts(with: $0) }) { return true }
+        // A header line: a token, then a colon ("Host: …", "User-Agent: …").
+        let lowered = bytes.map { $0 | 0x20 }
+        return lowered.starts(with: Array("host:".utf8)) || lowered.starts(with: Array("user-agent:".utf8))
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import GraphCore
+import JSONAtomicStore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The network server: JSON-RPC 2.0 over newline-delimited TCP (`docs/PROTOCOL.md`), on
+/// one object graph held by a GraphCore context on a store thread of its own.
+///
+/// ```swift
+/// let server = try DocumentServer(model: model, storeURL: url, configuration: .init(port: 0), logger: logger)
+/// try await server.run { host, port in print("listening on \(host):\(port)") }
+/// ```
+///
+/// ``shutdown()`` (from a signal handler, say) stops accepting, lets every request already
+/// received finish (saves included), writes nothing half, and releases the store.
+public final class DocumentServer: Sendable {
+    public let configuration: ServerConfiguration
+    private let shared: SharedState
+    private let worker: StoreWorker
+    private let logger: Logger
+    /// The listening channel once bound; nil before and after.
+    private let listener = NIOLockedValueBox<(channel: Channel?, shutdownRequested: Bool)>((nil, false))
+    /// The open connections, closed at shutdown.
+    private let connections = NIOLockedValueBox<[ObjectIdentifier: Channel]>([:])
+
+    /// Opens the store (an atomic store loads whole here) and prepares the server.
+    ///
+    /// - Throws: ``DocumentServerError`` for a configuration that must not run (a
+    ///   non-loopback address without a token); the store's own errors when it cannot be
+    ///   opened (a damaged file, a model mismatch, a lock held by another process).
+    public init(model: ObjectModel, storeURL: URL, storeType: String = JSONAtomicStore.storeType,
+                configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
+        if !configuration.isLoopback && (configuration.authToken ?? "").isEmpty {
+            throw DocumentServerError.tokenRequired(host: configuration.host)
+        }
+        if configuration.authToken == "" { throw DocumentServerError.emptyToken }
+        JSONAtomicStore.register()
+        self.configuration = configuration
+        self.logger = logger
+        let started = ContinuousClock.now
+        let cache = WireObjectCache()
+        let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, cache: cache)
+        let elapsed = ContinuousClock.now - started
+        logger.info("store opened", metadata: [
+            "store": "\(storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
+            "loadSeconds": "\(String(format: "%.3f", Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)))",
+            "storeUUID": "\(graph.store.identifier)",
+        ])
+        worker = StoreWorker(graph: graph)
+        let hello = JSONValue.object([
+            ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
+            ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),
+        ])
+        let modelFile = try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }
+        shared = SharedState(model: model, modelResult: Array(modelFile.jsonText.utf8), helloResult: Array(hello.jsonText.utf8),
+                             authToken: configuration.authToken, worker: worker, cache: cache, logger: logger)
+    }
+
+    /// The server's version, in `hello`.
+    public static let version = "0.5.0"
+
+    /// Listens and serves until ``shutdown()``; `onListening` gets the bound address (the
+    /// real port when the configuration asked for port 0). Returns once every request
+    /// received before the shutdown is answered and the store is released.
+    public func run(onListening: @Sendable (_ host: String, _ port: Int) -> Void) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.ioThreads))
+        worker.start()
+        let server: Channel
+        do {
+            server = try await bind(on: group)
+        } catch {
+            worker.stop()
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        let port = server.localAddress?.port ?? configuration.port
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)",
+                                            "auth": "\(configuration.authToken == nil ? "none" : "token")"])
+        onListening(configuration.host, port)
+
+        // Until shutdown() closes the listening channel.
+        try? await server.closeFuture.get()
+        // Requests already handed to the store thread finish (saves become durable and are
+        // answered); then the connections close.
+        worker.stop()
+        let open = connections.withLockedValue { $0.values }
+        for connection in open {
+            connection.eventLoop.execute { connection.close(promise: nil) }
+        }
+        for connection in open { try? await connection.closeFuture.get() }
+        logger.info("stopped: every request in progress was answered, the store is released")
+        try await group.shutdownGracefully()
+    }
+
+    /// Stops accepting connections and ends ``run(onListening:)`` once the requests in
+    /// progress are answered. Safe to call from any thread, more than once.
+    public func shutdown() {
+        let channel = listener.withLockedValue { state -> Channel? in
+            state.shutdownRequested = true
+            return state.channel
+        }
+        logger.info("shutting down")
+        channel?.close(promise: nil)
+    }
+
+    private func bind(on group: MultiThreadedEventLoopGroup) async throws -> Channel {
+        let maximumLineLength = configuration.maximumLineLength
+        let shared = self.shared
+        let logger = self.logger
+        let connections = self.connections
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.autoRead, value: true)
+            .childChannelInitializer { channel in
+                let peer = channel.remoteAddress?.description ?? "unknown"
+                var connectionLogger = logger
+                connectionLogger[metadataKey: "peer"] = "\(peer)"
+                let id = ObjectIdentifier(channel)
+                connections.withLockedValue { $0[id] = channel }
+                connectionLogger.info("connection opened")
+                channel.closeFuture.whenComplete { [connectionLogger] _ in
+                    connections.withLockedValue { $0[id] = nil }
+                    connectionLogger.info("connection closed")
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    let session = ConnectionSession(shared: shared, logger: connectionLogger)
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
+                        ConnectionHandler(session: session, worker: shared.worker, logger: connectionLogger))
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port).get()
+        let alreadyStopping = listener.withLockedValue { state -> Bool in
+            state.channel = server
+            return state.shutdownRequested
+        }
+        if alreadyStopping { server.close(promise: nil) }
+        return server
+    }
+}
+
+/// Why a server cannot start.
+public enum DocumentServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Listening on an address other machines can reach needs a token.
+    case tokenRequired(host: String)
+    /// A token must not be empty.
+    case emptyToken
+
+    public var description: String {
+        switch self {
+        case .tokenRequired(let host):
+            return "refusing to listen on \(host) without an auth token: other machines could read and change the store. Set --auth-token (or DOCSERVER_AUTH_TOKEN), or listen on 127.0.0.1"
+        case .emptyToken:
+            return "the auth token is empty"
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import GraphCore
+import JSONAtomicStore
+
+/// The parameters of `fetch`, checked and turned into a fetch request before the store
+/// thread sees them.
+struct FetchCall: Sendable {
+    enum ResultType: String, Sendable {
+        case objects, ids, count
+    }
+
+    let request: FetchRequest
+    let resultType: ResultType
+
+    static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType"]
+
+    static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> FetchCall {
+        let params = try Params(value, allowed: parameters)
+        let entityName = try params.string("entity")
+        guard let entity = model.entity(named: entityName) else {
+            throw .invalidParams(params.path("entity"), "unknown entity '\(RPCError.capped(entityName))' (entities: \(model.entities.map(\.name).joined(separator: ", ")))")
+        }
+        var request = FetchRequest(entityName: entity.name)
+        var arguments: [PredicateValue] = []
+        for (index, argument) in (try params.optionalArray("arguments") ?? []).enumerated() {
+            arguments.append(try WireValues.argument(argument, model: model, path: "params.arguments[\(index)]"))
+        }
+        if let format = try params.optionalString("predicate") {
+            do {
+                request.predicate = try GraphCore.Predicate(format: format, arguments: arguments, model: model)
+            } catch {
+                throw .invalidParams(params.path("predicate"), error.description, position: error.offset)
+            }
+        } else if !arguments.isEmpty {
+            throw .invalidParams(params.path("arguments"), "arguments were given without a predicate")
+        }
+        for (index, element) in (try params.optionalArray("sort") ?? []).enumerated() {
+            let sort = try Params(element, path: "params.sort[\(index)]", allowed: ["key", "ascending", "caseInsensitive"])
+            let key = try sort.string("key")
+            try checkKeyPath(key, from: entity, path: sort.path("key"))
+            request.sortDescriptors.append(SortDescriptor(key, ascending: try sort.optionalBool("ascending") ?? true,
+                                                          caseInsensitive: try sort.optionalBool("caseInsensitive") ?? false))
+        }
+        request.fetchLimit = try params.optionalInteger("limit", minimum: 0) ?? 0
+        request.fetchOffset = try params.optionalInteger("offset", minimum: 0) ?? 0
+        request.includesSubentities = try params.optionalBool("includeSubentities") ?? true
+        let typeName = try params.optionalString("resultType") ?? "objects"
+        guard let resultType = ResultType(rawValue: typeName) else {
+            throw .invalidParams(params.path("resultType"), "must be \"objects\", \"ids\" or \"count\", not \"\(RPCError.capped(typeName))\"")
+        }
+        return FetchCall(request: request, resultType: resultType)
+    }
+
+    /// A sort key must lead through to-one relationships to an attribute.
+    private static func checkKeyPath(_ keyPath: String, from entity: EntityDescription, path: String) throws(RPCError) {
+        var current = entity
+        let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (index, key) in keys.enumerated() {
+            guard let property = current.property(named: key) else {
+                throw .invalidParams(path, "entity '\(current.name)' has no property '\(RPCError.capped(key))'")
+            }
+            let isLast = index == keys.count - 1
+            switch property {
+            case .attribute:
+                if !isLast { throw .invalidParams(path, "'\(key)' is an attribute of '\(current.name)': a key path cannot go on from it") }
+            case .relationship(let relationship):
+                guard !relationship.isToMany, !isLast, let destination = entity.model?.entity(named: relationship.destination) else {
+                    throw .invalidParams(path, "cannot sort by relationship '\(key)' of '\(current.name)': sort by an attribute (e.g. '\(key).name')")
+                }
+                current = destination
+            }
+        }
+    }
+}
+
+/// The parameters of `get`.
+struct GetCall: Sendable {
+    let ids: [ObjectID]
+
+    static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> GetCall {
+        let params = try Params(value, allowed: ["ids"])
+        guard let elements = try params.optionalArray("ids") else { throw .invalidParams(params.path("ids"), "is required (an array of object IDs)") }
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            ids.append(try WireValues.objectID(element, model: model, path: "params.ids[\(index)]"))
+        }
+        return GetCall(ids: ids)
+    }
+
+    /// The result: `{"objects":[…],"missing":[…]}`, objects in the order of `ids`, nil for
+    /// missing ones.
+    static func result(_ ids: [ObjectID], _ objects: [[UInt8]?]) -> [UInt8] {
+        var bytes = Array(#"{"objects":["#.utf8)
+        var missing: [ObjectID] = []
+        for (index, (id, object)) in zip(ids, objects).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if let object {
+                bytes += object
+            } else {
+                bytes += Array("null".utf8)
+                missing.append(id)
+            }
+        }
+        bytes += Array(#"],"missing":["#.utf8)
+        for (index, id) in missing.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += (try? JSONText.make { try $0.string(id.uriRepresentation) }) ?? []
+        }
+        bytes += Array("]}".utf8)
+        return bytes
+    }
+}

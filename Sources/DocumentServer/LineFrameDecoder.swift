@@ -1,0 +1,69 @@
+import Foundation
+import NIOCore
+
+/// Splits a byte stream into lines: each message of the protocol is one line ending in `\n`
+/// (a `\r` before it is dropped). A line longer than ``maximumLength`` is refused with
+/// ``LineTooLongError`` as soon as that many bytes arrived without a newline, so a client
+/// cannot make the server buffer without bound.
+///
+/// Scanning resumes where the previous call stopped, so a long line arriving in many small
+/// reads costs linear time.
+struct LineFrameDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+
+    /// The longest line accepted, in bytes, not counting the `\n`.
+    let maximumLength: Int
+    /// How many readable bytes are known to hold no newline.
+    private var scanned = 0
+
+    init(maximumLength: Int) {
+        self.maximumLength = maximumLength
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let line = try nextLine(&buffer) else { return .needMoreData }
+        context.fireChannelRead(wrapInboundOut(line))
+        return .continue
+    }
+
+    /// At the end of the stream, complete lines still go out; a last line without its `\n`
+    /// is dropped: the client left in the middle of a message.
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while let line = try nextLine(&buffer) {
+            context.fireChannelRead(wrapInboundOut(line))
+        }
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        scanned = 0
+        return .needMoreData
+    }
+
+    mutating func nextLine(_ buffer: inout ByteBuffer) throws -> ByteBuffer? {
+        let start = scanned
+        let newline: Int? = buffer.withUnsafeReadableBytes { bytes in
+            guard start < bytes.count, let base = bytes.baseAddress,
+                  let hit = memchr(base + start, 0x0A, bytes.count - start)
+            else { return nil }
+            return UnsafeRawPointer(hit) - base
+        }
+        guard let newline else {
+            scanned = buffer.readableBytes
+            if scanned > maximumLength { throw LineTooLongError(limit: maximumLength) }
+            return nil
+        }
+        scanned = 0
+        var length = newline
+        if length > 0, buffer.getInteger(at: buffer.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+            length -= 1
+        }
+        if length > maximumLength { throw LineTooLongError(limit: maximumLength) }
+        guard let line = buffer.getSlice(at: buffer.readerIndex, length: length) else { return nil }
+        buffer.moveReaderIndex(forwardBy: newline + 1)
+        return line
+    }
+}
+
+/// A line longer than the server's limit: answered with a `too large` error, then the
+/// connection closes (the rest of the line cannot be told apart from the next message).
+struct LineTooLongError: Error, Equatable {
+    let limit: Int
+}

@@ -1,0 +1,117 @@
+import GraphCore
+import JSONAtomicStore
+
+/// An error as it goes on the wire: a JSON-RPC code, a message for people and `data` for
+/// programs (`docs/PROTOCOL.md`, Errors).
+///
+/// Echoed input is capped, as Redis does, so an error never repeats a huge request back.
+public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The JSON-RPC error code.
+    public var code: Int
+    /// A sentence saying what was wrong and where.
+    public var message: String
+    /// Details for programs; always an object.
+    public var data: JSONValue
+
+    public init(code: Int, message: String, data: JSONValue) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    public var description: String { "\(message) (\(code))" }
+
+    /// The codes of `docs/PROTOCOL.md`.
+    public enum Code {
+        public static let parseError = -32700
+        public static let invalidRequest = -32600
+        public static let methodNotFound = -32601
+        public static let invalidParams = -32602
+        public static let conflict = -32001
+        public static let validation = -32002
+        public static let notFound = -32003
+        public static let unauthorized = -32004
+        public static let tooLarge = -32005
+        public static let storeUnavailable = -32006
+    }
+
+    /// At most this many characters of client input are echoed in a message.
+    static let echoLimit = 128
+
+    static func capped(_ text: String) -> String {
+        text.count <= echoLimit ? text : String(text.prefix(echoLimit)) + "…"
+    }
+
+    // MARK: - The errors
+
+    static func parseError(offset: Int, line: Int, column: Int, reason: String) -> RPCError {
+        RPCError(code: Code.parseError, message: "invalid JSON at byte \(offset) (line \(line), column \(column)): \(reason)",
+                 data: .object([("offset", .integer(Int64(offset))), ("line", .integer(Int64(line))),
+                                ("column", .integer(Int64(column))), ("reason", .string(reason))]))
+    }
+
+    static func parseError(reason: String) -> RPCError {
+        RPCError(code: Code.parseError, message: "invalid JSON: \(reason)", data: .object([("reason", .string(reason))]))
+    }
+
+    static func invalidRequest(_ reason: String) -> RPCError {
+        RPCError(code: Code.invalidRequest, message: "invalid request: \(reason)", data: .object([("reason", .string(reason))]))
+    }
+
+    static func methodNotFound(_ method: String) -> RPCError {
+        let echoed = capped(method)
+        return RPCError(code: Code.methodNotFound,
+                        message: "unknown method '\(echoed)' (methods: hello, model, ping, fetch, get, save)",
+                        data: .object([("method", .string(echoed))]))
+    }
+
+    static func invalidParams(_ path: String, _ reason: String, position: Int? = nil) -> RPCError {
+        var data: [(key: String, value: JSONValue)] = [("path", .string(path)), ("reason", .string(reason))]
+        if let position { data.append(("position", .integer(Int64(position)))) }
+        return RPCError(code: Code.invalidParams, message: "invalid params: \(path): \(reason)", data: .object(data))
+    }
+
+    static func conflict(_ conflicts: [(id: String, expected: Int64, current: Int64?)]) -> RPCError {
+        let list = conflicts.map { conflict -> JSONValue in
+            .object([("id", .string(conflict.id)), ("expected", .integer(conflict.expected)),
+                     ("current", conflict.current.map { JSONValue.integer($0) } ?? .null)])
+        }
+        let names = conflicts.prefix(5).map { conflict in
+            "\(conflict.id) (read at version \(conflict.expected), now " + (conflict.current.map { "at version \($0)" } ?? "deleted") + ")"
+        }
+        let more = conflicts.count > 5 ? " and \(conflicts.count - 5) more" : ""
+        return RPCError(code: Code.conflict,
+                        message: "conflict: changed since read: " + names.joined(separator: ", ") + more + "; nothing was saved",
+                        data: .object([("conflicts", .array(list))]))
+    }
+
+    static func validation(_ failures: [(id: String, entity: String, key: String, reason: String)]) -> RPCError {
+        let list = failures.map { failure -> JSONValue in
+            .object([("id", .string(failure.id)), ("entity", .string(failure.entity)),
+                     ("key", .string(failure.key)), ("reason", .string(failure.reason))])
+        }
+        let first = failures.first.map { "\($0.entity).\($0.key) of \($0.id): \($0.reason)" } ?? ""
+        let more = failures.count > 1 ? " (and \(failures.count - 1) more)" : ""
+        return RPCError(code: Code.validation, message: "validation failed: \(first)\(more); nothing was saved",
+                        data: .object([("failures", .array(list))]))
+    }
+
+    static func notFound(_ ids: [String], _ what: String) -> RPCError {
+        RPCError(code: Code.notFound, message: "not found: \(what): " + ids.prefix(5).joined(separator: ", ") + "; nothing was saved",
+                 data: .object([("ids", .array(ids.map { .string($0) }))]))
+    }
+
+    static func unauthorized(_ reason: String) -> RPCError {
+        RPCError(code: Code.unauthorized, message: "unauthorized: \(reason)", data: .object([("reason", .string(reason))]))
+    }
+
+    static func tooLarge(limit: Int) -> RPCError {
+        RPCError(code: Code.tooLarge, message: "the line is longer than the limit of \(limit) bytes; closing the connection",
+                 data: .object([("limit", .integer(Int64(limit)))]))
+    }
+
+    static func storeUnavailable(_ reason: String) -> RPCError {
+        RPCError(code: Code.storeUnavailable, message: "store unavailable: \(reason); nothing was saved",
+                 data: .object([("reason", .string(reason))]))
+    }
+}

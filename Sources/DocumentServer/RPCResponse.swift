@@ -1,0 +1,57 @@
+import JSONAtomicStore
+
+/// What a method answers: the JSON text of its result, or an error.
+enum Reply: Sendable {
+    /// The compact JSON text of the `result` member.
+    case result([UInt8])
+    case error(RPCError)
+
+    /// A result written with a generator.
+    static func result(_ body: (JSONGenerator) throws -> Void) -> Reply {
+        do {
+            return .result(try JSONText.make(body))
+        } catch {
+            return .error(.storeUnavailable("the answer could not be encoded: \(error)"))
+        }
+    }
+}
+
+/// Encodes responses: `{"jsonrpc":"2.0","id":…,"result":…}` or `…,"error":{…}}`, compact,
+/// keys in that order.
+enum RPCResponse {
+    private static let prefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+    private static let resultKey = Array(#","result":"#.utf8)
+    private static let errorKey = Array(#","error":"#.utf8)
+
+    /// The bytes of one response (no newline).
+    static func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
+        var bytes = prefix
+        bytes += (try? JSONText.make { try id.write(to: $0) }) ?? Array("null".utf8)
+        switch reply {
+        case .result(let text):
+            bytes += resultKey
+            bytes += text
+        case .error(let error):
+            bytes += errorKey
+            bytes += errorText(error)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    static func errorText(_ error: RPCError) -> [UInt8] {
+        let object = JSONValue.object([("code", .integer(Int64(error.code))), ("message", .string(error.message)), ("data", error.data)])
+        return (try? JSONText.make { try object.write(to: $0) }) ?? Array(#"{"code":-32603,"message":"internal error"}"#.utf8)
+    }
+}
+
+/// Compact JSON text made with a generator.
+enum JSONText {
+    static func make(_ body: (JSONGenerator) throws -> Void) throws -> [UInt8] {
+        let out = try JSONGenerator()
+        try body(out)
+        var bytes: [UInt8] = []
+        try out.flush { bytes = Array($0) }
+        return bytes
+    }
+}

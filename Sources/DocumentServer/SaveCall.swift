@@ -1,0 +1,189 @@
+import GraphCore
+import JSONAtomicStore
+
+/// The parameters of `save`, checked against the model before the store thread sees them:
+/// entities, keys, value types, IDs and versions. What needs the store (does an object
+/// exist, at which version) is checked when the save is applied.
+struct SaveCall: Sendable {
+    /// A relationship's target: an object of the store, or an object inserted by this save.
+    enum Reference: Sendable {
+        case existing(ObjectID, path: String)
+        case temporary(String, path: String)
+
+        var existingID: ObjectID? {
+            if case .existing(let id, _) = self { return id }
+            return nil
+        }
+    }
+
+    enum Assignment: Sendable {
+        case attribute(Value)
+        case toOne(Reference?)
+        case toMany([Reference])
+    }
+
+    struct Insert: Sendable {
+        let temporaryID: String
+        let entity: EntityDescription
+        let values: [(key: String, value: Assignment)]
+    }
+
+    struct Update: Sendable {
+        let id: ObjectID
+        let version: Int64
+        let values: [(key: String, value: Assignment)]
+    }
+
+    struct Delete: Sendable {
+        let id: ObjectID
+        let version: Int64
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+
+    /// The IDs of existing objects the save names as updated or deleted.
+    var namedIDs: [ObjectID] { updates.map(\.id) + deletes.map(\.id) }
+
+    /// The IDs of existing objects the save's relationship values refer to.
+    var referencedIDs: [ObjectID] {
+        (inserts.flatMap(\.values) + updates.flatMap(\.values)).flatMap { _, assignment -> [ObjectID] in
+            switch assignment {
+            case .attribute: return []
+            case .toOne(let reference): return reference.map { [$0] }?.compactMap(\.existingID) ?? []
+            case .toMany(let references): return references.compactMap(\.existingID)
+            }
+        }
+    }
+
+    static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> SaveCall {
+        let params = try Params(value, allowed: ["insert", "update", "delete"])
+        var call = SaveCall()
+        let inserts = try params.optionalArray("insert") ?? []
+        // Temporary IDs first: values may refer to an insert that comes later in the list.
+        var temporaryEntities: [String: EntityDescription] = [:]
+        var insertParams: [(Params, EntityDescription, String)] = []
+        for (index, element) in inserts.enumerated() {
+            let insert = try Params(element, path: "params.insert[\(index)]", allowed: ["id", "entity", "values"])
+            let temporaryID = try insert.string("id")
+            guard !temporaryID.hasPrefix("graph://"), !temporaryID.isEmpty else {
+                throw .invalidParams(insert.path("id"), "a temporary ID must be a non-empty string that does not start with graph://")
+            }
+            guard temporaryEntities[temporaryID] == nil else {
+                throw .invalidParams(insert.path("id"), "temporary ID \"\(RPCError.capped(temporaryID))\" is used twice in this save")
+            }
+            let entityName = try insert.string("entity")
+            guard let entity = model.entity(named: entityName) else {
+                throw .invalidParams(insert.path("entity"), "unknown entity '\(RPCError.capped(entityName))' (entities: \(model.entities.map(\.name).joined(separator: ", ")))")
+            }
+            guard !entity.isAbstract else {
+                throw .invalidParams(insert.path("entity"), "entity '\(entity.name)' is abstract: insert one of its sub-entities (\(entity.subentityNames.joined(separator: ", ")))")
+            }
+            temporaryEntities[temporaryID] = entity
+            insertParams.append((insert, entity, temporaryID))
+        }
+        let reader = AssignmentReader(model: model, temporaryEntities: temporaryEntities)
+        for (insert, entity, temporaryID) in insertParams {
+            let values = try reader.values(insert["values"], of: entity, path: insert.path("values"))
+            call.inserts.append(Insert(temporaryID: temporaryID, entity: entity, values: values))
+        }
+        var named = Set<ObjectID>()
+        for (index, element) in (try params.optionalArray("update") ?? []).enumerated() {
+            let update = try Params(element, path: "params.update[\(index)]", allowed: ["id", "version", "values"])
+            let id = try reader.existingID(update, named: &named)
+            let version = try reader.version(update)
+            let values = try reader.values(update["values"], of: id.entity, path: update.path("values"))
+            call.updates.append(Update(id: id, version: version, values: values))
+        }
+        for (index, element) in (try params.optionalArray("delete") ?? []).enumerated() {
+            let delete = try Params(element, path: "params.delete[\(index)]", allowed: ["id", "version"])
+            let id = try reader.existingID(delete, named: &named)
+            call.deletes.append(Delete(id: id, version: try reader.version(delete)))
+        }
+        return call
+    }
+}
+
+/// Reads the `values` of an insert or update.
+private struct AssignmentReader {
+    let model: ObjectModel
+    let temporaryEntities: [String: EntityDescription]
+
+    func existingID(_ params: Params, named: inout Set<ObjectID>) throws(RPCError) -> ObjectID {
+        guard let value = params["id"] else { throw .invalidParams(params.path("id"), "is required (an object ID)") }
+        let id = try WireValues.objectID(value, model: model, path: params.path("id"))
+        guard named.insert(id).inserted else {
+            throw .invalidParams(params.path("id"), "\(id) is updated or deleted twice in this save: name each object once")
+        }
+        return id
+    }
+
+    func version(_ params: Params) throws(RPCError) -> Int64 {
+        guard let value = params["version"] else {
+            throw .invalidParams(params.path("version"), "is required: the version the client read (optimistic locking)")
+        }
+        guard case .number(let text) = value, let version = Int64(text), version >= 1 else {
+            throw .invalidParams(params.path("version"), "must be an integer of at least 1, not \(Params.describe(value))")
+        }
+        return version
+    }
+
+    func values(_ json: JSONValue?, of entity: EntityDescription, path: String) throws(RPCError) -> [(key: String, value: SaveCall.Assignment)] {
+        guard let json, json != .null else { return [] }
+        guard case .object(let pairs) = json else { throw .invalidParams(path, "must be an object of property values, not \(json.kindDescription)") }
+        var result: [(key: String, value: SaveCall.Assignment)] = []
+        for (key, value) in pairs {
+            let keyPath = "\(path).\(RPCError.capped(key))"
+            guard let property = entity.property(named: key) else {
+                throw .invalidParams(keyPath, "entity '\(entity.name)' has no property '\(RPCError.capped(key))' (properties: \(entity.properties.map(\.name).joined(separator: ", ")))")
+            }
+            switch property {
+            case .attribute(let attribute):
+                result.append((key, .attribute(try WireValues.attribute(value, type: attribute.type, path: keyPath))))
+            case .relationship(let relationship):
+                guard let destination = model.entity(named: relationship.destination) else {
+                    throw .invalidParams(keyPath, "the model has no entity '\(relationship.destination)'")
+                }
+                if relationship.isToMany {
+                    guard case .array(let elements) = value else {
+                        throw .invalidParams(keyPath, "must be an array of object IDs (to-many relationship to \(destination.name)), not \(value.kindDescription)")
+                    }
+                    var references: [SaveCall.Reference] = []
+                    for (index, element) in elements.enumerated() {
+                        references.append(try reference(element, to: destination, path: "\(keyPath)[\(index)]"))
+                    }
+                    result.append((key, .toMany(references)))
+                } else if value == .null {
+                    result.append((key, .toOne(nil)))
+                } else {
+                    result.append((key, .toOne(try reference(value, to: destination, path: keyPath))))
+                }
+            }
+        }
+        return result
+    }
+
+    private func reference(_ json: JSONValue, to destination: EntityDescription, path: String) throws(RPCError) -> SaveCall.Reference {
+        guard case .string(let text) = json else {
+            throw .invalidParams(path, "must be an object ID or a temporary ID of this save (a string), not \(Params.describe(json))")
+        }
+        let entity: EntityDescription
+        let reference: SaveCall.Reference
+        if text.hasPrefix("graph://") {
+            let id = try WireValues.objectID(text, model: model, path: path)
+            entity = id.entity
+            reference = .existing(id, path: path)
+        } else {
+            guard let inserted = temporaryEntities[text] else {
+                throw .invalidParams(path, "\"\(RPCError.capped(text))\" is neither an object ID (graph://…) nor the temporary ID of an insert in this save")
+            }
+            entity = inserted
+            reference = .temporary(text, path: path)
+        }
+        guard entity.isKind(of: destination) else {
+            throw .invalidParams(path, "leads to \(destination.name) objects, not to a \(entity.name)")
+        }
+        return reference
+    }
+}

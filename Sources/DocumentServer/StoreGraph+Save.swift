@@ -1,0 +1,185 @@
+import Foundation
+import GraphCore
+import JSONAtomicStore
+
+/// A save that passed every check and sits in the graph's context, waiting for the
+/// durable write that will make it real.
+struct StagedSave {
+    /// Temporary ID → the inserted object (its ID is permanent once staged).
+    let inserted: [(temporaryID: String, object: ManagedObject)]
+    let explicitlyUpdated: [ObjectID]
+    /// Changed by inverses or delete rules, not named by the request.
+    let implicitlyUpdated: [ObjectID]
+    let deleted: [ObjectID]
+    let reply: @Sendable (Reply) -> Void
+}
+
+extension StoreGraph {
+    /// Checks and applies one save in a child context and pushes it into ``context``;
+    /// answers at once when it fails (nothing changed), else at the next ``commit()``.
+    ///
+    /// Saves that share no object share one commit. A save touching an object an earlier
+    /// staged save touched commits the earlier ones first, so that every version a client
+    /// is told belongs to exactly one save.
+    func stage(_ call: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+        if call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) { commit() }
+        if let conflict = conflicts(of: call) {
+            reply(.error(conflict))
+            return
+        }
+        let child = context.newChildContext()
+        do {
+            var inserted: [(temporaryID: String, object: ManagedObject)] = []
+            var temporaries: [String: ManagedObject] = [:]
+            for insert in call.inserts {
+                let object = try child.insert(insert.entity.name)
+                inserted.append((insert.temporaryID, object))
+                temporaries[insert.temporaryID] = object
+            }
+            var missing: [String] = []
+            let resolve = { (reference: SaveCall.Reference) throws -> ManagedObject? in
+                switch reference {
+                case .temporary(let temporaryID, _):
+                    return temporaries[temporaryID]
+                case .existing(let id, _):
+                    if self.snapshot(of: id) != nil, let object = try? child.existingObject(with: id) { return object }
+                    missing.append(id.uriRepresentation)
+                    return nil
+                }
+            }
+            for (insert, (_, object)) in zip(call.inserts, inserted) {
+                try assign(insert.values, to: object, resolve: resolve)
+            }
+            for update in call.updates {
+                try assign(update.values, to: try child.existingObject(with: update.id), resolve: resolve)
+            }
+            if !missing.isEmpty {
+                reply(.error(.notFound(missing, "related objects do not exist")))
+                return
+            }
+            for delete in call.deletes {
+                try child.delete(try child.existingObject(with: delete.id))
+            }
+            let named = Set(call.namedIDs)
+            let changed = child.updatedObjects.filter { !named.contains($0.objectID) }
+            let deleted = child.deletedObjects
+            let changedIDs = Set(changed.map(\.objectID)).union(deleted.map(\.objectID))
+            if !changedIDs.isDisjoint(with: touched) { commit() }
+
+            let failures = child.validationFailures()
+            if !failures.isEmpty {
+                reply(.error(validationError(failures, inserted: inserted)))
+                return
+            }
+            try child.save()
+            let staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
+                                    implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID), reply: reply)
+            touched.formUnion(changedIDs)
+            touched.formUnion(named)
+            touched.formUnion(inserted.map(\.object.objectID))
+            self.staged.append(staged)
+        } catch GraphError.validation(let failures) {
+            reply(.error(validationError(failures, inserted: [])))
+        } catch let error as RPCError {
+            reply(.error(error))
+        } catch {
+            reply(.error(.invalidParams("params", "the save cannot be applied: \(error)")))
+        }
+    }
+
+    /// Writes every staged save with one durable save of the store, then answers them all:
+    /// with their IDs and versions, or (when the write fails) with `store unavailable`.
+    func commit() {
+        guard !staged.isEmpty else { return }
+        let saves = staged
+        staged = []
+        touched = []
+        let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
+        do {
+            try context.save()
+            cache.remove(changed)
+        } catch {
+            context.rollback()
+            for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
+            return
+        }
+        for save in saves {
+            save.reply(.result { out in try self.writeResult(of: save, to: out) })
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Optimistic locking: every updated or deleted object must be at the version the client read.
+    private func conflicts(of call: SaveCall) -> RPCError? {
+        var conflicts: [(id: String, expected: Int64, current: Int64?)] = []
+        for (id, version) in call.updates.map({ ($0.id, $0.version) }) + call.deletes.map({ ($0.id, $0.version) }) {
+            let current = snapshot(of: id)?.version
+            if current != version { conflicts.append((id.uriRepresentation, version, current)) }
+        }
+        return conflicts.isEmpty ? nil : .conflict(conflicts)
+    }
+
+    private func assign(_ values: [(key: String, value: SaveCall.Assignment)], to object: ManagedObject,
+                        resolve: (SaveCall.Reference) throws -> ManagedObject?) throws {
+        for (key, assignment) in values {
+            switch assignment {
+            case .attribute(let value):
+                try object.setValue(value, forKey: key)
+            case .toOne(let reference):
+                try object.setObject(try reference.flatMap(resolve), forKey: key)
+            case .toMany(let references):
+                var objects: [ManagedObject] = []
+                for reference in references {
+                    if let related = try resolve(reference) { objects.append(related) }
+                }
+                try object.setObjects(objects, forKey: key)
+            }
+        }
+    }
+
+    private func validationError(_ failures: [ValidationFailure], inserted: [(temporaryID: String, object: ManagedObject)]) -> RPCError {
+        .validation(failures.map { failure in
+            let temporary = inserted.first { $0.object.objectID == failure.objectID }?.temporaryID
+            return (temporary ?? failure.objectID.uriRepresentation, failure.objectID.entityName, failure.key, Self.reason(failure.reason))
+        })
+    }
+
+    static func reason(_ reason: ValidationFailure.Reason) -> String {
+        switch reason {
+        case .missingValue: return "is required but nil"
+        case .wrongType(let expected, let got): return "must be \(expected), not \(got)"
+        case .tooFew(let minimum, let count): return "holds \(count) objects, fewer than its minimum \(minimum)"
+        case .tooMany(let maximum, let count): return "holds \(count) objects, more than its maximum \(maximum)"
+        case .deleteDenied(let blocking):
+            return "denies the deletion while it holds " + blocking.prefix(5).map(\.uriRepresentation).joined(separator: ", ")
+        }
+    }
+
+    private func writeResult(of save: StagedSave, to out: JSONGenerator) throws {
+        try out.openObject()
+        try out.string("ids")
+        try out.openObject()
+        for (temporaryID, object) in save.inserted {
+            try out.string(temporaryID)
+            try out.string(object.objectID.uriRepresentation)
+        }
+        try out.closeObject()
+        try out.string("versions")
+        try out.openObject()
+        for id in save.inserted.map(\.object.objectID) + save.explicitlyUpdated + save.implicitlyUpdated {
+            try out.string(id.uriRepresentation)
+            try out.integer(snapshot(of: id)?.version ?? 0)
+        }
+        try out.closeObject()
+        try out.string("deleted")
+        try out.openArray()
+        for id in save.deleted { try out.string(id.uriRepresentation) }
+        try out.closeArray()
+        try out.string("updated")
+        try out.openArray()
+        for id in save.implicitlyUpdated { try out.string(id.uriRepresentation) }
+        try out.closeArray()
+        try out.closeObject()
+    }
+}

@@ -1,0 +1,61 @@
+import GraphCore
+import Synchronization
+
+/// The wire form of committed objects, so that `get` can be answered on the connection's
+/// own thread instead of waiting for the store thread.
+///
+/// Only the store thread adds and removes entries: it adds the objects it encodes for a
+/// `get`, and after each commit it removes every object the commit changed, before any
+/// save of that commit is answered. So an entry is always the object's committed state.
+/// The cache holds at most ``byteLimit`` bytes; past that it forgets half its entries.
+final class WireObjectCache: Sendable {
+    private struct State {
+        var entries: [ObjectID: [UInt8]] = [:]
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+    let byteLimit: Int
+
+    init(byteLimit: Int = 64 << 20) {
+        self.byteLimit = byteLimit
+    }
+
+    /// The wire forms of all `ids`, or nil when any one is not cached.
+    func lookup(_ ids: [ObjectID]) -> [[UInt8]]? {
+        state.withLock { state in
+            var found: [[UInt8]] = []
+            found.reserveCapacity(ids.count)
+            for id in ids {
+                guard let bytes = state.entries[id] else { return nil }
+                found.append(bytes)
+            }
+            return found
+        }
+    }
+
+    func insert(_ bytes: [UInt8], for id: ObjectID) {
+        state.withLock { state in
+            if state.bytes + bytes.count > byteLimit {
+                var kept = 0
+                state.entries = state.entries.filter { _ in
+                    kept += 1
+                    return kept % 2 == 0
+                }
+                state.bytes = state.entries.values.reduce(0) { $0 + $1.count }
+            }
+            if let old = state.entries.updateValue(bytes, forKey: id) { state.bytes -= old.count }
+            state.bytes += bytes.count
+        }
+    }
+
+    func remove(_ ids: some Sequence<ObjectID>) {
+        state.withLock { state in
+            for id in ids {
+                if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.count }
+            }
+        }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// A JSON value as a tree, for small documents such as the messages of a line protocol
+/// (a store file is never read into one: it streams into cache nodes).
+///
+/// Numbers keep their JSON text, so that an integer reads back exactly and a reader
+/// chooses how to read the rest (see ``ValueForm``). Objects keep their keys in order.
+///
+/// ```swift
+/// let message = try JSONValue.parse(bytes, maximumDepth: 128)
+/// if case .string(let method)? = message["method"] { ... }
+/// ```
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// A number as its JSON text (`-12`, `1.5e3`).
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Key-value pairs in document order. A key given twice keeps both pairs; lookups with
+    /// ``subscript(_:)`` find the last, as most JSON readers do.
+    case object([(key: String, value: JSONValue)])
+
+    /// The value of `key` when this is an object (the last pair with that key).
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let pairs) = self else { return nil }
+        return pairs.last { $0.key == key }?.value
+    }
+
+    /// A number from an integer.
+    public static func integer(_ value: Int64) -> JSONValue { .number(String(value)) }
+
+    /// What kind of value this is, for messages: "a string", "an object", …
+    public var kindDescription: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: return false
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Parses one JSON text strictly (see ``JSONEventParser``).
+    ///
+    /// - Throws: ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)`` for a syntax
+    ///   error, and ``JSONStoreError/notAStoreFile(file:reason:)`` (with the place in its
+    ///   reason) when arrays and objects nest deeper than `maximumDepth`.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = 128, source: String = "message") throws -> JSONValue {
+        let builder = TreeBuilder(maximumDepth: maximumDepth)
+        try JSONEventParser.parse(bytes, handler: builder, source: source)
+        return builder.result ?? .null
+    }
+
+    // MARK: - Writing
+
+    /// Writes the value with a generator (compact, keys in order).
+    public func write(to out: JSONGenerator) throws {
+        switch self {
+        case .null: try out.null()
+        case .bool(let value): try out.bool(value)
+        case .number(let text):
+            var text = text
+            try text.withUTF8 { try out.number(UnsafeRawBufferPointer($0)) }
+        case .string(let text): try out.string(text)
+        case .array(let elements):
+            try out.openArray()
+            for element in elements { try element.write(to: out) }
+            try out.closeArray()
+        case .object(let pairs):
+            try out.openObject()
+            for (key, value) in pairs {
+                try out.string(key)
+                try value.write(to: out)
+            }
+            try out.closeObject()
+        }
+    }
+
+    /// The compact JSON text of the value.
+    public var jsonText: String {
+        guard let out = try? JSONGenerator() else { return "" }
+        var text = ""
+        do {
+            try write(to: out)
+            try out.flush { text = String(decoding: $0, as: UTF8.self) }
+        } catch {
+            return ""
+        }
+        return text
+    }
+}
+
+/// Builds a ``JSONValue`` from parser events.
+private final class TreeBuilder: JSONEventHandler {
+    private enum Container {
+        case array([JSONValue])
+        case object([(key: String, value: JSONValue)], pendingKey: String?)
+    }
+
+    let maximumDepth: Int
+    private var stack: [Container] = []
+    var result: JSONValue?
+
+    init(maximumDepth: Int) { self.maximumDepth = maximumDepth }
+
+    private func add(_ value: JSONValue) {
+        guard let top = stack.popLast() else {
+            result = value
+            return
+        }
+        switch top {
+        case .array(var elements):
+            elements.append(value)
+            stack.append(.array(elements))
+        case .object(var pairs, let key):
+            pairs.append((key ?? "", value))
+            stack.append(.object(pairs, pendingKey: nil))
+        }
+    }
+
+    private func open(_ container: Container) throws {
+        guard stack.count < maximumDepth else {
+            throw JSONShapeError("arrays and objects nest deeper than \(maximumDepth) levels")
+        }
+        stack.append(container)
+    }
+
+    func null() { add(.null) }
+    func bool(_ value: Bool) { add(.bool(value)) }
+    func number(_ text: UnsafeRawBufferPointer) { add(.number(String(decoding: text, as: UTF8.self))) }
+    func string(_ bytes: UnsafeRawBufferPointer) { add(.string(String(decoding: bytes, as: UTF8.self))) }
+    func startObject() throws { try open(.object([], pendingKey: nil)) }
+
+    func key(_ bytes: UnsafeRawBufferPointer) {
+        if case .object(let pairs, _)? = stack.popLast() {
+            stack.append(.object(pairs, pendingKey: String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+
+    func endObject() {
+        if case .object(let pairs, _)? = stack.popLast() { add(.object(pairs)) }
+    }
+
+    func startArray() throws { try open(.array([])) }
+
+    func endArray() {
+        if case .array(let elements)? = stack.popLast() { add(.array(elements)) }
+    }
+}

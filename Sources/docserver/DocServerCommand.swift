@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `docserver`: serve a store over the line protocol, check a store file, ping a server.
+@main
+struct DocServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docserver",
+        abstract: "A JSON document store server: one object graph, shared over a line protocol (JSON-RPC 2.0 over TCP).",
+        discussion: """
+            The protocol is described in docs/PROTOCOL.md, the store file in docs/FILE_FORMAT.md, the model \
+            file in docs/MODEL.md.
+            """,
+        subcommands: [ServeCommand.self, CheckCommand.self, PingCommand.self],
+        defaultSubcommand: nil
+    )
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOPosix
+
+struct PingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ping",
+        abstract: "Check that a server answers (for health checks).",
+        discussion: """
+            Connects, sends hello (with the token, if any) and ping, and exits 0 when the answer is "pong"; \
+            otherwise exits 1 and says why (connection refused, timeout, unauthorized, …). \
+            DOCSERVER_HOST, DOCSERVER_PORT and DOCSERVER_AUTH_TOKEN stand for the options.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The server's address. [default: 127.0.0.1]", valueName: "address"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("The server's port. [default: 7878]", valueName: "port"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("The server's token.", valueName: "token"))
+    var authToken: String?
+
+    @Option(help: ArgumentHelp("Seconds to wait for the answer.", valueName: "seconds"))
+    var timeout: Double = 5
+
+    func run() async throws {
+        let host = host ?? Environment.string("DOCSERVER_HOST") ?? "127.0.0.1"
+        let port = port ?? Environment.int("DOCSERVER_PORT") ?? 7878
+        let token = authToken ?? Environment.string("DOCSERVER_AUTH_TOKEN")
+        do {
+            let answers = try await exchange(host: host, port: port, token: token)
+            guard answers.count == 2, answers[1].contains(#""result":"pong""#) else {
+                let answer = answers.first { $0.contains(#""error""#) } ?? answers.last ?? "(nothing)"
+                throw PingFailure("unexpected answer: \(answer.prefix(300))")
+            }
+            print("pong from \(host):\(port)")
+        } catch {
+            FileHandle.standardError.write(Data("docserver ping \(host):\(port): \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    /// Sends hello and ping, returns the two answer lines.
+    private func exchange(host: String, port: Int, token: String?) async throws -> [String] {
+        var hello = #"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"client":"docserver ping""#
+        if let token {
+            let escaped = token.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            hello += #","token":""# + escaped + "\""
+        }
+        hello += "}}\n"
+        let request = hello + #"{"jsonrpc":"2.0","id":2,"method":"ping"}"# + "\n"
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        let seconds = timeout
+        return try await withThrowingTaskGroup(of: [String].self) { group in
+            group.addTask {
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(ByteBuffer(string: request))
+                    var received = ""
+                    for try await chunk in inbound {
+                        received += String(buffer: chunk)
+                        let lines = received.split(separator: "\n", omittingEmptySubsequences: true)
+                        if lines.count >= 2 || (lines.count == 1 && received.hasSuffix("\n") && lines[0].contains(#""error""#)) {
+                            return lines.map(String.init)
+                        }
+                    }
+                    throw PingFailure("the server closed the connection" + (received.isEmpty ? "" : " after: \(received.prefix(300))"))
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                throw PingFailure("no answer within \(seconds) s")
+            }
+            defer { group.cancelAll() }
+            guard let answer = try await group.next() else { throw PingFailure("no answer") }
+            return answer
+        }
+    }
+}
+
+struct PingFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import DocumentServer
+import Foundation
+import GraphCore
+import JSONAtomicStore
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a store over the line protocol until SIGINT or SIGTERM.",
+        discussion: """
+            With no options: the sample model (artists, albums, songs, tags) and ./data/store.json (created when \
+            missing), on 127.0.0.1:7878. When ready, prints one line "listening on HOST:PORT" on standard output; \
+            logs go to standard error. SIGINT or SIGTERM stops accepting connections, finishes the requests \
+            already received (saves included), releases the store lock and exits 0.
+
+            Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE and \
+            DOCSERVER_LOG_LEVEL stand for the options of the same names (an option wins).
+            """
+    )
+
+    @Option(help: ArgumentHelp("The model file (docs/MODEL.md); the built-in sample model when omitted.", valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("The store file (docs/FILE_FORMAT.md), created when missing. [default: ./data/store.json]", valueName: "file"))
+    var store: String?
+
+    @Option(help: ArgumentHelp("The address to listen on; other than loopback needs --auth-token. [default: 127.0.0.1]", valueName: "address"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("The TCP port; 0 picks a free one (printed). [default: 7878]", valueName: "port"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("A token every connection must send in hello before anything else.", valueName: "token"))
+    var authToken: String?
+
+    @Option(help: ArgumentHelp("The longest message line accepted, in bytes.", valueName: "bytes"))
+    var maxLineBytes: Int = ServerConfiguration.defaultMaximumLineLength
+
+    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. [default: info]", valueName: "level"))
+    var logLevel: String?
+
+    func validate() throws {
+        if let port = port ?? Environment.int("DOCSERVER_PORT"), !(0...65535).contains(port) {
+            throw ValidationError("--port must be from 0 to 65535, not \(port)")
+        }
+        if maxLineBytes < 1024 { throw ValidationError("--max-line-bytes must be at least 1024, not \(maxLineBytes)") }
+        if let level = logLevel ?? Environment.string("DOCSERVER_LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
+            throw ValidationError("unknown log level '\(level)' (trace, debug, info, notice, warning, error, critical)")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel ?? Environment.string("DOCSERVER_LOG_LEVEL") ?? "info") ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "docserver")
+        let configuration = ServerConfiguration(
+            host: host ?? Environment.string("DOCSERVER_HOST") ?? "127.0.0.1",
+            port: port ?? Environment.int("DOCSERVER_PORT") ?? ServerConfiguration.defaultPort,
+            authToken: authToken ?? Environment.string("DOCSERVER_AUTH_TOKEN"),
+            maximumLineLength: maxLineBytes,
+            ioThreads: min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4))
+        let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
+        let storeURL = URL(fileURLWithPath: storePath)
+        let server: DocumentServer
+        do {
+            let model = try SampleModel.load(path: model ?? Environment.string("DOCSERVER_MODEL"))
+            if store == nil && Environment.string("DOCSERVER_STORE") == nil {
+                try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            server = try DocumentServer(model: model, storeURL: storeURL, configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(2)
+        }
+        let signals = SignalHandlers { signal in
+            logger.info("received \(signal)")
+            server.shutdown()
+        }
+        try await server.run { host, port in
+            // Unbuffered: whoever started the server waits for this line on a pipe.
+            FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
+        }
+        withExtendedLifetime(signals) {}
+    }
+}
+
+/// Reads settings from the environment.
+enum Environment {
+    static func string(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    static func int(_ name: String) -> Int? { string(name).flatMap { Int($0) } }
+}
+
+/// Turns SIGINT and SIGTERM into a call, instead of the default of dying on the spot.
+final class SignalHandlers {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ handler: @escaping @Sendable (String) -> Void) {
+        sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { handler(name) }
+            source.resume()
+            return source
+        }
+    }
+}
