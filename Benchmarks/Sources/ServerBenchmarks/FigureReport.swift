@@ -14,7 +14,7 @@ struct FigureReport {
         var lines = ["\(what) [\(data)]:"]
         lines.append("    \(grouped(Int(m.requestsPerSecond.rounded()))) req/s, p50 \(fixed(m.p50, 3)) ms, p99 \(fixed(m.p99, 3)) ms"
                      + " (\(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; CPU: server \(fixed(cpu.server, 2)) cores,"
-                     + " benchmark client \(fixed(cpu.client, 2)))")
+                     + " benchmark client \(fixed(cpu.client, 2)), other processes \(fixed(cpu.other, 2)))")
         if hasErrors {
             lines.append("    WITH ERRORS: \(grouped(m.errors)) of \(grouped(m.answers)) answers in the window failed, \(m.warmupErrors) during the warm-up"
                          + (m.firstError.map { "; first: \($0)" } ?? ""))

@@ -15,6 +15,17 @@ enum ProcessCPU {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// CPU time all processes of the machine have used so far (busy time from `/proc/stat`).
+    static func machineBusySeconds() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return .nan }
+        // user nice system idle iowait irq softirq steal …
+        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 8 else { return .nan }
+        let busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
+        return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Resident memory of a process (VmRSS) in bytes.
     static func residentBytes(pid: Int32) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
@@ -25,10 +36,12 @@ enum ProcessCPU {
     }
 }
 
-/// The CPU the server and this process used during one run, in cores (CPU-seconds per second).
+/// The CPU the server, this process and everything else on the machine used during one
+/// run, in cores (CPU-seconds per second); `other` shows when the run shared the machine.
 struct CPUShare {
     let server: Double
     let client: Double
+    let other: Double
 
     /// CPU times at the start of a run; `share()` at its end.
     struct Start {
@@ -36,6 +49,7 @@ struct CPUShare {
         let time = MonotonicClock.nanoseconds()
         let server: Double
         let client = ProcessCPU.seconds(pid: getpid())
+        let machine = ProcessCPU.machineBusySeconds()
 
         init(serverPID: Int32) {
             self.serverPID = serverPID
@@ -44,8 +58,10 @@ struct CPUShare {
 
         func share() -> CPUShare {
             let elapsed = Double(MonotonicClock.nanoseconds() - time) / 1e9
-            return CPUShare(server: (ProcessCPU.seconds(pid: serverPID) - server) / elapsed,
-                            client: (ProcessCPU.seconds(pid: getpid()) - client) / elapsed)
+            let server = (ProcessCPU.seconds(pid: serverPID) - self.server) / elapsed
+            let client = (ProcessCPU.seconds(pid: getpid()) - self.client) / elapsed
+            let machine = (ProcessCPU.machineBusySeconds() - self.machine) / elapsed
+            return CPUShare(server: server, client: client, other: max(machine - server - client, 0))
         }
     }
 }

@@ -59,8 +59,10 @@ extension ServerBenchmark {
             throw error
         }
         let resident = ProcessCPU.residentBytes(pid: server.processIdentifier)
+        let stopping = MonotonicClock.nanoseconds()
         let ended = server.stop()
-        say("docserver stopped by SIGTERM: \(ended)\(ended == "exit status 0" ? "" : " (expected exit status 0)"); resident before: \(megabytes(resident))")
+        say("docserver stopped by SIGTERM in \(fixed(Double(MonotonicClock.nanoseconds() - stopping) / 1e9, 2)) s: \(ended)"
+            + "\(ended == "exit status 0" ? "" : " (expected exit status 0)"); resident before: \(megabytes(resident))")
         say()
     }
 

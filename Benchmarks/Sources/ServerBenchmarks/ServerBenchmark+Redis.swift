@@ -32,6 +32,23 @@ extension ServerBenchmark {
         return RedisFigures(get50: get50, get1: get1, durableSet: durableSet)
     }
 
+    /// Redis GET with 50 clients once more, after docserver's runs: how much the machine's
+    /// speed drifted during the run (other engineers share it).
+    func measureRedisGetAgain(first: RedisFigures) throws {
+        let redis = try RedisBaseline.locate()
+        let (child, port) = try redis.start(options: ["--save", "", "--appendonly", "no"], directory: directory, name: "redis-again")
+        defer { child.stop() }
+        try redis.set(port: port, key: "key:__rand_int__", value: "xxx")
+        let again = try redis.benchmark(port: port, test: "get", clients: 50, requests: options.redisGetRequests)
+        var line = "Redis GET, 50 clients, again after docserver's runs: \(Self.describe(again))"
+            + " (\(fixed(again.requestsPerSecond / first.get50.requestsPerSecond, 2)) x the first)"
+        if let get = reports["get-50"] {
+            line += "; docserver get with 50 connections = \(fixed(get.measurement.requestsPerSecond / again.requestsPerSecond, 3)) x this one"
+        }
+        say(line)
+        say()
+    }
+
     static func describe(_ figure: RedisBaseline.Figure) -> String {
         "\(grouped(Int(figure.requestsPerSecond.rounded()))) req/s, p50 \(fixed(figure.p50, 3)) ms, p99 \(fixed(figure.p99, 3)) ms"
     }

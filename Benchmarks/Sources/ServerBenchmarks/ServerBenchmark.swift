@@ -37,6 +37,7 @@ final class ServerBenchmark {
         try await measureReads(on: stores.large, redis: redis)
         try await measureSaves(on: stores.large, redis: redis)
         try await measureSaves(on: stores.small, redis: redis)
+        try measureRedisGetAgain(first: redis)
         printTargets(small: stores.small, redis: redis)
     }
 
