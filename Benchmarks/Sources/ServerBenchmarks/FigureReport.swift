@@ -13,16 +13,14 @@ struct FigureReport {
         let m = measurement
         var lines = ["\(what) [\(data)]:"]
         lines.append("    \(grouped(Int(m.requestsPerSecond.rounded()))) req/s, p50 \(fixed(m.p50, 3)) ms, p99 \(fixed(m.p99, 3)) ms"
-                     + " (\(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; CPU: server \(fixed(cpu.server, 2)) cores,"
-                     + " benchmark client \(fixed(cpu.client, 2)), other processes \(fixed(cpu.other, 2)))")
+                     + " (\(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; \(cpu.describe(server: "docserver", client: "load client")))")
         if hasErrors {
             lines.append("    WITH ERRORS: \(grouped(m.errors)) of \(grouped(m.answers)) answers in the window failed, \(m.warmupErrors) during the warm-up"
                          + (m.firstError.map { "; first: \($0)" } ?? ""))
         }
         if let redis {
             lines.append("    = \(fixed(m.requestsPerSecond / redis.figure.requestsPerSecond, 3)) x \(redis.label)"
-                         + " (\(grouped(Int(redis.figure.requestsPerSecond.rounded()))) req/s, p50 \(fixed(redis.figure.p50, 3)) ms,"
-                         + " p99 \(fixed(redis.figure.p99, 3)) ms); p99 ratio \(fixed(m.p99 / redis.figure.p99, 2))")
+                         + " (\(grouped(Int(redis.figure.requestsPerSecond.rounded()))) req/s); p99 \(fixed(m.p99 / redis.figure.p99, 2)) x Redis's")
         }
         return lines
     }

@@ -31,6 +31,23 @@ final class LineClient {
 
     /// Sends one request and returns its `result`; an `error` answer throws.
     func call(_ method: String, params: String) throws -> Any {
+        let line = try send(method, params: params)
+        let answer = try JSONSerialization.jsonObject(with: Data(line), options: [.fragmentsAllowed]) as? [String: Any]
+        if let result = answer?["result"] { return result }
+        throw BenchmarkError("\(method) failed: \(String(decoding: line.prefix(500), as: UTF8.self))")
+    }
+
+    /// Sends one request and checks that its answer is a result, without parsing it.
+    func callDiscardingResult(_ method: String, params: String) throws {
+        let id = nextID
+        let line = try send(method, params: params)
+        guard line.starts(with: Array(#"{"jsonrpc":"2.0","id":\#(id),"result":"#.utf8)) else {
+            throw BenchmarkError("\(method) failed: \(String(decoding: line.prefix(500), as: UTF8.self))")
+        }
+    }
+
+    /// Sends one request; returns its answer line.
+    private func send(_ method: String, params: String) throws -> [UInt8] {
         let id = nextID
         nextID += 1
         let request = #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"# + "\n"
@@ -41,20 +58,19 @@ final class LineClient {
             guard count > 0 else { throw BenchmarkError("\(method): write failed, errno \(errno)") }
             sent += count
         }
-        let line = try readLine(method)
-        let answer = try JSONSerialization.jsonObject(with: Data(line), options: [.fragmentsAllowed]) as? [String: Any]
-        if let result = answer?["result"] { return result }
-        throw BenchmarkError("\(method) failed: \(String(decoding: line.prefix(500), as: UTF8.self))")
+        return try readLine(method)
     }
 
     private func readLine(_ method: String) throws -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var scanned = 0  // bytes of `received` known to hold no newline
         while true {
-            if let newline = received.firstIndex(of: 0x0A) {
+            if let newline = received[scanned...].firstIndex(of: 0x0A) {
                 let line = Array(received[..<newline])
                 received.removeSubrange(...newline)
                 return line
             }
+            scanned = received.count
             let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
             guard count > 0 else { throw BenchmarkError("\(method): the server closed the connection") }
             received.append(contentsOf: chunk[..<count])

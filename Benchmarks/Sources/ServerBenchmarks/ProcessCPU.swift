@@ -34,34 +34,25 @@ enum ProcessCPU {
         }
         return 0
     }
-}
 
-/// The CPU the server, this process and everything else on the machine used during one
-/// run, in cores (CPU-seconds per second); `other` shows when the run shared the machine.
-struct CPUShare {
-    let server: Double
-    let client: Double
-    let other: Double
-
-    /// CPU times at the start of a run; `share()` at its end.
-    struct Start {
-        let serverPID: Int32
-        let time = MonotonicClock.nanoseconds()
-        let server: Double
-        let client = ProcessCPU.seconds(pid: getpid())
-        let machine = ProcessCPU.machineBusySeconds()
-
-        init(serverPID: Int32) {
-            self.serverPID = serverPID
-            self.server = ProcessCPU.seconds(pid: serverPID)
+    /// Involuntary context switches of all threads of a process so far: how often the
+    /// scheduler took a core away from it while it could still run.
+    static func preemptions(pid: Int32) -> Int {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return 0 }
+        var total = 0
+        for task in tasks {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") where line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                total += Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last ?? "") ?? 0
+            }
         }
+        return total
+    }
 
-        func share() -> CPUShare {
-            let elapsed = Double(MonotonicClock.nanoseconds() - time) / 1e9
-            let server = (ProcessCPU.seconds(pid: serverPID) - self.server) / elapsed
-            let client = (ProcessCPU.seconds(pid: getpid()) - self.client) / elapsed
-            let machine = (ProcessCPU.machineBusySeconds() - self.machine) / elapsed
-            return CPUShare(server: server, client: client, other: max(machine - server - client, 0))
-        }
+    /// CPU time used so far by this process's children that have ended (and been waited for).
+    static func endedChildrenSeconds() -> Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_CHILDREN.rawValue, &usage) == 0 else { return .nan }
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }

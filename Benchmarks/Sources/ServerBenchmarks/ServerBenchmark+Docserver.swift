@@ -2,7 +2,7 @@ import Foundation
 
 extension ServerBenchmark {
     /// `get` with 1 and 50 connections, `fetch` of 100 Songs with 1 and 50, on `store`.
-    func measureReads(on store: BenchmarkStore, redis: RedisFigures) async throws {
+    func measureReads(on store: BenchmarkStore, redis: RedisServers) async throws {
         try await withServer(on: store) { session, load in
             var ids: [String] = []
             for entity in ["Artist", "Album", "Song", "Tag"] { ids += try session.ids(of: entity) }
@@ -10,33 +10,50 @@ extension ServerBenchmark {
                 throw BenchmarkError("the server lists \(ids.count) objects, the store holds \(store.shape.total)")
             }
             let songCount = try session.ids(of: "Song").count
-            for connections in [1, 50] {
-                try await measure("get-\(connections)",
-                                  "get of 1 object by ID (random among all \(grouped(ids.count))), \(Self.connections(connections))",
-                                  store: store, session: session, load: load, connections: connections,
-                                  redis: Self.redisGet(connections, redis), workload: GetWorkload.factory(ids: ids))
+            let get = "get of 1 object by ID (random among all \(grouped(ids.count)))"
+            // Cold: a fresh server, most objects sent for the first time.
+            let cold = try redisGet(redis, clients: 50)
+            try await measure("get-50-cold", "\(get), \(Self.connections(50)), COLD (fresh server: objects sent for the first time)",
+                              store: store, session: session, load: load, connections: 50,
+                              redis: ("Redis GET, 50 clients", cold), workload: GetWorkload.factory(ids: ids))
+            let touchStart = MonotonicClock.nanoseconds()
+            try session.touch(ids)
+            say("(untimed: get of all \(grouped(ids.count)) objects, 1,000 per request, in \(fixed(Double(MonotonicClock.nanoseconds() - touchStart) / 1e9, 2)) s;"
+                + " the figures below are WARM: every object has been sent once)")
+            let get1 = try redisGet(redis, clients: 1)
+            try await measure("get-1", "\(get), \(Self.connections(1)), warm", store: store, session: session, load: load, connections: 1,
+                              redis: ("Redis GET, 1 client", get1), workload: GetWorkload.factory(ids: ids))
+            let before = try redisGet(redis, clients: 50, note: ", before docserver")
+            try await measure("get-50", "\(get), \(Self.connections(50)), warm", store: store, session: session, load: load, connections: 50,
+                              redis: ("Redis GET, 50 clients (before)", before), workload: GetWorkload.factory(ids: ids))
+            let after = try redisGet(redis, clients: 50, note: ", after docserver")
+            redisGet50 = (before, after)
+            if let ours = reports["get-50"]?.measurement.requestsPerSecond {
+                say("    docserver get with 50 connections, warm = \(fixed(ours / after.requestsPerSecond, 3)) x this one;"
+                    + " \(fixed(ours / ((before.requestsPerSecond + after.requestsPerSecond) / 2), 3)) x the mean of before and after")
             }
-            for connections in [1, 50] {
+            for (connections, yardstick) in [(1, ("Redis GET, 1 client", get1)), (50, ("Redis GET, 50 clients (after)", after))] {
                 try await measure("fetch-\(connections)",
                                   "fetch of 100 Songs by predicate `plays >= %d AND plays < %d` (of \(grouped(songCount)) Songs), \(Self.connections(connections))",
                                   store: store, session: session, load: load, connections: connections,
-                                  redis: Self.redisGet(connections, redis), workload: FetchWorkload.factory(songCount: songCount, size: 100))
+                                  redis: yardstick, workload: FetchWorkload.factory(songCount: songCount, size: 100))
             }
         }
     }
 
     /// Durable saves with 1 client and with 50 on `store`, each client updating its own Song.
-    func measureSaves(on store: BenchmarkStore, redis: RedisFigures) async throws {
+    func measureSaves(on store: BenchmarkStore, redis: RedisServers) async throws {
         try await withServer(on: store) { session, load in
             let songs = try session.ids(of: "Song")
             let stride = max(songs.count / 50, 1)
             let owned = (0..<50).map { songs[($0 * stride) % songs.count] }
             for clients in [1, 50] {
                 let versions = try session.versions(of: Array(owned.prefix(clients)))
+                let yardstick = clients == 50 ? ("Redis durable SET, 50 clients", try redisDurableSet(redis)) : nil
                 try await measure("save-\(store.shape.total)-\(clients)",
                                   "durable save (update of one Song's plays with its version; each client its own Song), \(Self.connections(clients))",
                                   store: store, session: session, load: load, connections: clients,
-                                  redis: clients == 50 ? ("Redis durable SET (appendfsync always), 50 clients", redis.durableSet) : nil,
+                                  redis: yardstick,
                                   workload: UpdateWorkload.factory(songs: owned, versions: versions))
             }
         }
@@ -77,8 +94,4 @@ extension ServerBenchmark {
     }
 
     private static func connections(_ count: Int) -> String { count == 1 ? "1 connection, sequential" : "\(count) connections" }
-
-    private static func redisGet(_ connections: Int, _ redis: RedisFigures) -> (String, RedisBaseline.Figure) {
-        connections == 1 ? ("Redis GET, 1 client", redis.get1) : ("Redis GET, \(connections) clients", redis.get50)
-    }
 }

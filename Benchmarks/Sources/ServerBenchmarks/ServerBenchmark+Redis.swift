@@ -1,55 +1,59 @@
 import Foundation
 
-/// The Redis figures ours are compared with.
-struct RedisFigures {
-    let get50: RedisBaseline.Figure
-    let get1: RedisBaseline.Figure
-    /// SET with `appendonly yes`, `appendfsync always`, 50 clients: Redis's durable write.
-    let durableSet: RedisBaseline.Figure
+/// The two redis-servers the figures are compared with, kept running through the whole
+/// run so that each Redis figure is measured right next to the docserver figure it is
+/// compared with (the machine's speed drifts: other engineers' builds share it).
+struct RedisServers {
+    let tool: RedisBaseline
+    /// `--save '' --appendonly no`, with the key redis-benchmark's GET reads.
+    let plain: RedisBaseline.Server
+    /// `--appendonly yes --appendfsync always`: Redis's durable write.
+    let durable: RedisBaseline.Server
+
+    func stop() {
+        plain.child.stop()
+        durable.child.stop()
+    }
 }
 
 extension ServerBenchmark {
-    func measureRedis() throws -> RedisFigures {
-        let redis = try RedisBaseline.locate()
-        say("Redis \(redis.version) (redis-benchmark, its own client, one thread; 3-byte value):")
-        let get50: RedisBaseline.Figure, get1: RedisBaseline.Figure
-        do {
-            let (child, port) = try redis.start(options: ["--save", "", "--appendonly", "no"], directory: directory, name: "redis")
-            defer { child.stop() }
-            try redis.set(port: port, key: "key:__rand_int__", value: "xxx")
-            get50 = try redis.benchmark(port: port, test: "get", clients: 50, requests: options.redisGetRequests)
-            get1 = try redis.benchmark(port: port, test: "get", clients: 1, requests: options.redisSequentialRequests)
-        }
-        say("  GET, 50 clients (-c 50 -n \(grouped(options.redisGetRequests))): \(Self.describe(get50))")
-        say("  GET, 1 client (-c 1 -n \(grouped(options.redisSequentialRequests))): \(Self.describe(get1))")
+    func startRedis() throws -> RedisServers {
+        let tool = try RedisBaseline.locate()
+        let plain = try tool.start(options: ["--save", "", "--appendonly", "no"], directory: directory, name: "redis")
         let aof = directory.appendingPathComponent("redis-aof")
         try FileManager.default.createDirectory(at: aof, withIntermediateDirectories: true)
-        let (child, port) = try redis.start(options: ["--save", "", "--appendonly", "yes", "--appendfsync", "always"], directory: aof, name: "redis-aof")
-        defer { child.stop() }
-        let durableSet = try redis.benchmark(port: port, test: "set", clients: 50, requests: options.redisDurableRequests)
-        say("  SET with appendonly yes + appendfsync always (durable), 50 clients (-n \(grouped(options.redisDurableRequests))): \(Self.describe(durableSet))")
+        let durable: RedisBaseline.Server
+        do {
+            durable = try tool.start(options: ["--save", "", "--appendonly", "yes", "--appendfsync", "always"], directory: aof, name: "redis-aof")
+            try tool.set(on: plain, key: "key:__rand_int__", value: "xxx")
+        } catch {
+            plain.child.stop()
+            throw error
+        }
+        say("Redis \(tool.version), measured by redis-benchmark (its own client, one thread; 3-byte values), right before each docserver figure")
         say()
-        return RedisFigures(get50: get50, get1: get1, durableSet: durableSet)
+        return RedisServers(tool: tool, plain: plain, durable: durable)
     }
 
-    /// Redis GET with 50 clients once more, after docserver's runs: how much the machine's
-    /// speed drifted during the run (other engineers share it).
-    func measureRedisGetAgain(first: RedisFigures) throws {
-        let redis = try RedisBaseline.locate()
-        let (child, port) = try redis.start(options: ["--save", "", "--appendonly", "no"], directory: directory, name: "redis-again")
-        defer { child.stop() }
-        try redis.set(port: port, key: "key:__rand_int__", value: "xxx")
-        let again = try redis.benchmark(port: port, test: "get", clients: 50, requests: options.redisGetRequests)
-        var line = "Redis GET, 50 clients, again after docserver's runs: \(Self.describe(again))"
-            + " (\(fixed(again.requestsPerSecond / first.get50.requestsPerSecond, 2)) x the first)"
-        if let get = reports["get-50"] {
-            line += "; docserver get with 50 connections = \(fixed(get.measurement.requestsPerSecond / again.requestsPerSecond, 3)) x this one"
-        }
-        say(line)
-        say()
+    /// Redis GET with `clients` clients; prints the figure.
+    func redisGet(_ redis: RedisServers, clients: Int, note: String = "") throws -> RedisBaseline.Figure {
+        let requests = clients == 1 ? options.redisSequentialRequests : options.redisGetRequests
+        let figure = try redis.tool.benchmark(on: redis.plain, test: "get", clients: clients, requests: requests)
+        say("Redis GET, \(clients == 1 ? "1 client" : "\(clients) clients")\(note) (redis-benchmark -t get -c \(clients) -n \(grouped(requests))):")
+        say("    \(Self.describe(figure))")
+        return figure
+    }
+
+    /// Redis SET with `appendfsync always` and 50 clients; prints the figure.
+    func redisDurableSet(_ redis: RedisServers) throws -> RedisBaseline.Figure {
+        let figure = try redis.tool.benchmark(on: redis.durable, test: "set", clients: 50, requests: options.redisDurableRequests)
+        say("Redis durable SET (appendonly yes, appendfsync always), 50 clients (redis-benchmark -t set -c 50 -n \(grouped(options.redisDurableRequests))):")
+        say("    \(Self.describe(figure))")
+        return figure
     }
 
     static func describe(_ figure: RedisBaseline.Figure) -> String {
         "\(grouped(Int(figure.requestsPerSecond.rounded()))) req/s, p50 \(fixed(figure.p50, 3)) ms, p99 \(fixed(figure.p99, 3)) ms"
+            + (figure.cpu.map { " (\($0.describe(server: "redis-server", client: "redis-benchmark")))" } ?? "")
     }
 }

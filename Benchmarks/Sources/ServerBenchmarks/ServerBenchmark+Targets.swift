@@ -1,15 +1,17 @@
 extension ServerBenchmark {
     /// The targets, each with the figure it is judged on and whether it was met.
-    func printTargets(small: BenchmarkStore, redis: RedisFigures) {
+    func printTargets(small: BenchmarkStore) {
         var checks: [TargetCheck] = []
-        if let get = reports["get-50"] {
-            let ratio = get.measurement.requestsPerSecond / redis.get50.requestsPerSecond
-            checks.append(TargetCheck(target: "get with 50 connections >= 0.5 x Redis GET (50 clients)",
+        if let get = reports["get-50"], let redis = redisGet50 {
+            let yardstick = (redis.before.requestsPerSecond + redis.after.requestsPerSecond) / 2
+            let ratio = get.measurement.requestsPerSecond / yardstick
+            checks.append(TargetCheck(target: "get with 50 connections (warm) >= 0.5 x Redis GET (50 clients; mean of right before and right after)",
                                       measured: "\(grouped(Int(get.measurement.requestsPerSecond))) req/s = \(fixed(ratio, 3))"
-                                          + " x \(grouped(Int(redis.get50.requestsPerSecond)))",
+                                          + " x \(grouped(Int(yardstick)))",
                                       met: ratio >= 0.5, hasErrors: get.hasErrors))
         }
-        for (key, label) in [("get-50", "get, 50 connections"), ("get-1", "get, 1 connection")] {
+        for (key, label) in [("get-50", "get, 50 connections, warm"), ("get-1", "get, 1 connection, warm"),
+                             ("get-50-cold", "get, 50 connections, cold")] {
             guard let get = reports[key] else { continue }
             checks.append(TargetCheck(target: "p99 < 2 ms (\(label))", measured: "p99 \(fixed(get.measurement.p99, 3)) ms",
                                       met: get.measurement.p99 < 2, hasErrors: get.hasErrors))

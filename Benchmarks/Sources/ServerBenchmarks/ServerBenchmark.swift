@@ -12,8 +12,10 @@ final class ServerBenchmark {
     /// Stores, logs and Redis files; removed at the end.
     let directory: URL
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    var redis: RedisFigures?
     var binary = ""
+    /// Redis GET with 50 clients measured right before and right after docserver's `get` with
+    /// 50 connections: the target's yardstick is their mean.
+    var redisGet50: (before: RedisBaseline.Figure, after: RedisBaseline.Figure)?
     /// Every figure measured, by key (`get-50`, `save-10000-50`, …).
     var reports: [String: FigureReport] = [:]
 
@@ -29,16 +31,15 @@ final class ServerBenchmark {
     func run() async throws {
         printHeader()
         let stores = try buildStores()
-        let redis = try measureRedis()
-        self.redis = redis
         binary = try DocServer.locateBinary(explicit: options.docserver, repository: repository)
         let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date
         say("docserver: \(binary) (built \(built.map { "\($0)" } ?? "?"))")
+        let redis = try startRedis()
+        defer { redis.stop() }
         try await measureReads(on: stores.large, redis: redis)
         try await measureSaves(on: stores.large, redis: redis)
         try await measureSaves(on: stores.small, redis: redis)
-        try measureRedisGetAgain(first: redis)
-        printTargets(small: stores.small, redis: redis)
+        printTargets(small: stores.small)
     }
 
     func cleanUp() async {
