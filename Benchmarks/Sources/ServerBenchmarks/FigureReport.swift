@@ -13,7 +13,8 @@ struct FigureReport {
         let m = measurement
         var lines = ["\(what) [\(data)]:"]
         lines.append("    \(grouped(Int(m.requestsPerSecond.rounded()))) req/s, p50 \(fixed(m.p50, 3)) ms, p99 \(fixed(m.p99, 3)) ms"
-                     + " (\(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; \(cpu.describe(server: "docserver", client: "load client")))")
+                     + " (p99.9 \(fixed(m.percentile(0.999), 3)), max \(fixed(m.percentile(1), 3)))"
+                     + "; \(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; \(cpu.describe(server: "docserver", client: "load client"))")
         if hasErrors {
             lines.append("    WITH ERRORS: \(grouped(m.errors)) of \(grouped(m.answers)) answers in the window failed, \(m.warmupErrors) during the warm-up"
                          + (m.firstError.map { "; first: \($0)" } ?? ""))

@@ -25,5 +25,9 @@ extension ServerBenchmark {
         for check in checks { say(check.line) }
         let withErrors = reports.filter { $0.value.hasErrors }.keys.sorted()
         if !withErrors.isEmpty { say("figures with errors: \(withErrors.joined(separator: ", "))") }
+        let shared = reports.filter { $0.value.cpu.other > 0.2 }.keys.sorted()
+        if !shared.isEmpty {
+            say("figures measured while other processes used more than 0.2 cores (lower and noisier): \(shared.joined(separator: ", "))")
+        }
     }
 }

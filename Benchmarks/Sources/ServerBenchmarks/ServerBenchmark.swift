@@ -54,6 +54,12 @@ final class ServerBenchmark {
         say("repository: \(repository.path) at \(commit)")
         say("each load run: closed loop (one request in flight per connection), one client event-loop thread,"
             + " \(options.warmup.nanoseconds / 1_000_000) ms warm-up + \(options.duration.nanoseconds / 1_000_000) ms measured")
+        let before = ProcessCPU.machineBusySeconds()
+        usleep(1_000_000)
+        let busy = ProcessCPU.machineBusySeconds() - before
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        say("machine before the run: \(fixed(busy, 2)) of \(ProcessInfo.processInfo.activeProcessorCount) cores busy with other processes"
+            + " (1 s sample), load average \(load)\(busy > 0.2 ? " -- SHARED: the figures are lower and noisier than on an idle machine" : "")")
         say()
     }
 
