@@ -17,6 +17,7 @@ import NIOPosix
 /// ``shutdown()`` (from a signal handler, say) stops accepting, lets every request already
 /// received finish (saves included), writes nothing half, and releases the store.
 public final class DocumentServer: Sendable {
+    /// How the server listens.
     public let configuration: ServerConfiguration
     private let shared: SharedState
     private let worker: StoreWorker
@@ -151,6 +152,7 @@ public enum DocumentServerError: Error, Equatable, Sendable, CustomStringConvert
     /// A token must not be empty.
     case emptyToken
 
+    /// What is wrong and what to do.
     public var description: String {
         switch self {
         case .tokenRequired(let host):

@@ -18,6 +18,7 @@ public struct ServerConfiguration: Sendable {
     /// The default line limit: 16 MiB.
     public static let defaultMaximumLineLength = 16 << 20
 
+    /// A configuration; every setting has a default.
     public init(host: String = "127.0.0.1", port: Int = ServerConfiguration.defaultPort, authToken: String? = nil,
                 maximumLineLength: Int = ServerConfiguration.defaultMaximumLineLength, ioThreads: Int = 1) {
         self.host = host

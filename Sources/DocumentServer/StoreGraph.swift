@@ -20,6 +20,8 @@ final class StoreGraph {
     var touched: Set<ObjectID> = []
     /// Wire forms of committed objects, shared with the connections.
     let cache: WireObjectCache
+    /// Objects to put in the cache while the store thread has nothing else to do.
+    private var warmUpQueue: ArraySlice<ObjectID> = []
 
     /// Opens the store (loading an atomic store whole).
     init(model: ObjectModel, storeType: String, storeURL: URL, cache: WireObjectCache) throws {
@@ -28,6 +30,28 @@ final class StoreGraph {
         coordinator = StoreCoordinator(model: model)
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL)
         context = ObjectContext(coordinator: coordinator)
+    }
+
+    /// Plans to fill the cache with the store's objects, a few at a time (an atomic store
+    /// holds them all in memory anyway; the cache adds their wire form, up to 3/4 of its limit).
+    func planCacheWarmUp() {
+        warmUpQueue = ArraySlice((store as? AtomicStore)?.cacheNodes().map(\.objectID) ?? [])
+    }
+
+    /// Puts up to `count` more objects in the cache; false when there is nothing left to do.
+    func warmCache(count: Int) -> Bool {
+        guard !warmUpQueue.isEmpty, cache.byteCount < cache.byteLimit / 4 * 3 else {
+            warmUpQueue = []
+            return false
+        }
+        for id in warmUpQueue.prefix(count) {
+            guard let snapshot = snapshot(of: id),
+                  let bytes = try? JSONText.make({ try WireObjectEncoder.write(snapshot, to: $0) })
+            else { continue }
+            cache.insert(bytes, for: id)
+        }
+        warmUpQueue = warmUpQueue.dropFirst(count)
+        return true
     }
 
     /// Releases the store (and its lock).
@@ -71,6 +95,19 @@ final class StoreGraph {
         }
     }
 
+    /// The IDs a fetch request matches. Without sort descriptors they come by entity name,
+    /// then reference, so that `limit` and `offset` page through a stable order.
+    private func fetchIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        guard request.sortDescriptors.isEmpty else { return try context.fetchObjectIDs(request) }
+        var unpaged = request
+        unpaged.fetchLimit = 0
+        unpaged.fetchOffset = 0
+        let ids = try context.fetchObjectIDs(unpaged).sorted(by: WireObjectEncoder.referenceOrder)
+        let start = min(request.fetchOffset, ids.count)
+        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, ids.count) : ids.count
+        return Array(ids[start..<end])
+    }
+
     func fetch(_ call: FetchCall) -> Reply {
         do {
             switch call.resultType {
@@ -83,7 +120,7 @@ final class StoreGraph {
                     try out.closeObject()
                 }
             case .ids, .objects:
-                let ids = try context.fetchObjectIDs(call.request)
+                let ids = try fetchIDs(call.request)
                 let objects = call.resultType == .objects
                 return .result { out in
                     try out.openObject()

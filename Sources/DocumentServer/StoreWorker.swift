@@ -94,8 +94,16 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     private func run() {
+        graph.planCacheWarmUp()
+        var warming = true
         while true {
             condition.lock()
+            // Between jobs, the cache fills up in small steps, so no request waits long for it.
+            while warming && jobs.isEmpty && state == .running {
+                condition.unlock()
+                warming = graph.warmCache(count: 256)
+                condition.lock()
+            }
             while jobs.isEmpty && state == .running { condition.wait() }
             if jobs.isEmpty {
                 condition.unlock()

@@ -1,5 +1,5 @@
 import GraphCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The wire form of committed objects, so that `get` can be answered on the connection's
 /// own thread instead of waiting for the store thread.
@@ -14,7 +14,8 @@ final class WireObjectCache: Sendable {
         var bytes = 0
     }
 
-    private let state = Mutex(State())
+    // A pthread mutex (not Synchronization.Mutex, whose futex ThreadSanitizer cannot see).
+    private let state = NIOLockedValueBox(State())
     let byteLimit: Int
 
     init(byteLimit: Int = 64 << 20) {
@@ -23,7 +24,7 @@ final class WireObjectCache: Sendable {
 
     /// The wire forms of all `ids`, or nil when any one is not cached.
     func lookup(_ ids: [ObjectID]) -> [[UInt8]]? {
-        state.withLock { state in
+        state.withLockedValue { state in
             var found: [[UInt8]] = []
             found.reserveCapacity(ids.count)
             for id in ids {
@@ -35,7 +36,7 @@ final class WireObjectCache: Sendable {
     }
 
     func insert(_ bytes: [UInt8], for id: ObjectID) {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.bytes + bytes.count > byteLimit {
                 var kept = 0
                 state.entries = state.entries.filter { _ in
@@ -50,12 +51,15 @@ final class WireObjectCache: Sendable {
     }
 
     func remove(_ ids: some Sequence<ObjectID>) {
-        state.withLock { state in
+        state.withLockedValue { state in
             for id in ids {
                 if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.count }
             }
         }
     }
 
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { state.withLockedValue { $0.entries.count } }
+
+    /// The bytes held.
+    var byteCount: Int { state.withLockedValue { $0.bytes } }
 }

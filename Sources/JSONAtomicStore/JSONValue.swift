@@ -11,11 +11,15 @@ import Foundation
 /// if case .string(let method)? = message["method"] { ... }
 /// ```
 public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number as its JSON text (`-12`, `1.5e3`).
     case number(String)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
     /// Key-value pairs in document order. A key given twice keeps both pairs; lookups with
     /// ``subscript(_:)`` find the last, as most JSON readers do.
@@ -42,6 +46,7 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// Equal values: objects with the same pairs in the same order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true

@@ -81,6 +81,7 @@ public enum ValueForm {
     public struct UnencodableValue: Error, CustomStringConvertible {
         /// What the value is and what was expected.
         public let reason: String
+        /// The reason.
         public var description: String { reason }
     }
 

@@ -23,7 +23,7 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         do {
             guard FileManager.default.fileExists(atPath: store) else {
-                throw ValidationError("\(store): no such file")
+                throw CheckFailure("\(store): no such file")
             }
             let objectModel = try SampleModel.load(path: model)
             JSONAtomicStore.register()
@@ -38,11 +38,15 @@ struct CheckCommand: ParsableCommand {
             let perEntity = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             print("\(store): ok, \(nodes.count) objects" + (perEntity.isEmpty ? "" : " (\(perEntity))")
                   + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))")
-        } catch let error as ValidationError {
-            throw error
         } catch {
-            FileHandle.standardError.write(Data("\(store): \(error)\n".utf8))
+            // Store errors name the file already.
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(1)
         }
     }
+}
+
+struct CheckFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -37,6 +37,11 @@ struct PingCommand: AsyncParsableCommand {
                 throw PingFailure("unexpected answer: \(answer.prefix(300))")
             }
             print("pong from \(host):\(port)")
+        } catch let error as NIOConnectionError {
+            let reasons = error.connectionErrors.map { "\($0.error)" }
+            let reason = reasons.isEmpty ? "\(error)" : reasons.joined(separator: "; ")
+            FileHandle.standardError.write(Data("docserver ping \(host):\(port): cannot connect: \(reason)\n".utf8))
+            throw ExitCode(1)
         } catch {
             FileHandle.standardError.write(Data("docserver ping \(host):\(port): \(error)\n".utf8))
             throw ExitCode(1)

@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
             With no options: the sample model (artists, albums, songs, tags) and ./data/store.json (created when \
             missing), on 127.0.0.1:7878. When ready, prints one line "listening on HOST:PORT" on standard output; \
             logs go to standard error. SIGINT or SIGTERM stops accepting connections, finishes the requests \
-            already received (saves included), releases the store lock and exits 0.
+            in progress (a save in progress becomes durable and is answered), releases the store lock and exits 0.
 
             Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE and \
             DOCSERVER_LOG_LEVEL stand for the options of the same names (an option wins).
@@ -82,9 +82,14 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("received \(signal)")
             server.shutdown()
         }
-        try await server.run { host, port in
-            // Unbuffered: whoever started the server waits for this line on a pipe.
-            FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
+        do {
+            try await server.run { host, port in
+                // Unbuffered: whoever started the server waits for this line on a pipe.
+                FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
+            }
+        } catch {
+            logger.critical("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+            throw ExitCode(2)
         }
         withExtendedLifetime(signals) {}
     }
