@@ -8,6 +8,8 @@ struct BenchmarkOptions {
     /// Warm-up before each measured window, and the window.
     var warmup: TimeAmount { quick ? .milliseconds(500) : .seconds(1) }
     var duration: TimeAmount { quick ? .milliseconds(1500) : .seconds(4) }
+    /// Rounds of the warm `get` with 50 connections, alternated with Redis.
+    var rounds: Int { quick ? 1 : 3 }
     /// Request counts for redis-benchmark (it runs a fixed count, not a duration).
     var redisGetRequests: Int { quick ? 50_000 : 200_000 }
     var redisSequentialRequests: Int { quick ? 10_000 : 50_000 }

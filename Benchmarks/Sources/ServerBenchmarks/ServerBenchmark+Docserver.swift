@@ -23,16 +23,10 @@ extension ServerBenchmark {
             let get1 = try redisGet(redis, clients: 1)
             try await measure("get-1", "\(get), \(Self.connections(1)), warm", store: store, session: session, load: load, connections: 1,
                               redis: ("Redis GET, 1 client", get1), workload: GetWorkload.factory(ids: ids))
-            let before = try redisGet(redis, clients: 50, note: ", before docserver")
-            try await measure("get-50", "\(get), \(Self.connections(50)), warm", store: store, session: session, load: load, connections: 50,
-                              redis: ("Redis GET, 50 clients (before)", before), workload: GetWorkload.factory(ids: ids))
-            let after = try redisGet(redis, clients: 50, note: ", after docserver")
-            redisGet50 = (before, after)
-            if let ours = reports["get-50"]?.measurement.requestsPerSecond {
-                say("    docserver get with 50 connections, warm = \(fixed(ours / after.requestsPerSecond, 3)) x this one;"
-                    + " \(fixed(ours / ((before.requestsPerSecond + after.requestsPerSecond) / 2), 3)) x the mean of before and after")
-            }
-            for (connections, yardstick) in [(1, ("Redis GET, 1 client", get1)), (50, ("Redis GET, 50 clients (after)", after))] {
+            get50 = try await compareGet50(rounds: options.rounds, what: "\(get), \(Self.connections(50)), warm", store: store,
+                                           session: session, load: load, redis: redis, workload: GetWorkload.factory(ids: ids))
+            let after = try redisGet(redis, clients: 50)
+            for (connections, yardstick) in [(1, ("Redis GET, 1 client", get1)), (50, ("Redis GET, 50 clients", after))] {
                 try await measure("fetch-\(connections)",
                                   "fetch of 100 Songs by predicate `plays >= %d AND plays < %d` (of \(grouped(songCount)) Songs), \(Self.connections(connections))",
                                   store: store, session: session, load: load, connections: connections,
@@ -84,7 +78,7 @@ extension ServerBenchmark {
     }
 
     /// Runs one load, prints its figure and keeps it under `key`.
-    private func measure(_ key: String, _ what: String, store: BenchmarkStore, session: ServerSession, load: LoadGenerator,
+    func measure(_ key: String, _ what: String, store: BenchmarkStore, session: ServerSession, load: LoadGenerator,
                          connections: Int, redis: (String, RedisBaseline.Figure)?, workload: @escaping WorkloadFactory) async throws {
         let start = CPUShare.Start(serverPID: session.server.processIdentifier)
         let measurement = try await load.run(connections: connections, workload: workload)

@@ -13,9 +13,8 @@ final class ServerBenchmark {
     let directory: URL
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     var binary = ""
-    /// Redis GET with 50 clients measured right before and right after docserver's `get` with
-    /// 50 connections: the target's yardstick is their mean.
-    var redisGet50: (before: RedisBaseline.Figure, after: RedisBaseline.Figure)?
+    /// Warm `get` with 50 connections against Redis GET, in rounds: the first target.
+    var get50: GetComparison?
     /// Every figure measured, by key (`get-50`, `save-10000-50`, …).
     var reports: [String: FigureReport] = [:]
 

@@ -18,7 +18,9 @@ import Foundation
 // 4. Durable saves (an `update` of one Song's `plays` with its version, each client its own
 //    Song) with 1 client and 50, on the 100,000- and on the 10,000-object store (a server each).
 // 5. Redis, measured by redis-benchmark right before the docserver figure it is compared with:
-//    GET with 1 and 50 clients (50 also right after), SET with `appendfsync always` and 50 clients.
+//    GET with 1 and 50 clients, SET with `appendfsync always` and 50 clients. The warm `get` with
+//    50 connections runs in 3 rounds (--quick: 1) alternated with Redis GET (the shared machine
+//    drifts); its ratio is the median of its rounds over the median of the Redis runs.
 //    Each figure says ours / Redis. Then the targets, and whether each was met.
 //
 // Every load run is closed-loop (each connection sends one request and waits for its answer,
