@@ -48,13 +48,15 @@ struct CPUShare {
             self.serverPreemptions = ProcessCPU.preemptions(pid: serverPID)
         }
 
-        func share() -> CPUShare {
+        /// `endedThreadPreemptions`: those of a client thread that ended during the run.
+        func share(endedThreadPreemptions: Int = 0) -> CPUShare {
             let elapsed = Double(MonotonicClock.nanoseconds() - time) / 1e9
             let server = (ProcessCPU.seconds(pid: serverPID) - self.server) / elapsed
             let client = (clientKind.seconds - self.client) / elapsed
             let machine = (ProcessCPU.machineBusySeconds() - self.machine) / elapsed
             let serverPreemptions = Double(ProcessCPU.preemptions(pid: serverPID) - self.serverPreemptions) / elapsed
-            let clientPreemptions = Double(ProcessCPU.preemptions(pid: getpid()) - self.clientPreemptions) / elapsed
+            // Threads that ended during the run take their counts with them: never below 0.
+            let clientPreemptions = Double(max(ProcessCPU.preemptions(pid: getpid()) - self.clientPreemptions, 0) + endedThreadPreemptions) / elapsed
             return CPUShare(server: server, client: client, other: max(machine - server - client, 0),
                             serverPreemptions: serverPreemptions, clientPreemptions: clientKind == .thisProcess ? clientPreemptions : nil)
         }

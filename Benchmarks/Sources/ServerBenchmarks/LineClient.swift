@@ -8,6 +8,7 @@ import Glibc
 final class LineClient {
     private let socket: Int32
     private var received: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private var nextID = 1
 
     init(host: String, port: Int) throws {
@@ -46,6 +47,17 @@ final class LineClient {
         }
     }
 
+    /// Sends one request line (`\n` included) as it is; returns the answer line.
+    func exchange(_ request: [UInt8]) throws -> [UInt8] {
+        var sent = 0
+        while sent < request.count {
+            let count = request.withUnsafeBytes { write(socket, $0.baseAddress.map { $0 + sent }, $0.count - sent) }
+            guard count > 0 else { throw BenchmarkError("write failed, errno \(errno)") }
+            sent += count
+        }
+        return try readLine("answer")
+    }
+
     /// Sends one request; returns its answer line.
     private func send(_ method: String, params: String) throws -> [UInt8] {
         let id = nextID
@@ -62,7 +74,6 @@ final class LineClient {
     }
 
     private func readLine(_ method: String) throws -> [UInt8] {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var scanned = 0  // bytes of `received` known to hold no newline
         while true {
             if let newline = received[scanned...].firstIndex(of: 0x0A) {

@@ -13,6 +13,9 @@ struct Measurement: Sendable {
     var seconds: Double
     /// Latency of each answer in the window, in nanoseconds, sorted.
     var latencies: [UInt64]
+    /// Involuntary context switches of a load thread that has ended by the time the run is
+    /// reported (`BlockingLoad`'s), so that `/proc/self/task` no longer lists it.
+    var endedThreadPreemptions = 0
 
     var requestsPerSecond: Double { seconds > 0 ? Double(answers - errors) / seconds : 0 }
 

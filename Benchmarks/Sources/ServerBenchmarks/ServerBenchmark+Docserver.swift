@@ -81,8 +81,15 @@ extension ServerBenchmark {
     func measure(_ key: String, _ what: String, store: BenchmarkStore, session: ServerSession, load: LoadGenerator,
                          connections: Int, redis: (String, RedisBaseline.Figure)?, workload: @escaping WorkloadFactory) async throws {
         let start = CPUShare.Start(serverPID: session.server.processIdentifier)
-        let measurement = try await load.run(connections: connections, workload: workload)
-        let report = FigureReport(what: what, data: store.label, measurement: measurement, cpu: start.share(), redis: redis)
+        let measurement: Measurement
+        if connections == 1 {
+            // Sequential: blocking write + read on one thread (an event loop only adds epoll_wait calls).
+            measurement = try await BlockingLoad(host: session.server.host, port: session.server.port,
+                                                 warmup: options.warmup, duration: options.duration).run(workload: workload)
+        } else {
+            measurement = try await load.run(connections: connections, workload: workload)
+        }
+        let report = FigureReport(what: what, data: store.label, measurement: measurement, cpu: start.share(endedThreadPreemptions: measurement.endedThreadPreemptions), redis: redis)
         reports[key] = report
         for line in report.lines { say(line) }
     }
