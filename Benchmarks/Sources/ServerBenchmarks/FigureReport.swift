@@ -6,6 +6,8 @@ struct FigureReport {
     let measurement: Measurement
     let cpu: CPUShare
     let redis: (label: String, figure: RedisBaseline.Figure)?
+    /// Whether to print the latency distribution (for the figures the p99 target is judged on).
+    var showsDistribution = false
 
     var hasErrors: Bool { measurement.errors > 0 || measurement.warmupErrors > 0 || measurement.answers == 0 }
 
@@ -15,6 +17,7 @@ struct FigureReport {
         lines.append("    \(grouped(Int(m.requestsPerSecond.rounded()))) req/s, p50 \(fixed(m.p50, 3)) ms, p99 \(fixed(m.p99, 3)) ms"
                      + " (p99.9 \(fixed(m.percentile(0.999), 3)), max \(fixed(m.percentile(1), 3)))"
                      + "; \(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; \(cpu.describe(server: "docserver", client: "load client"))")
+        if showsDistribution { lines.append("    latency distribution: \(m.distribution())") }
         if hasErrors {
             lines.append("    WITH ERRORS: \(grouped(m.errors)) of \(grouped(m.answers)) answers in the window failed, \(m.warmupErrors) during the warm-up"
                          + (m.firstError.map { "; first: \($0)" } ?? ""))

@@ -28,4 +28,24 @@ struct Measurement: Sendable {
 
     var p50: Double { percentile(0.50) }
     var p99: Double { percentile(0.99) }
+
+    /// The share of answers in each latency band, e.g. "< 1 ms 80.1 %, 1-2 ms 18.6 %, …":
+    /// shows whether a tail is spread out or a distinct step (such as one scheduler tick).
+    func distribution(boundaries: [Double] = [0.5, 1, 2, 3, 4, 5, 8]) -> String {
+        guard !latencies.isEmpty else { return "no answers" }
+        var bands: [String] = []
+        var lower = 0.0, start = 0
+        for upper in boundaries + [.infinity] {
+            let limit = upper.isFinite ? UInt64(upper * 1e6) : .max
+            // latencies are sorted: the band ends at the first latency >= limit.
+            var end = start
+            while end < latencies.count, latencies[end] < limit { end += 1 }
+            let share = 100 * Double(end - start) / Double(latencies.count)
+            let name = lower == 0 ? "< \(fixed(upper, upper < 1 ? 1 : 0)) ms" : upper.isFinite ? "\(fixed(lower, lower < 1 ? 1 : 0))-\(fixed(upper, upper < 1 ? 1 : 0)) ms" : ">= \(fixed(lower, 0)) ms"
+            bands.append("\(name) \(fixed(share, share < 1 ? 2 : 1)) %")
+            lower = upper
+            start = end
+        }
+        return bands.joined(separator: ", ")
+    }
 }

@@ -89,7 +89,9 @@ extension ServerBenchmark {
         } else {
             measurement = try await load.run(connections: connections, workload: workload)
         }
-        let report = FigureReport(what: what, data: store.label, measurement: measurement, cpu: start.share(endedThreadPreemptions: measurement.endedThreadPreemptions), redis: redis)
+        let report = FigureReport(what: what, data: store.label, measurement: measurement,
+                                  cpu: start.share(endedThreadPreemptions: measurement.endedThreadPreemptions), redis: redis,
+                                  showsDistribution: key.hasPrefix("get-"))
         reports[key] = report
         for line in report.lines { say(line) }
     }
