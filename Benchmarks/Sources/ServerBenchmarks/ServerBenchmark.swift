@@ -51,7 +51,8 @@ final class ServerBenchmark {
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
         say("Server benchmark (release build\(options.quick ? ", --quick" : "")), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
         say("repository: \(repository.path) at \(commit)")
-        say("each load run: closed loop (one request in flight per connection), one client event-loop thread,"
+        say("each load run: closed loop (one request in flight per connection); 50 connections on one SwiftNIO event-loop thread,"
+            + " 1 connection with blocking write + read on one thread;"
             + " \(options.warmup.nanoseconds / 1_000_000) ms warm-up + \(options.duration.nanoseconds / 1_000_000) ms measured")
         let before = ProcessCPU.machineBusySeconds()
         usleep(1_000_000)
