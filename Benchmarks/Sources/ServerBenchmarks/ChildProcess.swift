@@ -24,6 +24,7 @@ final class ChildProcess {
         process.standardError = try FileHandle(forWritingTo: logURL)
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        ChildProcessReaper.register(process.processIdentifier)
     }
 
     var processIdentifier: Int32 { process.processIdentifier }
@@ -55,6 +56,7 @@ final class ChildProcess {
     /// Sends SIGTERM and waits up to `timeout` seconds (then SIGKILL); says how it ended.
     @discardableResult
     func stop(timeout: Double = 10) -> String {
+        defer { ChildProcessReaper.unregister(process.processIdentifier) }
         guard process.isRunning else { return exitDescription }
         process.terminate()
         let deadline = Date().addingTimeInterval(timeout)

@@ -20,6 +20,12 @@ func fileSize(_ url: URL) -> Int {
 }
 
 /// Prints a line at once (unbuffered, so that a piped run shows each figure as it comes).
+/// When standard output is gone (a closed pipe), stops the servers and exits.
 func say(_ line: String = "") {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    do {
+        try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+    } catch {
+        ChildProcessReaper.stopAll()
+        exit(141)
+    }
 }

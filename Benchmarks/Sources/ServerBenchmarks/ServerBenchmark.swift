@@ -25,6 +25,7 @@ final class ServerBenchmark {
         modelURL = repository.appendingPathComponent("Sources/docserver/Resources/sample.model.json")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("server-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcessReaper.removeOnStop(directory.path)
     }
 
     func run() async throws {

@@ -37,6 +37,7 @@ do { options = try BenchmarkOptions(arguments: CommandLine.arguments) } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(2)
 }
+ChildProcessReaper.installSignalHandlers()
 let benchmark = try ServerBenchmark(options: options)
 do {
     try await benchmark.run()
