@@ -1,0 +1,39 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stops the servers this benchmark started when the benchmark itself is stopped (Ctrl-C,
+/// SIGTERM, SIGHUP, or its output pipe closed, as by `| head`), so that no docserver or
+/// redis-server outlives it, and removes the benchmark's temporary directory.
+enum ChildProcessReaper {
+    private static let running = Mutex<Set<Int32>>([])
+    private static let directories = Mutex<[String]>([])
+
+    /// A directory to remove when the benchmark is stopped.
+    static func removeOnStop(_ directory: String) { directories.withLock { $0.append(directory) } }
+
+    static func register(_ pid: Int32) { running.withLock { _ = $0.insert(pid) } }
+    static func unregister(_ pid: Int32) { running.withLock { _ = $0.remove(pid) } }
+
+    /// SIGTERM to every child still running; removes the registered directories.
+    static func stopAll() {
+        for pid in running.withLock({ $0 }) { kill(pid, SIGTERM) }
+        for directory in directories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func installSignalHandlers() {
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                stopAll()
+                exit(128 + signalNumber)
+            }
+            source.resume()
+            // Kept for the life of the process on purpose: a released source stops watching.
+            _ = Unmanaged.passRetained(source as AnyObject)
+        }
+    }
+}

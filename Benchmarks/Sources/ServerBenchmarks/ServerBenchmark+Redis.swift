@@ -1,0 +1,59 @@
+import Foundation
+
+/// The two redis-servers the figures are compared with, kept running through the whole
+/// run so that each Redis figure is measured right next to the docserver figure it is
+/// compared with (the machine's speed drifts: other engineers' builds share it).
+struct RedisServers {
+    let tool: RedisBaseline
+    /// `--save '' --appendonly no`, with the key redis-benchmark's GET reads.
+    let plain: RedisBaseline.Server
+    /// `--appendonly yes --appendfsync always`: Redis's durable write.
+    let durable: RedisBaseline.Server
+
+    func stop() {
+        plain.child.stop()
+        durable.child.stop()
+    }
+}
+
+extension ServerBenchmark {
+    func startRedis() throws -> RedisServers {
+        let tool = try RedisBaseline.locate()
+        let plain = try tool.start(options: ["--save", "", "--appendonly", "no"], directory: directory, name: "redis")
+        let aof = directory.appendingPathComponent("redis-aof")
+        try FileManager.default.createDirectory(at: aof, withIntermediateDirectories: true)
+        let durable: RedisBaseline.Server
+        do {
+            durable = try tool.start(options: ["--save", "", "--appendonly", "yes", "--appendfsync", "always"], directory: aof, name: "redis-aof")
+            try tool.set(on: plain, key: "key:__rand_int__", value: "xxx")
+        } catch {
+            plain.child.stop()
+            throw error
+        }
+        say("Redis \(tool.version), measured by redis-benchmark (its own client, one thread; 3-byte values), right before each docserver figure")
+        say()
+        return RedisServers(tool: tool, plain: plain, durable: durable)
+    }
+
+    /// Redis GET with `clients` clients; prints the figure.
+    func redisGet(_ redis: RedisServers, clients: Int, note: String = "") throws -> RedisBaseline.Figure {
+        let requests = clients == 1 ? options.redisSequentialRequests : options.redisGetRequests
+        let figure = try redis.tool.benchmark(on: redis.plain, test: "get", clients: clients, requests: requests)
+        say("Redis GET, \(clients == 1 ? "1 client" : "\(clients) clients")\(note) (redis-benchmark -t get -c \(clients) -n \(grouped(requests))):")
+        say("    \(Self.describe(figure))")
+        return figure
+    }
+
+    /// Redis SET with `appendfsync always` and 50 clients; prints the figure.
+    func redisDurableSet(_ redis: RedisServers) throws -> RedisBaseline.Figure {
+        let figure = try redis.tool.benchmark(on: redis.durable, test: "set", clients: 50, requests: options.redisDurableRequests)
+        say("Redis durable SET (appendonly yes, appendfsync always), 50 clients (redis-benchmark -t set -c 50 -n \(grouped(options.redisDurableRequests))):")
+        say("    \(Self.describe(figure))")
+        return figure
+    }
+
+    static func describe(_ figure: RedisBaseline.Figure) -> String {
+        "\(grouped(Int(figure.requestsPerSecond.rounded()))) req/s, p50 \(fixed(figure.p50, 3)) ms, p99 \(fixed(figure.p99, 3)) ms"
+            + (figure.cpu.map { " (\($0.describe(server: "redis-server", client: "redis-benchmark")))" } ?? "")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GraphCore
+import JSONAtomicStore
+import NIOPosix
+
+/// The whole run: stores, Redis, docserver, targets (see main.swift).
+@MainActor
+final class ServerBenchmark {
+    let options: BenchmarkOptions
+    let repository: URL
+    let modelURL: URL
+    /// Stores, logs and Redis files; removed at the end.
+    let directory: URL
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    var binary = ""
+    /// Warm `get` with 50 connections against Redis GET, in rounds: the first target.
+    var get50: GetComparison?
+    /// Every figure measured, by key (`get-50`, `save-10000-50`, …).
+    var reports: [String: FigureReport] = [:]
+
+    init(options: BenchmarkOptions) throws {
+        self.options = options
+        repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        modelURL = repository.appendingPathComponent("Sources/docserver/Resources/sample.model.json")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("server-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ChildProcessReaper.removeOnStop(directory.path)
+    }
+
+    func run() async throws {
+        printHeader()
+        let stores = try buildStores()
+        binary = try DocServer.locateBinary(explicit: options.docserver, repository: repository)
+        let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date
+        say("docserver: \(binary) (built \(built.map { "\($0)" } ?? "?"))")
+        let redis = try startRedis()
+        defer { redis.stop() }
+        try await measureReads(on: stores.large, redis: redis)
+        try await measureSaves(on: stores.large, redis: redis)
+        try await measureSaves(on: stores.small, redis: redis)
+        printTargets(small: stores.small)
+    }
+
+    func cleanUp() async {
+        try? await group.shutdownGracefully()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func printHeader() {
+        let commit = (try? runProgram("/usr/bin/env", ["git", "-C", repository.path, "log", "-1", "--format=%h %s"], quiet: true))?.output
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        say("Server benchmark (release build\(options.quick ? ", --quick" : "")), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
+        say("repository: \(repository.path) at \(commit)")
+        say("each load run: closed loop (one request in flight per connection); 50 connections on one SwiftNIO event-loop thread,"
+            + " 1 connection with blocking write + read on one thread;"
+            + " \(options.warmup.nanoseconds / 1_000_000) ms warm-up + \(options.duration.nanoseconds / 1_000_000) ms measured")
+        let before = ProcessCPU.machineBusySeconds()
+        usleep(1_000_000)
+        let busy = ProcessCPU.machineBusySeconds() - before
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        say("machine before the run: \(fixed(busy, 2)) of \(ProcessInfo.processInfo.activeProcessorCount) cores busy with other processes"
+            + " (1 s sample), load average \(load)\(busy > 0.2 ? " -- SHARED: the figures are lower and noisier than on an idle machine" : "")")
+        say()
+    }
+
+    /// The 100,000- and 10,000-object stores of the sample model.
+    private func buildStores() throws -> (large: BenchmarkStore, small: BenchmarkStore) {
+        JSONAtomicStore.register()
+        let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
+        var stores: [BenchmarkStore] = []
+        for objects in [100_000, 10_000] {
+            let url = directory.appendingPathComponent("store-\(objects).json")
+            let start = MonotonicClock.nanoseconds()
+            let shape = try builder.build(objects: objects, at: url)
+            let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+            let store = BenchmarkStore(url: url, shape: shape, size: fileSize(url))
+            stores.append(store)
+            say("store: \(shape) written in \(fixed(seconds, 2)) s (GraphCore context + JSONAtomicStore), file \(megabytes(store.size))")
+        }
+        say()
+        return (stores[0], stores[1])
+    }
+}

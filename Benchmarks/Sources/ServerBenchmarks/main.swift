@@ -1,0 +1,49 @@
+import Foundation
+
+// Server benchmark: docserver against Redis on the same machine, in one run.
+//
+//   swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]
+//   (on the shared 2-core machine: add --scratch-path Benchmarks/.build-bench after --package-path Benchmarks)
+//
+// 1. Writes two stores of the sample model (Artist, Album, Song, Tag) with GraphCore +
+//    JSONAtomicStore: 100,000 and 10,000 objects, 89 % of them Songs.
+// 2. Starts the release docserver (`--docserver PATH`, else $DOCSERVER_BINARY, else the newer of
+//    <repo>/.build/release/docserver and <repo>/.build-bench/release/docserver; built with
+//    `swift build -c release --scratch-path .build-bench --product docserver` if neither exists)
+//    as `docserver serve --model <sample model> --store <file> --port 0`, reading its port from
+//    its `listening on HOST:PORT` line, and two redis-servers (apt-get installs Redis if missing).
+// 3. On the 100,000-object store: `get` of one random object by ID with 50 connections on a
+//    fresh server (COLD: objects sent for the first time), then, after an untimed `get` of every
+//    object, WARM with 1 connection and with 50; `fetch` of 100 Songs by a predicate with 1 and 50.
+// 4. Durable saves (an `update` of one Song's `plays` with its version, each client its own
+//    Song) with 1 client and 50, on the 100,000- and on the 10,000-object store (a server each).
+// 5. Redis, measured by redis-benchmark right before the docserver figure it is compared with:
+//    GET with 1 and 50 clients, SET with `appendfsync always` and 50 clients. The warm `get` with
+//    50 connections runs in 3 rounds (--quick: 1) alternated with Redis GET (the shared machine
+//    drifts); its ratio is the median of its rounds over the median of the Redis runs.
+//    Each figure says ours / Redis. Then the targets, and whether each was met.
+//
+// Every load run is closed-loop (each connection sends one request and waits for its answer,
+// as redis-benchmark does), with requests encoded before the run: 50 connections driven by one
+// SwiftNIO event-loop thread, 1 connection by blocking write + read on one thread (measured
+// 35 % more requests/s than through an event loop, whose epoll_wait only adds to each request);
+// 1 s warm-up, then 4 s measured (--quick: 0.5 s + 1.5 s). Every answer is checked (a result,
+// with what the request asked for); a figure with failed answers says so.
+// Each figure also says how the 2 cores were shared: CPU of the server, of the load client and
+// of other processes (the machine is shared), and how often the server and client were preempted.
+
+let options: BenchmarkOptions
+do { options = try BenchmarkOptions(arguments: CommandLine.arguments) } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(2)
+}
+ChildProcessReaper.installSignalHandlers()
+let benchmark = try ServerBenchmark(options: options)
+do {
+    try await benchmark.run()
+    await benchmark.cleanUp()
+} catch {
+    await benchmark.cleanUp()
+    say("ServerBenchmarks stopped: \(error)")
+    exit(1)
+}
