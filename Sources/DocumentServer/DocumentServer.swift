@@ -43,7 +43,17 @@ public final class DocumentServer: Sendable {
         self.logger = logger
         let started = ContinuousClock.now
         let cache = WireObjectCache()
+        let isNew = !FileManager.default.fileExists(atPath: storeURL.path)
         let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, cache: cache)
+        if isNew, let atomic = graph.store as? AtomicStore {
+            // Written now, so that the file and the store's UUID exist before the first save.
+            do {
+                try atomic.save()
+            } catch {
+                graph.close()
+                throw error
+            }
+        }
         let elapsed = ContinuousClock.now - started
         logger.info("store opened", metadata: [
             "store": "\(storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",

@@ -71,9 +71,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     static func methodNotFound(_ method: String) -> RPCError {
-        let echoed = capped(method)
+        let echoed = String(method.prefix(echoLimit))
         return RPCError(code: Code.methodNotFound,
-                        message: "unknown method '\(echoed)' (methods: hello, model, ping, fetch, get, save)",
+                        message: "unknown method '\(capped(method))' (methods: hello, model, ping, fetch, get, save)",
                         data: .object([("method", .string(echoed))]))
     }
 
