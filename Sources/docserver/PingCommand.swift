@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONAtomicStore
 import NIOCore
 import NIOPosix
 
@@ -50,12 +51,10 @@ struct PingCommand: AsyncParsableCommand {
 
     /// Sends hello and ping, returns the two answer lines.
     private func exchange(host: String, port: Int, token: String?) async throws -> [String] {
-        var hello = #"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"client":"docserver ping""#
-        if let token {
-            let escaped = token.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            hello += #","token":""# + escaped + "\""
-        }
-        hello += "}}\n"
+        var params: [(key: String, value: JSONValue)] = [("client", .string("docserver ping"))]
+        if let token { params.append(("token", .string(token))) }
+        let hello = JSONValue.object([("jsonrpc", .string("2.0")), ("id", .integer(1)), ("method", .string("hello")),
+                                      ("params", .object(params))]).jsonText + "\n"
         let request = hello + #"{"jsonrpc":"2.0","id":2,"method":"ping"}"# + "\n"
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(Int64(timeout * 1000)))

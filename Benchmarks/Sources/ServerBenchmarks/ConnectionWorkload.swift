@@ -1,3 +1,4 @@
+import JSONAtomicStore
 import NIOCore
 #if canImport(Glibc)
 import Glibc
@@ -75,24 +76,7 @@ enum ResponseBytes {
     }
 }
 
-/// A JSON string literal for `text` (quotes, backslashes and control characters escaped).
+/// A JSON string literal for `text`, escaped by the project's own generator.
 func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
+    JSONValue.string(text).jsonText
 }
