@@ -1,0 +1,141 @@
+"""The client: a connection to a docserver, its model, and sessions."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, List, Optional, Union
+
+from .connection import Connection
+from .errors import ProtocolError
+from .model import Model
+from .objects import DocObject
+from .session import Session, SortSpec
+from .values import ObjectID
+
+__all__ = ["Client", "connect", "DEFAULT_PORT"]
+
+DEFAULT_PORT = 7878
+
+
+class Client:
+    """A client of one docserver. Make one with :func:`connect`.
+
+    The convenience readers (:meth:`fetch`, :meth:`get`) return objects of a new
+    :class:`Session` each time; to change objects, or to share objects between reads, use
+    one :meth:`session`. A client may be shared by threads (calls take turns on its
+    connection); sessions may not."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[str] = None,
+                 timeout: Optional[float] = 30.0, client_name: str = "docstore-python") -> None:
+        self._connection = Connection(host, port, token, timeout, client_name)
+        self._model: Optional[Model] = None
+
+    # -- the server ----------------------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        """The server's host."""
+        return self._connection.host
+
+    @property
+    def port(self) -> int:
+        """The server's port."""
+        return self._connection.port
+
+    @property
+    def server_info(self) -> Dict[str, Any]:
+        """The server's answer to ``hello``: ``server``, ``version``, ``protocol``,
+        ``storeUUID`` and ``modelHash`` (read on connecting)."""
+        if not self._connection.hello:
+            self.ping()
+        return dict(self._connection.hello)
+
+    @property
+    def store_uuid(self) -> str:
+        """The UUID of the server's store (part of every object ID)."""
+        return str(self.server_info.get("storeUUID", ""))
+
+    @property
+    def model_hash(self) -> str:
+        """The version hash of the server's model: equal hashes, equal models."""
+        return str(self.server_info.get("modelHash", ""))
+
+    def ping(self) -> float:
+        """Asks the server for ``pong``; returns the round trip in seconds."""
+        start = time.perf_counter()
+        answer = self._connection.call("ping")
+        if answer != "pong":
+            raise ProtocolError(f"ping was answered with {answer!r} instead of 'pong'")
+        return time.perf_counter() - start
+
+    def model(self, reload: bool = False) -> Model:
+        """The server's model (read once, then kept; ``reload=True`` reads it again)."""
+        if self._model is None or reload:
+            self._model = Model(self._connection.call("model"))
+        return self._model
+
+    def call(self, method: str, params: Optional[Dict[str, Any]] = None) -> Any:
+        """Sends any request of the protocol (``docs/PROTOCOL.md``) and returns its raw
+        result, for what the object API does not cover."""
+        return self._connection.call(method, params)
+
+    # -- objects -------------------------------------------------------------------------
+
+    def session(self, prefetch: int = 100) -> Session:
+        """A new unit of work. Firing a fault loads up to ``prefetch`` other faults of the
+        session in the same round trip."""
+        return Session(self, prefetch=prefetch)
+
+    def fetch(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
+              limit: Optional[int] = None, offset: Optional[int] = None,
+              include_subentities: bool = True) -> List[DocObject]:
+        """:meth:`Session.fetch` in a new session."""
+        return self.session().fetch(entity, predicate, *arguments, sort=sort, limit=limit, offset=offset,
+                                    include_subentities=include_subentities)
+
+    def fetch_ids(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
+                  limit: Optional[int] = None, offset: Optional[int] = None,
+                  include_subentities: bool = True) -> List[ObjectID]:
+        """:meth:`Session.fetch_ids`: the IDs of the matching objects."""
+        return self.session().fetch_ids(entity, predicate, *arguments, sort=sort, limit=limit, offset=offset,
+                                        include_subentities=include_subentities)
+
+    def get(self, *ids: Union[str, DocObject]) -> List[Optional[DocObject]]:
+        """:meth:`Session.get` in a new session: the objects, ``None`` for missing ones."""
+        return self.session().get(*ids)
+
+    def count(self, entity: str, predicate: Optional[str] = None, *arguments: Any,
+              include_subentities: bool = True) -> int:
+        """How many objects of ``entity`` match ``predicate``."""
+        return self.session().count(entity, predicate, *arguments, include_subentities=include_subentities)
+
+    # -- lifetime ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Closes the connection. A later call would open a new one."""
+        self._connection.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "connected" if self._connection.is_open else "not connected"
+        return f"<docstore.Client {self.host}:{self.port} {state}>"
+
+
+def connect(host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[str] = None,
+            timeout: Optional[float] = 30.0, client_name: str = "docstore-python") -> Client:
+    """Connects to a docserver and says ``hello`` (with ``token``, when the server needs
+    one). ``timeout`` is in seconds, for connecting and for each answer (``None``: wait
+    forever). Raises :class:`~docstore.ConnectionError` when the server cannot be reached
+    and :class:`~docstore.AuthError` when the token is refused.
+
+    >>> with docstore.connect(port=7878) as client:
+    ...     client.count("Song")
+    """
+    client = Client(host, port, token, timeout, client_name)
+    client.ping()
+    return client

@@ -1,0 +1,228 @@
+"""The exceptions the client raises.
+
+Every error the server answers becomes a :class:`DocstoreError` subclass carrying the
+server's ``code``, ``message`` and ``data`` (see ``docs/PROTOCOL.md``, Errors). Mistakes the
+client can see before asking the server (an unknown property, a value of the wrong type)
+are raised as the built-in ``KeyError``/``AttributeError``/``TypeError``/``ValueError``
+families, through :class:`ModelError` and :class:`ValueConversionError`.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, List, Optional
+
+__all__ = [
+    "DocstoreError",
+    "ProtocolError",
+    "InvalidParamsError",
+    "ConflictError",
+    "Conflict",
+    "ValidationError",
+    "ValidationFailure",
+    "NotFoundError",
+    "AuthError",
+    "TooLargeError",
+    "StoreUnavailableError",
+    "ConnectionError",
+    "ModelError",
+    "ValueConversionError",
+    "ObjectDeletedError",
+    "error_from_response",
+]
+
+
+class DocstoreError(Exception):
+    """Base class of every error this package raises on purpose.
+
+    ``code`` is the JSON-RPC error code (``None`` for errors raised by the client itself),
+    ``message`` the server's sentence for people and ``data`` its machine-readable details.
+    """
+
+    def __init__(self, message: str, code: Optional[int] = None, data: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.data = data
+
+    def __str__(self) -> str:
+        if self.code is None:
+            return self.message
+        return f"{self.message} (code {self.code})"
+
+
+class ProtocolError(DocstoreError):
+    """The server could not make sense of a request: a parse error (-32700), an invalid
+    request (-32600), an unknown method (-32601) or invalid parameters (-32602); or the
+    server answered something this client cannot read."""
+
+
+class InvalidParamsError(ProtocolError):
+    """-32602: a parameter is missing or wrong: an unknown entity or key, a value of the
+    wrong type, a predicate that does not parse. ``path`` names the parameter
+    (``params.sort[0].key``), ``reason`` says what is wrong and, for a predicate,
+    ``position`` is the character offset in it."""
+
+    @property
+    def path(self) -> Optional[str]:
+        """The failing parameter, as the server names it."""
+        path = _field(self.data, "path")
+        return path if isinstance(path, str) else None
+
+    @property
+    def reason(self) -> Optional[str]:
+        """What is wrong with the parameter."""
+        reason = _field(self.data, "reason")
+        return reason if isinstance(reason, str) else None
+
+    @property
+    def position(self) -> Optional[int]:
+        """For a predicate that does not parse: the character offset of the problem."""
+        position = _field(self.data, "position")
+        return position if isinstance(position, int) else None
+
+
+class Conflict:
+    """One object of a :class:`ConflictError`: it was read at version ``expected`` but is
+    now at ``current`` (``None`` when it was deleted meanwhile)."""
+
+    __slots__ = ("id", "expected", "current")
+
+    def __init__(self, id: str, expected: Optional[int], current: Optional[int]) -> None:
+        self.id = id
+        self.expected = expected
+        self.current = current
+
+    def __repr__(self) -> str:
+        return f"Conflict(id={self.id!r}, expected={self.expected!r}, current={self.current!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Conflict) and (self.id, self.expected, self.current) == (
+            other.id, other.expected, other.current)
+
+
+class ConflictError(DocstoreError):
+    """-32001: objects the save updates or deletes were changed (or deleted) by another
+    save since they were read. Nothing was saved. ``conflicts`` lists each object with the
+    version it was read at and its current one; re-read them (``Session.refresh``) and
+    try again."""
+
+    @property
+    def conflicts(self) -> List[Conflict]:
+        """Every conflicting object, with the expected and the current version."""
+        items = _field(self.data, "conflicts") or []
+        return [Conflict(str(item.get("id")), item.get("expected"), item.get("current"))
+                for item in items if isinstance(item, dict)]
+
+    @property
+    def ids(self) -> List[str]:
+        """The IDs of the conflicting objects."""
+        return [conflict.id for conflict in self.conflicts]
+
+
+class ValidationFailure:
+    """One broken rule of a :class:`ValidationError`: ``key`` of the object ``id``
+    (a temporary ID for an object being inserted) of ``entity``, and why."""
+
+    __slots__ = ("id", "entity", "key", "reason")
+
+    def __init__(self, id: Optional[str], entity: Optional[str], key: Optional[str],
+                 reason: Optional[str]) -> None:
+        self.id = id
+        self.entity = entity
+        self.key = key
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return (f"ValidationFailure(id={self.id!r}, entity={self.entity!r}, key={self.key!r}, "
+                f"reason={self.reason!r})")
+
+
+class ValidationError(DocstoreError):
+    """-32002: the save breaks the model's rules (a required value missing, too few or too
+    many related objects, a ``deny`` delete rule). Nothing was saved."""
+
+    @property
+    def failures(self) -> List[ValidationFailure]:
+        """Every broken rule, naming the object, the entity and the key."""
+        items = _field(self.data, "failures") or []
+        return [ValidationFailure(item.get("id"), item.get("entity"), item.get("key"),
+                                  item.get("reason"))
+                for item in items if isinstance(item, dict)]
+
+
+class NotFoundError(DocstoreError):
+    """-32003: a save names an object that does not exist (``ids``); or an object the
+    client tried to load is gone. Nothing was saved."""
+
+    @property
+    def ids(self) -> List[str]:
+        """The IDs that name no object."""
+        return list(_field(self.data, "ids") or [])
+
+
+class AuthError(DocstoreError):
+    """-32004: the server needs a token and none, or a wrong one, was given."""
+
+
+class TooLargeError(ProtocolError):
+    """-32005: a request was longer than the server's line limit; the server closed the
+    connection (the next call reconnects)."""
+
+
+class StoreUnavailableError(DocstoreError):
+    """-32006: the server could not write its store (disk full, I/O error) or is shutting
+    down. Nothing was saved."""
+
+
+class ConnectionError(DocstoreError, builtins.ConnectionError):
+    """The connection failed: it could not be opened, it dropped, or no answer came in time.
+
+    A request whose answer never arrived may or may not have been carried out; for a
+    ``save``, re-read the objects to find out. The next call opens a new connection.
+    Also an instance of the built-in ``ConnectionError``."""
+
+
+class ModelError(DocstoreError, LookupError):
+    """An entity or property that the server's model does not have (raised by the client
+    before anything is sent). Also a ``LookupError``."""
+
+
+class ValueConversionError(DocstoreError, TypeError):
+    """A Python value that cannot stand for a property of the model's type, or a value from
+    the server that does not have the type the model says. Also a ``TypeError``."""
+
+
+class ObjectDeletedError(DocstoreError, LookupError):
+    """The object was deleted (by this session's save, or by another client) and has no
+    values any more."""
+
+
+_ERRORS_BY_CODE = {
+    -32700: ProtocolError,
+    -32600: ProtocolError,
+    -32601: ProtocolError,
+    -32602: InvalidParamsError,
+    -32001: ConflictError,
+    -32002: ValidationError,
+    -32003: NotFoundError,
+    -32004: AuthError,
+    -32005: TooLargeError,
+    -32006: StoreUnavailableError,
+}
+
+
+def error_from_response(error: Any) -> DocstoreError:
+    """The exception for a JSON-RPC ``error`` member."""
+    if not isinstance(error, dict):
+        return ProtocolError(f"the server answered an error that is not an object: {error!r}")
+    code = error.get("code")
+    message = error.get("message")
+    if not isinstance(message, str):
+        message = "the server reported an error without a message"
+    cls = _ERRORS_BY_CODE.get(code, DocstoreError) if isinstance(code, int) else ProtocolError
+    return cls(message, code if isinstance(code, int) else None, error.get("data"))
+
+
+def _field(data: Any, key: str) -> Any:
+    return data.get(key) if isinstance(data, dict) else None
