@@ -225,3 +225,17 @@ def test_faulting_many_objects_takes_few_round_trips(client):
     [album] = reader.fetch("Album")
     assert sum(song.plays for song in album.songs) == sum(range(250))
     assert calls == ["fetch", "get", "get", "get"]  # 250 faults in batches of 100
+
+
+def test_changes_through_any_read_of_a_to_many_add_up(client):
+    s = client.session()
+    song = s.insert("Song", title="So What")
+    s.save()
+    first = song.tags
+    song.tags.append(s.insert("Tag", label="a"))
+    first.append(s.insert("Tag", label="b"))
+    s.save()
+    assert sorted(tag.label for tag in song.tags) == ["a", "b"]
+    song.tags.clear()
+    s.rollback()
+    assert len(song.tags) == 2

@@ -65,9 +65,6 @@ class Connection:
             params["token"] = self._token
         try:
             self.hello = self._exchange("hello", params)
-        except AuthError:
-            self._drop()
-            raise
         except DocstoreError:
             self._drop()
             raise

@@ -28,7 +28,7 @@ class DocObject:
     """
 
     __slots__ = ("_session", "_entity", "_id", "_temporary_id", "_version", "_values",
-                 "_changes", "_loaded", "_deleted", "_gone")
+                 "_changes", "_lists", "_loaded", "_deleted", "_gone")
     _session: "Session"
     _entity: Entity
     _id: Optional[ObjectID]
@@ -36,6 +36,7 @@ class DocObject:
     _version: Optional[int]
     _values: Dict[str, Any]
     _changes: Dict[str, Any]
+    _lists: Dict[str, "tuple[Any, RelatedList]"]
     _loaded: bool
     _deleted: bool
     _gone: bool
@@ -49,6 +50,7 @@ class DocObject:
         object.__setattr__(self, "_version", None)
         object.__setattr__(self, "_values", {})      # committed values, wire form
         object.__setattr__(self, "_changes", {})     # unsaved values, Python form
+        object.__setattr__(self, "_lists", {})       # to-many lists read, by key: (raw, list)
         object.__setattr__(self, "_loaded", temporary_id is not None)
         object.__setattr__(self, "_deleted", False)  # marked for deletion in the session
         object.__setattr__(self, "_gone", False)     # deleted in the store
@@ -142,8 +144,14 @@ class DocObject:
             except ValueConversionError as error:
                 raise ValueConversionError(f"{self._describe()}.{key}: {error}") from None
         if prop.to_many:
-            return RelatedList(self, prop, [self._session._object_for(item, prop.destination)
-                                            for item in (raw or [])])
+            # The same list for repeated reads, so that changes through any of them add up.
+            cached = self._lists.get(key)
+            if cached is not None and cached[0] is raw:
+                return cached[1]
+            items = RelatedList(self, prop, [self._session._object_for(item, prop.destination)
+                                             for item in (raw or [])])
+            self._lists[key] = (raw, items)
+            return items
         return None if raw is None else self._session._object_for(raw, prop.destination)
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -222,6 +230,7 @@ class DocObject:
             raise ObjectDeletedError(f"{self._describe()} is deleted; its {prop.name} cannot change")
         if not self._loaded:
             self._session._load(self)
+        self._lists.pop(prop.name, None)
         self._changes[prop.name] = items
         self._session._did_change(self)
 
@@ -273,6 +282,14 @@ class RelatedList(MutableSequence):  # type: ignore[type-arg]
 
     def __contains__(self, value: object) -> bool:
         return any(item is value for item in self._items)
+
+    def extend(self, values: Iterable[DocObject]) -> None:
+        """Appends each of ``values`` that is not there yet, as one change."""
+        new = list(self._items)
+        for value in values:
+            if not any(item is value for item in new):
+                new.append(value)
+        self._replace(new)
 
     def insert(self, index: int, value: DocObject) -> None:
         """Inserts ``value`` at ``index`` (nothing happens if it is already there)."""
