@@ -74,3 +74,15 @@ def test_pip_install_then_the_readme_example_runs(python, server, tmp_path):
     assert lines[4].startswith("[Conflict(id='graph://") and lines[4].endswith("/Song/3', expected=2, current=3)]")
     assert lines[5] == "0 []"
     assert len(lines) == 6
+
+
+def test_the_project_readme_example_runs(server, tmp_path):
+    text = (PACKAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    [example] = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    example = example.replace('docstore.connect("127.0.0.1", 7878)', f'docstore.connect("{server.host}", {server.port})')
+    script = tmp_path / "example.py"
+    script.write_text(example, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(PACKAGE / "src")})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["['So What']", "1"]
