@@ -191,7 +191,7 @@ public final class JSONEventParser {
             box.error = nil
             let error: Error
             if let text = thrown as? InvalidText {
-                error = fail(at: chunkStart + offsetInChunk, text.reason)
+                error = fail(at: chunkStart + invalidTextOffset(text, tokenEnd: offsetInChunk), text.reason)
             } else if let shape = thrown as? JSONShapeError {
                 let place = location(offsetInChunk: offsetInChunk)
                 error = JSONStoreError.notAStoreFile(
@@ -213,11 +213,24 @@ public final class JSONEventParser {
         return fail(at: chunkStart + offsetInChunk, reason)
     }
 
+    /// Where in the chunk to report invalid text: at its first bad byte when yajl handed
+    /// over the text where it lies in the input (a string without escapes, within one
+    /// chunk), else just after the string, where yajl stopped.
+    private func invalidTextOffset(_ text: InvalidText, tokenEnd: Int) -> Int {
+        guard let address = text.firstInvalidByte, let chunk = currentChunk, let base = chunk.baseAddress,
+              address >= base, address < base + chunk.count
+        else { return tokenEnd }
+        return address - base
+    }
+
     // MARK: - Callbacks
 
     /// Text yajl let through that is not valid UTF-8 (its own check is looser than RFC 3629).
     struct InvalidText: Error {
         let reason: String
+        /// The first byte that is not valid UTF-8, in the buffer yajl passed (the input, or
+        /// yajl's own buffer for a string with escapes).
+        var firstInvalidByte: UnsafeRawPointer?
     }
 
     /// What yajl's context pointer points to.
@@ -245,9 +258,10 @@ public final class JSONEventParser {
         @inline(__always)
         static func text(_ pointer: UnsafePointer<UInt8>?, _ count: Int, key: Bool) throws -> UnsafeRawBufferPointer {
             let bytes = UnsafeRawBufferPointer(start: pointer, count: count)
-            if !UTF8Check.isValid(bytes) {
+            if let index = UTF8Check.firstInvalidIndex(bytes) {
                 throw InvalidText(reason: key ? "invalid UTF-8 (or an unpaired surrogate escape) in an object key"
-                                              : "invalid UTF-8 (or an unpaired surrogate escape) in a string")
+                                              : "invalid UTF-8 (or an unpaired surrogate escape) in a string",
+                                  firstInvalidByte: bytes.baseAddress.map { $0 + index })
             }
             return bytes
         }

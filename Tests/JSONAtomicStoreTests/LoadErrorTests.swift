@@ -71,6 +71,27 @@ import Testing
         #expect(error("")?.description.contains("invalid JSON at byte 0") == true)
     }
 
+    @Test func invalidUTF8ThatYajlLetsThroughIsReportedAtItsFirstBadByte() {
+        let cases: [(bytes: [UInt8], offset: Int)] = [
+            (Array(#"["ab"#.utf8) + [0xF4, 0x90, 0x80, 0x80] + Array(#"c"]"#.utf8), 4),   // past U+10FFFF
+            (Array(#"{"k":"x"#.utf8) + [0xC0, 0xAF] + Array(#"yz"}"#.utf8), 7),          // overlong "/"
+            (Array(#"[1,""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""]"#.utf8), 4),         // a surrogate
+            (Array(#"{"a"#.utf8) + [0xE0, 0x80, 0xAF] + Array(#"":1}"#.utf8), 3),        // in a key
+        ]
+        for (bytes, expected) in cases {
+            do {
+                _ = try bytes.withUnsafeBytes { try JSONValue.parse($0) }
+                Issue.record("\(bytes) was accepted")
+            } catch let JSONStoreError.invalidJSON(_, offset, line, column, reason) {
+                #expect(offset == expected, "\(bytes): \(reason)")
+                #expect(line == 1 && column == expected + 1)
+                #expect(reason.contains("invalid UTF-8"))
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
     @Test func aFileOfAnotherFormatOrVersionIsRefused() {
         #expect(error("[1, 2]") == .notAStoreFile(file: path, reason: "the top-level value must be an object, found an array (at byte 1, line 1, column 2)"))
         #expect(error("{\"a\": 1}") == .notAStoreFile(file: path, reason: "there is no \"format\": \"graphcore-json-store\""))

@@ -132,23 +132,16 @@ def test_random_binary_garbage_is_a_parse_error_and_the_connection_stays_usable(
     scene.finish()
 
 
-# The server reports these at the end of the string that holds them, not within a character
-# of the first bad byte as PROTOCOL.md (Errors, -32700) says.
-OFFSET_AT_END_OF_STRING = pytest.mark.xfail(
-    strict=True, reason="server bug: an overlong form, an encoded surrogate or a code point past U+10FFFF "
-                        "is reported at the end of its string, not at its first byte")
-
 # Lines that are not UTF-8, and the first byte that makes them so.
 NOT_UTF8 = [
     pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"p\xffing"}', 35, id="0xFF in a string"),
     pytest.param(b"\xc3\x28", 0, id="a lead byte without its continuation"),
     pytest.param(b'["\xe2\x82', 2, id="a truncated character at the end"),
     pytest.param(b'["caf\xc3\xa9 \xe9t\xc3\xa9"]', 8, id="a Latin-1 byte among UTF-8 characters"),
-    pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"\xc0\xafping"}', 34, id="an overlong slash",
-                 marks=OFFSET_AT_END_OF_STRING),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"\xc0\xafping"}', 34, id="an overlong slash"),
     pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\xed\xa0\x80"}}', 55,
-                 id="an encoded surrogate", marks=OFFSET_AT_END_OF_STRING),
-    pytest.param(b'["\xf4\x90\x80\x80"]', 2, id="a code point past U+10FFFF", marks=OFFSET_AT_END_OF_STRING),
+                 id="an encoded surrogate"),
+    pytest.param(b'["\xf4\x90\x80\x80"]', 2, id="a code point past U+10FFFF"),
 ]
 
 
