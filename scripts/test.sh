@@ -6,3 +6,7 @@ source scripts/install-deps.sh
 
 swift build --build-tests
 swift test --skip-build
+
+# The container: no engine runs here or in CI, so the Dockerfile is checked by construction
+# against the release binary (scripts/build.sh): libraries, ENV, ENTRYPOINT/CMD, HEALTHCHECK.
+python3 Tests/Container/check_container.py
