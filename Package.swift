@@ -60,6 +60,7 @@ let package = Package(
                 "JSONAtomicStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
         ),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the tests need (yajl; pytest if missing) when it is missing, then runs every
-# test: the Swift packages' tests, then the Python client's tests against the docserver
-# binary built here.
+# Installs what the tests need when it is missing (yajl; pytest), then runs every test: the
+# Swift packages' tests, the Python client's tests against the docserver binary built here,
+# and the container check against the release binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
@@ -15,3 +15,7 @@ if ! python3 -m pytest --version >/dev/null 2>&1; then
     python3 -m pip install --quiet pytest
 fi
 DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" python3 -m pytest clients/python/tests -q
+
+# The container: no engine runs here or in CI, so the Dockerfile is checked by construction
+# against the release binary (scripts/build.sh): libraries, ENV, ENTRYPOINT/CMD, HEALTHCHECK.
+python3 Tests/Container/check_container.py

@@ -125,7 +125,7 @@ public final class DocumentServer: Sendable {
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.autoRead, value: true)
             .childChannelInitializer { channel in
                 let peer = channel.remoteAddress?.description ?? "unknown"
