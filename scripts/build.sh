@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release docserver (.build/release/docserver), installing yajl first when it is
 # missing. The one build of the server: scripts/serve.sh, the Dockerfile's builder stage and
-# Tests/Container/check-container.sh all run this script.
+# Tests/Container/check_container.py all run this script.
 # The Swift runtime and Foundation are linked in (--static-swift-stdlib), so the binary needs
 # only Debian's libraries (libyajl2, libc, libstdc++, libgcc): no Swift toolchain where it runs.
 set -euo pipefail
