@@ -71,7 +71,7 @@ public final class DocumentServer: Sendable {
     }
 
     /// The server's version, in `hello`.
-    public static let version = "0.5.0"
+    public static let version = "0.6.0"
 
     /// Listens and serves until ``shutdown()``; `onListening` gets the bound address (the
     /// real port when the configuration asked for port 0). Returns once every request

@@ -217,10 +217,11 @@ public final class JSONEventParser {
     /// over the text where it lies in the input (a string without escapes, within one
     /// chunk), else just after the string, where yajl stopped.
     private func invalidTextOffset(_ text: InvalidText, tokenEnd: Int) -> Int {
-        guard let address = text.firstInvalidByte, let chunk = currentChunk, let base = chunk.baseAddress,
-              address >= base, address < base + chunk.count
-        else { return tokenEnd }
-        return address - base
+        guard let address = text.firstInvalidByte, let chunk = currentChunk, let base = chunk.baseAddress else {
+            return tokenEnd
+        }
+        let offset = address - Int(bitPattern: base)
+        return (0..<chunk.count).contains(offset) ? offset : tokenEnd
     }
 
     // MARK: - Callbacks
@@ -228,9 +229,10 @@ public final class JSONEventParser {
     /// Text yajl let through that is not valid UTF-8 (its own check is looser than RFC 3629).
     struct InvalidText: Error {
         let reason: String
-        /// The first byte that is not valid UTF-8, in the buffer yajl passed (the input, or
-        /// yajl's own buffer for a string with escapes).
-        var firstInvalidByte: UnsafeRawPointer?
+        /// The address of the first byte that is not valid UTF-8, in the buffer yajl passed
+        /// (the input, or yajl's own buffer for a string with escapes); an `Int` so that the
+        /// error stays `Sendable`.
+        var firstInvalidByte: Int?
     }
 
     /// What yajl's context pointer points to.
@@ -261,7 +263,7 @@ public final class JSONEventParser {
             if let index = UTF8Check.firstInvalidIndex(bytes) {
                 throw InvalidText(reason: key ? "invalid UTF-8 (or an unpaired surrogate escape) in an object key"
                                               : "invalid UTF-8 (or an unpaired surrogate escape) in a string",
-                                  firstInvalidByte: bytes.baseAddress.map { $0 + index })
+                                  firstInvalidByte: bytes.baseAddress.map { Int(bitPattern: $0) + index })
             }
             return bytes
         }
