@@ -113,59 +113,62 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 /// Builds a ``JSONValue`` from parser events.
+///
+/// The open containers are mutated in place (`frames[last].elements.append`), never taken
+/// out of the stack and put back: a container bound out of an enum is a second reference to
+/// its storage, so each append would copy the whole array (quadratic in its length).
 private final class TreeBuilder: JSONEventHandler {
-    private enum Container {
-        case array([JSONValue])
-        case object([(key: String, value: JSONValue)], pendingKey: String?)
+    private struct Frame {
+        let isArray: Bool
+        var elements: [JSONValue] = []
+        var pairs: [(key: String, value: JSONValue)] = []
+        var pendingKey = ""
     }
 
     let maximumDepth: Int
-    private var stack: [Container] = []
+    private var frames: [Frame] = []
     var result: JSONValue?
 
     init(maximumDepth: Int) { self.maximumDepth = maximumDepth }
 
     private func add(_ value: JSONValue) {
-        guard let top = stack.popLast() else {
+        let last = frames.count - 1
+        guard last >= 0 else {
             result = value
             return
         }
-        switch top {
-        case .array(var elements):
-            elements.append(value)
-            stack.append(.array(elements))
-        case .object(var pairs, let key):
-            pairs.append((key ?? "", value))
-            stack.append(.object(pairs, pendingKey: nil))
+        if frames[last].isArray {
+            frames[last].elements.append(value)
+        } else {
+            frames[last].pairs.append((frames[last].pendingKey, value))
         }
     }
 
-    private func open(_ container: Container) throws {
-        guard stack.count < maximumDepth else {
+    private func open(isArray: Bool) throws {
+        guard frames.count < maximumDepth else {
             throw JSONShapeError("arrays and objects nest deeper than \(maximumDepth) levels")
         }
-        stack.append(container)
+        frames.append(Frame(isArray: isArray))
     }
 
     func null() { add(.null) }
     func bool(_ value: Bool) { add(.bool(value)) }
     func number(_ text: UnsafeRawBufferPointer) { add(.number(String(decoding: text, as: UTF8.self))) }
     func string(_ bytes: UnsafeRawBufferPointer) { add(.string(String(decoding: bytes, as: UTF8.self))) }
-    func startObject() throws { try open(.object([], pendingKey: nil)) }
+    func startObject() throws { try open(isArray: false) }
 
     func key(_ bytes: UnsafeRawBufferPointer) {
-        if case .object(let pairs, _)? = stack.popLast() {
-            stack.append(.object(pairs, pendingKey: String(decoding: bytes, as: UTF8.self)))
-        }
+        let last = frames.count - 1
+        if last >= 0 { frames[last].pendingKey = String(decoding: bytes, as: UTF8.self) }
     }
 
     func endObject() {
-        if case .object(let pairs, _)? = stack.popLast() { add(.object(pairs)) }
+        if let frame = frames.popLast() { add(.object(frame.pairs)) }
     }
 
-    func startArray() throws { try open(.array([])) }
+    func startArray() throws { try open(isArray: true) }
 
     func endArray() {
-        if case .array(let elements)? = stack.popLast() { add(.array(elements)) }
+        if let frame = frames.popLast() { add(.array(frame.elements)) }
     }
 }
