@@ -103,6 +103,8 @@ public final class DocumentServer: Sendable {
         }
         for connection in open { try? await connection.closeFuture.get() }
         logger.info("stopped: every request in progress was answered, the store is released")
+        // A later shutdown() has nothing to close (the loops are about to be gone).
+        listener.withLockedValue { $0.channel = nil }
         try await group.shutdownGracefully()
     }
 
