@@ -141,13 +141,15 @@ def _decimal_to_wire(value: Any) -> Any:
     return str(number)
 
 
-def _string_to_wire(value: Any) -> Any:
+def _string(value: Any) -> Any:
+    """A ``str`` both ways."""
     if not isinstance(value, str):
         raise ValueConversionError(f"expected a str, got {type(value).__name__} {value!r}")
     return str(value)
 
 
-def _bool_to_wire(value: Any) -> Any:
+def _bool(value: Any) -> Any:
+    """A ``bool`` both ways."""
     if not isinstance(value, bool):
         raise ValueConversionError(f"expected a bool, got {type(value).__name__} {value!r}")
     return value
@@ -171,10 +173,7 @@ def _uuid_to_wire(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
     if isinstance(value, str):
-        try:
-            return str(uuid.UUID(value))
-        except ValueError:
-            raise ValueConversionError(f"{value!r} is not a UUID") from None
+        return str(_uuid_from_wire(value))
     raise ValueConversionError(f"expected a uuid.UUID, got {type(value).__name__} {value!r}")
 
 
@@ -193,8 +192,8 @@ _TO_WIRE: Dict[str, Callable[[Any], Any]] = {
     "double": _double_to_wire,
     "float": _double_to_wire,
     "decimal": _decimal_to_wire,
-    "string": _string_to_wire,
-    "bool": _bool_to_wire,
+    "string": _string,
+    "bool": _bool,
     "date": _date_to_wire,
     "binary": _binary_to_wire,
     "uuid": _uuid_to_wire,
@@ -225,21 +224,18 @@ def _decimal_from_wire(value: Any) -> Any:
         raise ValueConversionError(f"{value!r} is not a decimal") from None
 
 
-def _string_from_wire(value: Any) -> Any:
+def _text(value: Any, what: str) -> str:
     if not isinstance(value, str):
-        raise ValueConversionError(f"expected a string, got {value!r}")
+        raise ValueConversionError(f"expected {what}, got {value!r}")
     return value
 
 
 def _date_from_wire(value: Any) -> Any:
-    if not isinstance(value, str):
-        raise ValueConversionError(f"expected a date string, got {value!r}")
-    return parse_date(value)
+    return parse_date(_text(value, "a date string"))
 
 
 def _binary_from_wire(value: Any) -> Any:
-    if not isinstance(value, str):
-        raise ValueConversionError(f"expected a base64 string, got {value!r}")
+    _text(value, "a base64 string")
     try:
         return base64.b64decode(value, validate=True)
     except binascii.Error as error:
@@ -247,10 +243,8 @@ def _binary_from_wire(value: Any) -> Any:
 
 
 def _uuid_from_wire(value: Any) -> Any:
-    if not isinstance(value, str):
-        raise ValueConversionError(f"expected a UUID string, got {value!r}")
     try:
-        return uuid.UUID(value)
+        return uuid.UUID(_text(value, "a UUID string"))
     except ValueError:
         raise ValueConversionError(f"{value!r} is not a UUID") from None
 
@@ -262,12 +256,12 @@ _FROM_WIRE: Dict[str, Callable[[Any], Any]] = {
     "double": _double_from_wire,
     "float": _double_from_wire,
     "decimal": _decimal_from_wire,
-    "string": _string_from_wire,
-    "bool": _bool_to_wire,
+    "string": _string,
+    "bool": _bool,
     "date": _date_from_wire,
     "binary": _binary_from_wire,
     "uuid": _uuid_from_wire,
-    "uri": _string_from_wire,
+    "uri": _string,
 }
 
 
