@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "GraphCore", targets: ["GraphCore"]),
         .library(name: "JSONAtomicStore", targets: ["JSONAtomicStore"]),
         .library(name: "DocumentServer", targets: ["DocumentServer"]),
+        .library(name: "DocumentClient", targets: ["DocumentClient"]),
         .executable(name: "docserver", targets: ["docserver"]),
     ],
     dependencies: [
@@ -39,6 +40,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "DocumentClient",
+            dependencies: [
+                "GraphCore",
+                "JSONAtomicStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "docserver",
             dependencies: [
@@ -63,6 +74,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "DocumentClientTests",
+            dependencies: ["DocumentClient", "GraphCore", "JSONAtomicStore"]
         ),
         .testTarget(
             name: "GraphCoreTests",
