@@ -16,10 +16,18 @@ extension ObjectContext {
     /// - Throws: ``PredicateError`` for a predicate that does not fit the entity,
     ///   ``GraphError`` for an unknown entity or sort key, or a store's failure.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        try fetchObjects(request, needing: .objects)
+    }
+
+    /// The objects of ``fetch(_:)``, asking the store for `resultType` (IDs, when only the
+    /// objects' IDs will be used).
+    private func fetchObjects(_ request: FetchRequest, needing resultType: FetchResultType) throws -> [ManagedObject] {
         let entity = try model.requireEntity(request.entityName)
         var objects: [ManagedObject] = []
         let asFaults = request.returnsObjectsAsFaults
-        try forEachMatch(request, entity: entity, registering: !asFaults, reserve: { count, sample in
+        var request = request
+        request.resultType = resultType
+        let ordered = try forEachMatch(request, entity: entity, registering: !asFaults, reserve: { count, sample in
             objects.reserveCapacity(count)
             registered.reserveCapacity(registered.count + count, like: sample)
         }) { candidate in
@@ -29,6 +37,7 @@ extension ObjectContext {
             case .fault(let id): objects.append(object(with: id))
             }
         }
+        if ordered { return objects }
         if !request.sortDescriptors.isEmpty {
             objects = try RecordSorter(request.sortDescriptors, entity: entity, resolve: relatedObject).sorted(objects)
         }
@@ -54,24 +63,33 @@ extension ObjectContext {
     /// sort descriptors no object is made for the results.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         let entity = try model.requireEntity(request.entityName)
-        if !request.sortDescriptors.isEmpty { return try fetch(request).map(\.objectID) }
+        if !request.sortDescriptors.isEmpty { return try fetchObjects(request, needing: .objectIDs).map(\.objectID) }
+        var request = request
+        request.resultType = .objectIDs
         var ids: [ObjectID] = []
-        try forEachMatch(request, entity: entity, registering: false, reserve: { count, _ in ids.reserveCapacity(count) }) { candidate in
+        let ordered = try forEachMatch(request, entity: entity, registering: false, reserve: { count, _ in ids.reserveCapacity(count) }) { candidate in
             switch candidate {
             case .object(let object): ids.append(object.objectID)
             case .snapshot(let snapshot): ids.append(snapshot.objectID)
             case .fault(let id): ids.append(id)
             }
         }
-        return Self.page(ids, request)
+        return ordered ? ids : Self.page(ids, request)
     }
 
     /// How many objects match the request, unsaved changes included, within its offset and
     /// limit. No object is made for the results.
     public func count(for request: FetchRequest) throws -> Int {
         let entity = try model.requireEntity(request.entityName)
+        var request = request
+        request.resultType = .count
         var count = 0
-        try forEachMatch(request, entity: entity, registering: false, reserve: { _, _ in }) { _ in count += 1 }
+        var counted: Int?
+        let ordered = try forEachMatch(request, entity: entity, registering: false, reserve: { _, _ in }, counted: { counted = $0 }) { _ in
+            count += 1
+        }
+        if let counted { return counted }
+        if ordered { return count }
         count = max(0, count - max(0, request.fetchOffset))
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
@@ -116,11 +134,17 @@ extension ObjectContext {
         case fault(ObjectID)
     }
 
-    /// Calls `body` with each result of the request, unsorted: what the source holds merged
-    /// with this context's unsaved changes. `reserve` learns first how many there may be;
+    /// Calls `body` with each result of the request: what the source holds merged with this
+    /// context's unsaved changes. `reserve` learns first how many there may be;
     /// `registering`: every snapshot becomes a registered object (the caller wants objects).
+    ///
+    /// When this context has no unsaved changes, the store gets the whole request and may
+    /// sort and page the results itself, or only count them (then `counted` gets the number
+    /// and `body` is not called). Returns whether the results came sorted and paged; if not,
+    /// the caller sorts and pages them.
+    @discardableResult
     func forEachMatch(_ request: FetchRequest, entity: EntityDescription, registering: Bool, reserve: (Int, ObjectID) -> Void,
-                      _ body: (FetchCandidate) throws -> Void) throws {
+                      counted: (Int) -> Void = { _ in }, _ body: (FetchCandidate) throws -> Void) throws -> Bool {
         let evaluator = try request.predicate.map {
             try PredicateEvaluator<ManagedObject>($0, entity: entity, resolve: relatedObject)
         }
@@ -131,6 +155,10 @@ extension ObjectContext {
         var source = request
         if judgeAllHere { source.predicate = nil }
         let found = try fetchFromSource(source)
+        if let count = found.count {
+            counted(count)
+            return true
+        }
 
         if let sample = found.snapshots.first?.objectID ?? found.faults.first {
             reserve(found.snapshots.count + found.faults.count, sample)
@@ -165,7 +193,7 @@ extension ObjectContext {
                 try body(.fault(id))
             }
         }
-        guard pending else { return }
+        guard pending else { return found.isSortedAndPaged }
         for object in changeList where object.hasChanges && !object.isDeleted {
             guard request.includes(object.entity, requested: entity),
                   !included.contains(ObjectIdentifier(object)),
@@ -174,6 +202,7 @@ extension ObjectContext {
             included.insert(ObjectIdentifier(object))
             try body(.object(object))
         }
+        return found.isSortedAndPaged
     }
 
     /// The object a relationship value leads to, loaded; nil when it no longer exists.
@@ -211,14 +240,19 @@ extension ObjectContext {
     }
 
     /// What the source (the parent context or the stores) holds for the request, before
-    /// this context's changes.
+    /// this context's changes. Only when this context has none can the stores sort, page
+    /// and count: otherwise the changes must be merged into all of the source's matches.
     private func fetchFromSource(_ request: FetchRequest) throws -> StoreFetchResult {
+        if parent == nil, !changeList.contains(where: \.hasChanges) {
+            return try coordinator.execute(request)
+        }
         var unlimited = request
         unlimited.sortDescriptors = []
         unlimited.fetchLimit = 0
         unlimited.fetchOffset = 0
         unlimited.includesPendingChanges = true
         unlimited.returnsObjectsAsFaults = false
+        if unlimited.resultType == .count { unlimited.resultType = .objectIDs }
         if let parent {
             let objects = try parent.fetch(unlimited)
             for object in objects where object.isFault { try object.fulfill() }

@@ -103,9 +103,10 @@ extension ObjectContext {
     private func assignPermanentIDs(_ changed: [ManagedObject]) throws {
         let inserted = changed.filter { $0.isInserted && !$0.isDeleted && $0.objectID.isTemporary }
         guard !inserted.isEmpty else { return }
-        let ids = try coordinator.obtainPermanentIDs(for: inserted.map {
+        // A store that numbers objects as it saves them leaves them temporary until then.
+        guard let ids = try coordinator.obtainPermanentIDs(for: inserted.map({
             ObjectSnapshot(objectID: $0.objectID, version: 0, values: [])
-        })
+        })) else { return }
         // Relationship values name inserted objects by temporary ID: each temporary ID points
         // to its permanent one (no lookup); IDs parsed from elsewhere are found in the
         // registry, which still holds every object under its temporary ID meanwhile.

@@ -130,13 +130,20 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
-    /// The objects of every store that match the request.
+    /// The objects of every store that match the request. With one store, the request goes
+    /// to it as it is; results of several stores are merged here, so each store is asked for
+    /// all its matches, unsorted, and the context sorts and pages them.
     func execute(_ request: FetchRequest) throws -> StoreFetchResult {
         try state.withLock { state in
+            if state.stores.count == 1 { return try state.stores[0].fetch(request) }
+            var each = request
+            each.sortDescriptors = []
+            each.fetchLimit = 0
+            each.fetchOffset = 0
+            if each.resultType == .count { each.resultType = .objectIDs }
             var combined = StoreFetchResult()
             for store in state.stores {
-                let result = try store.fetch(request)
-                if state.stores.count == 1 { return result }
+                let result = try store.fetch(each)
                 combined.snapshots += result.snapshots
                 combined.faults += result.faults
             }
@@ -144,12 +151,14 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
-    /// Permanent IDs for objects about to be inserted, from the store each will be saved to.
-    func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
+    /// Permanent IDs for objects about to be inserted, from the store each will be saved to;
+    /// nil when that store gives them only as it saves (``PersistentStore/assignsPermanentIDsWhenSaving``).
+    func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID]? {
         try state.withLock { state in
             guard let store = state.stores.first else {
                 throw GraphError.noStore(entity: snapshots.first?.objectID.entityName ?? "")
             }
+            if store.assignsPermanentIDsWhenSaving { return nil }
             return try store.obtainPermanentIDs(for: snapshots)
         }
     }

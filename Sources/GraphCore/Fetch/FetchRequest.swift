@@ -40,6 +40,11 @@ public struct FetchRequest: Sendable, Hashable {
     /// `album.title`) that ``ObjectContext/fetchDictionaries(_:)`` puts in each dictionary;
     /// nil puts every attribute. Fetches of objects always load whole objects.
     public var propertiesToFetch: [String]?
+    /// What the context needs from its store for this request. The context's fetch methods
+    /// set it on the request they hand down (``ObjectContext/fetch(_:)``: objects,
+    /// ``ObjectContext/fetchObjectIDs(_:)``: IDs, ``ObjectContext/count(for:)``: a count), so a
+    /// store that can answer with less (a remote store sending only IDs or a number) may.
+    public var resultType: FetchResultType
 
     /// A request for objects of `entityName`.
     public init(
@@ -57,10 +62,21 @@ public struct FetchRequest: Sendable, Hashable {
         self.includesPendingChanges = true
         self.returnsObjectsAsFaults = false
         self.propertiesToFetch = nil
+        self.resultType = .objects
     }
 
     /// Whether objects of `entity` are part of this request's results.
     func includes(_ entity: EntityDescription, requested: EntityDescription) -> Bool {
         includesSubentities ? entity.isKind(of: requested) : entity === requested || entity.name == requested.name
     }
+}
+
+/// What a fetch asks its store for; see ``FetchRequest/resultType``.
+public enum FetchResultType: Sendable, Hashable {
+    /// The objects (their values, or faults when ``FetchRequest/returnsObjectsAsFaults``).
+    case objects
+    /// Only the IDs of the objects.
+    case objectIDs
+    /// Only how many objects match (a store that cannot count answers with IDs or objects).
+    case count
 }

@@ -49,6 +49,12 @@ open class PersistentStore: @unchecked Sendable {
         throw GraphError.store("\(type(of: self)) does not implement snapshot(for:)")
     }
 
+    /// Whether this store gives inserted objects their permanent IDs only when it applies the
+    /// save (a server that numbers objects as it commits them). Such a store answers the save
+    /// with ``SaveResult/permanentIDs``, and contexts do not ask it for IDs beforehand. False
+    /// by default.
+    open var assignsPermanentIDsWhenSaving: Bool { false }
+
     /// Permanent IDs of this store for objects about to be inserted (their snapshots carry
     /// temporary IDs), in the same order.
     open func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
@@ -62,15 +68,26 @@ open class PersistentStore: @unchecked Sendable {
     }
 }
 
-/// What a store answers to a fetch: objects with their values, and objects as faults.
+/// What a store answers to a fetch: objects with their values, and objects as faults, or
+/// only their number.
 public struct StoreFetchResult: Sendable {
     /// Objects whose values the store has at hand.
     public var snapshots: [ObjectSnapshot]
     /// Objects returned as faults: their values load when first read.
     public var faults: [ObjectID]
+    /// For a request whose ``FetchRequest/resultType`` is ``FetchResultType/count``: the
+    /// number of matching objects, within the request's offset and limit, when the store
+    /// counted them itself (then `snapshots` and `faults` are empty).
+    public var count: Int?
+    /// Whether the store applied the request's sort descriptors, offset and limit itself:
+    /// `snapshots` then `faults` are the results in order, and the context does not sort or
+    /// page them again. A store that leaves this false may ignore all three.
+    public var isSortedAndPaged: Bool
 
-    public init(snapshots: [ObjectSnapshot] = [], faults: [ObjectID] = []) {
+    public init(snapshots: [ObjectSnapshot] = [], faults: [ObjectID] = [], count: Int? = nil, isSortedAndPaged: Bool = false) {
         self.snapshots = snapshots
         self.faults = faults
+        self.count = count
+        self.isSortedAndPaged = isSortedAndPaged
     }
 }
