@@ -156,7 +156,7 @@ final class ConnectionSession {
             case "get":
                 let call = try GetCall.parse(request.params, model: shared.model)
                 if let objects = shared.cache.lookup(call.ids) {
-                    return .reply(.result(GetCall.result(call.ids, objects)), close: false)
+                    return .reply(.result(call.result(objects)), close: false)
                 }
                 return .store(.get(call))
             case "save":

@@ -1,30 +1,64 @@
 import GraphCore
 import JSONAtomicStore
 
-/// The parameters of `get`.
+/// The parameters of `get`: the IDs, and optionally the version the client holds of each.
 struct GetCall: Sendable {
     let ids: [ObjectID]
+    /// At each position of `ids`, the version the client already holds (or nil): an object
+    /// still at that version is answered without its values.
+    let knownVersions: [Int64?]?
+
+    init(ids: [ObjectID], knownVersions: [Int64?]? = nil) {
+        self.ids = ids
+        self.knownVersions = knownVersions
+    }
 
     static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> GetCall {
-        let params = try Params(value, allowed: ["ids"])
+        let params = try Params(value, allowed: ["ids", "versions"])
         guard let elements = try params.optionalArray("ids") else { throw .invalidParams(params.path("ids"), "is required (an array of object IDs)") }
         var ids: [ObjectID] = []
         ids.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             ids.append(try WireValues.objectID(element, model: model, path: "params.ids[\(index)]"))
         }
-        return GetCall(ids: ids)
+        return GetCall(ids: ids, knownVersions: try knownVersions(params, count: ids.count))
+    }
+
+    /// `versions`: an array as long as `ids` of integers or nulls.
+    private static func knownVersions(_ params: Params, count: Int) throws(RPCError) -> [Int64?]? {
+        guard let elements = try params.optionalArray("versions") else { return nil }
+        guard elements.count == count else {
+            throw .invalidParams(params.path("versions"), "must have one element per ID (\(count)), not \(elements.count)")
+        }
+        var versions: [Int64?] = []
+        versions.reserveCapacity(count)
+        for (index, element) in elements.enumerated() {
+            switch element {
+            case .null:
+                versions.append(nil)
+            case .number(let text) where Int64(text) != nil:
+                versions.append(Int64(text))
+            default:
+                throw .invalidParams("params.versions[\(index)]", "must be a version (an integer) or null, not \(Params.describe(element))")
+            }
+        }
+        return versions
     }
 
     /// The result: `{"objects":[…],"missing":[…]}`, objects in the order of `ids`, nil for
-    /// missing ones.
-    static func result(_ ids: [ObjectID], _ objects: [[UInt8]?]) -> [UInt8] {
+    /// missing ones; an object at the version the client holds is `{"id","entity","version"}`
+    /// without `values`.
+    func result(_ objects: [WireObjectCache.Entry?]) -> [UInt8] {
         var bytes = Array(#"{"objects":["#.utf8)
         var missing: [ObjectID] = []
         for (index, (id, object)) in zip(ids, objects).enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             if let object {
-                bytes += object
+                if let known = knownVersions?[index], known == object.version {
+                    bytes += Self.unchanged(id, version: object.version)
+                } else {
+                    bytes += object.bytes
+                }
             } else {
                 bytes += Array("null".utf8)
                 missing.append(id)
@@ -37,5 +71,19 @@ struct GetCall: Sendable {
         }
         bytes += Array("]}".utf8)
         return bytes
+    }
+
+    /// `{"id":…,"entity":…,"version":n}`: an object the client holds at its current version.
+    private static func unchanged(_ id: ObjectID, version: Int64) -> [UInt8] {
+        (try? JSONText.make { out in
+            try out.openObject()
+            try out.string("id")
+            try out.string(id.uriRepresentation)
+            try out.string("entity")
+            try out.string(id.entity.name)
+            try out.string("version")
+            try out.integer(version)
+            try out.closeObject()
+        }) ?? []
     }
 }

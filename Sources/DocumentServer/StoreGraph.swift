@@ -48,7 +48,7 @@ final class StoreGraph {
             guard let snapshot = snapshot(of: id),
                   let bytes = try? JSONText.make({ try WireObjectEncoder.write(snapshot, to: $0) })
             else { continue }
-            cache.insert(bytes, for: id)
+            cache.insert(bytes, version: snapshot.version, for: id)
         }
         warmUpQueue = warmUpQueue.dropFirst(count)
         return true
@@ -78,7 +78,7 @@ final class StoreGraph {
     /// `get`, filling the cache with the objects it encodes.
     func get(_ call: GetCall) -> Reply {
         do {
-            var objects: [[UInt8]?] = []
+            var objects: [WireObjectCache.Entry?] = []
             objects.reserveCapacity(call.ids.count)
             for id in call.ids {
                 guard let snapshot = snapshot(of: id) else {
@@ -86,10 +86,10 @@ final class StoreGraph {
                     continue
                 }
                 let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
-                cache.insert(bytes, for: id)
-                objects.append(bytes)
+                cache.insert(bytes, version: snapshot.version, for: id)
+                objects.append(WireObjectCache.Entry(version: snapshot.version, bytes: bytes))
             }
-            return .result(GetCall.result(call.ids, objects))
+            return .result(call.result(objects))
         } catch {
             return .error(.storeUnavailable("an object could not be encoded: \(error)"))
         }

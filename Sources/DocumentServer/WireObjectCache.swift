@@ -9,8 +9,14 @@ import NIOConcurrencyHelpers
 /// save of that commit is answered. So an entry is always the object's committed state.
 /// The cache holds at most ``byteLimit`` bytes; past that it forgets half its entries.
 final class WireObjectCache: Sendable {
+    /// An object's wire form and the version it is of.
+    struct Entry: Sendable {
+        let version: Int64
+        let bytes: [UInt8]
+    }
+
     private struct State {
-        var entries: [ObjectID: [UInt8]] = [:]
+        var entries: [ObjectID: Entry] = [:]
         var bytes = 0
     }
 
@@ -22,20 +28,20 @@ final class WireObjectCache: Sendable {
         self.byteLimit = byteLimit
     }
 
-    /// The wire forms of all `ids`, or nil when any one is not cached.
-    func lookup(_ ids: [ObjectID]) -> [[UInt8]]? {
+    /// The entries of all `ids`, or nil when any one is not cached.
+    func lookup(_ ids: [ObjectID]) -> [Entry]? {
         state.withLockedValue { state in
-            var found: [[UInt8]] = []
+            var found: [Entry] = []
             found.reserveCapacity(ids.count)
             for id in ids {
-                guard let bytes = state.entries[id] else { return nil }
-                found.append(bytes)
+                guard let entry = state.entries[id] else { return nil }
+                found.append(entry)
             }
             return found
         }
     }
 
-    func insert(_ bytes: [UInt8], for id: ObjectID) {
+    func insert(_ bytes: [UInt8], version: Int64, for id: ObjectID) {
         state.withLockedValue { state in
             if state.bytes + bytes.count > byteLimit {
                 var kept = 0
@@ -43,9 +49,9 @@ final class WireObjectCache: Sendable {
                     kept += 1
                     return kept % 2 == 0
                 }
-                state.bytes = state.entries.values.reduce(0) { $0 + $1.count }
+                state.bytes = state.entries.values.reduce(0) { $0 + $1.bytes.count }
             }
-            if let old = state.entries.updateValue(bytes, forKey: id) { state.bytes -= old.count }
+            if let old = state.entries.updateValue(Entry(version: version, bytes: bytes), forKey: id) { state.bytes -= old.bytes.count }
             state.bytes += bytes.count
         }
     }
@@ -53,7 +59,7 @@ final class WireObjectCache: Sendable {
     func remove(_ ids: some Sequence<ObjectID>) {
         state.withLockedValue { state in
             for id in ids {
-                if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.count }
+                if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.bytes.count }
             }
         }
     }
