@@ -29,9 +29,15 @@ let package = Package(
             name: "JSONAtomicStore",
             dependencies: ["GraphCore", "CYajl"]
         ),
+        // The line framing both ends of the protocol share.
+        .target(
+            name: "DocumentWire",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
         .target(
             name: "DocumentServer",
             dependencies: [
+                "DocumentWire",
                 "GraphCore",
                 "JSONAtomicStore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -43,6 +49,7 @@ let package = Package(
         .target(
             name: "DocumentClient",
             dependencies: [
+                "DocumentWire",
                 "GraphCore",
                 "JSONAtomicStore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -67,6 +74,7 @@ let package = Package(
             name: "DocumentServerTests",
             dependencies: [
                 "DocumentServer",
+                "DocumentWire",
                 "GraphCore",
                 "JSONAtomicStore",
                 .product(name: "NIOCore", package: "swift-nio"),

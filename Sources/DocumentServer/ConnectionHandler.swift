@@ -1,3 +1,4 @@
+import DocumentWire
 import Logging
 import NIOCore
 

@@ -1,3 +1,4 @@
+import DocumentWire
 import Foundation
 import GraphCore
 import JSONAtomicStore

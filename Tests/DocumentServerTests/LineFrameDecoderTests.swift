@@ -1,4 +1,4 @@
-@testable import DocumentServer
+@testable import DocumentWire
 import NIOCore
 import NIOTestUtils
 import Testing

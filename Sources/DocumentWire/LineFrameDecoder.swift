@@ -8,19 +8,19 @@ import NIOCore
 ///
 /// Scanning resumes where the previous call stopped, so a long line arriving in many small
 /// reads costs linear time.
-struct LineFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
+public struct LineFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = ByteBuffer
 
     /// The longest line accepted, in bytes, not counting the `\n`.
-    let maximumLength: Int
+    public let maximumLength: Int
     /// How many readable bytes are known to hold no newline.
     private var scanned = 0
 
-    init(maximumLength: Int) {
+    public init(maximumLength: Int) {
         self.maximumLength = maximumLength
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let line = try nextLine(&buffer) else { return .needMoreData }
         context.fireChannelRead(wrapInboundOut(line))
         return .continue
@@ -28,7 +28,7 @@ struct LineFrameDecoder: ByteToMessageDecoder {
 
     /// At the end of the stream, complete lines still go out; a last line without its `\n`
     /// is dropped: the client left in the middle of a message.
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while let line = try nextLine(&buffer) {
             context.fireChannelRead(wrapInboundOut(line))
         }
@@ -62,8 +62,14 @@ struct LineFrameDecoder: ByteToMessageDecoder {
     }
 }
 
-/// A line longer than the server's limit: answered with a `too large` error, then the
+/// A line longer than the limit. The server answers it with a `too large` error, then the
 /// connection closes (the rest of the line cannot be told apart from the next message).
-struct LineTooLongError: Error, Equatable {
-    let limit: Int
+public struct LineTooLongError: Error, Equatable, CustomStringConvertible {
+    public let limit: Int
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
+
+    public var description: String { "a line longer than \(limit) bytes" }
 }
