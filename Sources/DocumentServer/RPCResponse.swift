@@ -44,14 +44,3 @@ enum RPCResponse {
         return (try? JSONText.make { try object.write(to: $0) }) ?? Array(#"{"code":-32603,"message":"internal error"}"#.utf8)
     }
 }
-
-/// Compact JSON text made with a generator.
-enum JSONText {
-    static func make(_ body: (JSONGenerator) throws -> Void) throws -> [UInt8] {
-        let out = try JSONGenerator()
-        try body(out)
-        var bytes: [UInt8] = []
-        try out.flush { bytes = Array($0) }
-        return bytes
-    }
-}

@@ -61,7 +61,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// For each property index: the index of the destination entity in `model.entities`.
     var destinationIndices: [Int?] = []
     /// Indexes of the relationships in `properties`.
-    var relationshipIndices: [Int] = []
+    public internal(set) var relationshipIndices: [Int] = []
     /// The hash of the root entity's name: objects of one hierarchy share a reference space.
     var rootNameHash: Int = 0
     var isResolved = false

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Where a client connects and how long it waits.
+public struct ClientConfiguration: Sendable, Equatable {
+    /// The server's host name or address.
+    public var host: String
+    /// The server's port.
+    public var port: Int
+    /// The server's auth token, sent with `hello` on every new connection.
+    public var token: String?
+    /// The name sent with `hello`, for the server's log.
+    public var clientName: String
+    /// Seconds to wait for a connection.
+    public var connectTimeout: Double
+    /// Seconds to wait for each answer; past that the connection is closed.
+    public var requestTimeout: Double
+    /// The longest answer line accepted, in bytes.
+    public var maximumLineLength: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 7878, token: String? = nil, clientName: String = "DocumentClient",
+                connectTimeout: Double = 10, requestTimeout: Double = 60, maximumLineLength: Int = 1 << 30) {
+        self.host = host
+        self.port = port
+        self.token = token
+        self.clientName = clientName
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.maximumLineLength = maximumLineLength
+    }
+
+    /// `host:port`, for messages.
+    public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,202 @@
+import JSONAtomicStore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A client of a `docserver`: one connection, made on first use and made again after it
+/// is lost, with `hello` (and the token) sent first on each. Requests from any thread or
+/// task are pipelined on the connection.
+///
+/// ```swift
+/// let client = DocumentClient(configuration: ClientConfiguration(host: "127.0.0.1", port: 7878))
+/// let hello = try await client.hello()
+/// let count = try await client.call("fetch", params: .object([("entity", .string("Song")), ("resultType", .string("count"))]))
+/// try await client.shutdown()
+/// ```
+///
+/// A request in flight when the connection is lost fails with
+/// ``DocumentClientError/connectionLost(address:method:outcomeUnknown:)``; the next one
+/// connects again.
+public final class DocumentClient: Sendable {
+    public let configuration: ClientConfiguration
+    private let group: EventLoopGroup
+    private let ownsGroup: Bool
+
+    private struct State {
+        var connection: EventLoopFuture<RPCConnection>?
+        var hello: ServerHello?
+        var isShutDown = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let requests = Atomic<Int>(0)
+    private let connections = Atomic<Int>(0)
+
+    /// A client; it runs on `eventLoopGroup`, or on a thread of its own when nil.
+    public init(configuration: ClientConfiguration, eventLoopGroup: EventLoopGroup? = nil) {
+        self.configuration = configuration
+        if let eventLoopGroup {
+            group = eventLoopGroup
+            ownsGroup = false
+        } else {
+            group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            ownsGroup = true
+        }
+    }
+
+    /// How many requests were sent (`hello` included): each is one round trip.
+    public var requestCount: Int { requests.load(ordering: .relaxed) }
+
+    /// How many connections were made.
+    public var connectionCount: Int { connections.load(ordering: .relaxed) }
+
+    /// The server's `hello` on the current (or last) connection.
+    public var lastHello: ServerHello? { state.withLockedValue { $0.hello } }
+
+    // MARK: - Requests
+
+    /// Sends a request on the connection (connecting first when there is none); the future
+    /// gets the `result`.
+    func request(_ method: String, params: ParamsWriter?) -> EventLoopFuture<JSONValue> {
+        connection().flatMap { connection in
+            self.requests.add(1, ordering: .relaxed)
+            return connection.call(method, params: params)
+        }
+    }
+
+    /// Calls `method` with `params` (a JSON object) and returns its `result`.
+    ///
+    /// - Throws: ``DocumentClientError``: ``DocumentClientError/server(_:)`` carries the
+    ///   server's error code, message and data.
+    public func call(_ method: String, params: JSONValue? = nil) async throws -> JSONValue {
+        var writer: ParamsWriter?
+        if let params { writer = { out in try params.write(to: out) } }
+        return try await request(method, params: writer).get()
+    }
+
+    /// Connects if needed and returns the server's `hello`.
+    public func hello() async throws -> ServerHello {
+        try await helloFuture().get()
+    }
+
+    func helloFuture() -> EventLoopFuture<ServerHello> {
+        connection().flatMapThrowing { _ in
+            guard let hello = self.lastHello else {
+                throw DocumentClientError.connectionLost(address: self.configuration.address, method: "hello", outcomeUnknown: false)
+            }
+            return hello
+        }
+    }
+
+    /// Sends `ping` and returns the seconds the answer took.
+    public func ping() async throws -> Double {
+        let start = ContinuousClock.now
+        _ = try await request("ping", params: nil).get()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    // MARK: - The connection
+
+    /// The current connection, or a new one (connected and past `hello`).
+    func connection() -> EventLoopFuture<RPCConnection> {
+        state.withLockedValue { state -> EventLoopFuture<RPCConnection> in
+            if state.isShutDown { return group.any().makeFailedFuture(DocumentClientError.shutDown) }
+            if let connection = state.connection { return connection }
+            let connecting = connect()
+            state.connection = connecting
+            return connecting
+        }
+    }
+
+    private func connect() -> EventLoopFuture<RPCConnection> {
+        connections.add(1, ordering: .relaxed)
+        let configuration = self.configuration
+        let connecting = RPCConnection.connect(configuration, group: group).flatMap { connection in
+            self.requests.add(1, ordering: .relaxed)
+            return connection.call("hello", params: { out in
+                try out.openObject()
+                if let token = configuration.token {
+                    try out.string("token")
+                    try out.string(token)
+                }
+                try out.string("client")
+                try out.string(configuration.clientName)
+                try out.closeObject()
+            })
+            .flatMapThrowing { result -> RPCConnection in
+                let hello = try ServerHello(result, address: configuration.address)
+                self.state.withLockedValue { $0.hello = hello }
+                return connection
+            }
+            .flatMapErrorThrowing { error -> RPCConnection in
+                connection.close()
+                throw error
+            }
+        }
+        // Forget the connection once it fails or closes, so that the next request makes a new one.
+        connecting.whenComplete { result in
+            switch result {
+            case .success(let connection):
+                connection.channel.closeFuture.whenComplete { _ in self.forget(connecting) }
+            case .failure:
+                self.forget(connecting)
+            }
+        }
+        return connecting
+    }
+
+    private func forget(_ connection: EventLoopFuture<RPCConnection>) {
+        state.withLockedValue { state in
+            if state.connection === connection { state.connection = nil }
+        }
+    }
+
+    /// Closes the connection; requests in flight fail, the next one connects again.
+    public func disconnect() {
+        let connection = state.withLockedValue { state -> EventLoopFuture<RPCConnection>? in
+            defer { state.connection = nil }
+            return state.connection
+        }
+        connection?.whenSuccess { $0.close() }
+    }
+
+    /// Closes the connection and stops the client's thread; later requests fail.
+    public func shutdown() async throws {
+        closeForShutdown()
+        if ownsGroup { try await group.shutdownGracefully() }
+    }
+
+    /// ``shutdown()`` for code that is not async (not from the client's own event loop).
+    public func syncShutdown() throws {
+        closeForShutdown()
+        if ownsGroup { try group.syncShutdownGracefully() }
+    }
+
+    /// Closes the connection and lets the client's thread stop without waiting for it (from
+    /// a `deinit`, or from any thread, the event loop's own included).
+    public func shutdownInBackground() {
+        let connection = state.withLockedValue { state -> EventLoopFuture<RPCConnection>? in
+            state.isShutDown = true
+            defer { state.connection = nil }
+            return state.connection
+        }
+        connection?.whenSuccess { $0.close() }
+        if ownsGroup { group.shutdownGracefully { _ in } }
+    }
+
+    private func closeForShutdown() {
+        let connection = state.withLockedValue { state -> EventLoopFuture<RPCConnection>? in
+            state.isShutDown = true
+            defer { state.connection = nil }
+            return state.connection
+        }
+        if let connection {
+            _ = try? connection.flatMap { connection -> EventLoopFuture<Void> in
+                connection.close()
+                return connection.channel.closeFuture
+            }.wait()
+        }
+    }
+}

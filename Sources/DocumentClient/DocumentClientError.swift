@@ -1,0 +1,83 @@
+import JSONAtomicStore
+
+/// What went wrong talking to a `docserver`. Every case says where (the server's address)
+/// and what a user can do about it.
+public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
+    /// The URL is not `docstore://host:port`.
+    case invalidURL(String, reason: String)
+    /// A store option has a value that cannot be used.
+    case invalidOption(name: String, value: String, expected: String)
+    /// No connection could be made (refused, unreachable, timed out).
+    case cannotConnect(address: String, reason: String)
+    /// The connection closed before the answer to `method` arrived. For `save`,
+    /// `outcomeUnknown` is true: the save may or may not have been applied.
+    case connectionLost(address: String, method: String, outcomeUnknown: Bool)
+    /// No answer to `method` within the request timeout; the connection is closed.
+    case timedOut(address: String, method: String, seconds: Double)
+    /// The server answered with an error.
+    case server(RemoteError)
+    /// The server's answer does not follow the protocol.
+    case invalidResponse(address: String, reason: String)
+    /// A blocking call was made on the client's own event loop, where it would wait forever.
+    case calledOnEventLoop(method: String)
+    /// The client was shut down.
+    case shutDown
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason):
+            return "invalid docserver URL \"\(url)\": \(reason) (expected docstore://host:port)"
+        case .invalidOption(let name, let value, let expected):
+            return "invalid store option \(name)=\"\(value)\": expected \(expected)"
+        case .cannotConnect(let address, let reason):
+            return "cannot connect to docserver at \(address): \(reason)"
+        case .connectionLost(let address, let method, let outcomeUnknown):
+            let outcome = outcomeUnknown
+                ? "; the save may or may not have been applied: re-read the objects before saving again"
+                : ""
+            return "the connection to docserver at \(address) was lost before `\(method)` was answered\(outcome)"
+        case .timedOut(let address, let method, let seconds):
+            return "docserver at \(address) did not answer `\(method)` within \(seconds) s; the connection was closed"
+        case .server(let error):
+            return error.description
+        case .invalidResponse(let address, let reason):
+            return "docserver at \(address) sent an answer that does not follow the protocol: \(reason)"
+        case .calledOnEventLoop(let method):
+            return "`\(method)` was called on the client's event loop, where waiting for its answer would never end"
+        case .shutDown:
+            return "the docserver client was shut down"
+        }
+    }
+}
+
+/// An error answer of the server: its code, message and data, as PROTOCOL.md lists them.
+public struct RemoteError: Error, CustomStringConvertible, Sendable {
+    /// The JSON-RPC error code (`-32001` conflict, `-32602` invalid params, …).
+    public let code: Int
+    /// The server's sentence for people.
+    public let message: String
+    /// The error's `data`, if any.
+    public let data: JSONValue?
+    /// The method that failed.
+    public let method: String
+
+    public static let parseError = -32700
+    public static let invalidRequest = -32600
+    public static let methodNotFound = -32601
+    public static let invalidParams = -32602
+    public static let conflict = -32001
+    public static let validation = -32002
+    public static let notFound = -32003
+    public static let unauthorized = -32004
+    public static let tooLarge = -32005
+    public static let storeUnavailable = -32006
+
+    public init(code: Int, message: String, data: JSONValue?, method: String) {
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+    }
+
+    public var description: String { "docserver refused `\(method)` (\(code)): \(message)" }
+}

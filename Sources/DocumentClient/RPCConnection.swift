@@ -1,0 +1,94 @@
+import DocumentWire
+import JSONAtomicStore
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Writes a request's `params` object.
+typealias ParamsWriter = @Sendable (JSONGenerator) throws -> Void
+
+/// One TCP connection to a server, with requests pipelined on it.
+final class RPCConnection: Sendable {
+    let channel: Channel
+    let configuration: ClientConfiguration
+    private let nextID = Atomic<Int64>(1)
+
+    private init(channel: Channel, configuration: ClientConfiguration) {
+        self.channel = channel
+        self.configuration = configuration
+    }
+
+    /// Connects (no `hello` yet).
+    static func connect(_ configuration: ClientConfiguration, group: EventLoopGroup) -> EventLoopFuture<RPCConnection> {
+        let address = configuration.address
+        let maximumLineLength = configuration.maximumLineLength
+        let eventLoop = group.next()
+        guard (0...Int(UInt16.max)).contains(configuration.port) else {
+            return eventLoop.makeFailedFuture(DocumentClientError.cannotConnect(address: address, reason: "the port must be 0 to 65535"))
+        }
+        return ClientBootstrap(group: eventLoop)
+            .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout * 1e9)))
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
+                        RPCClientHandler(address: address),
+                    ])
+                }
+            }
+            .connect(host: configuration.host, port: configuration.port)
+            .flatMapErrorThrowing { error in
+                throw DocumentClientError.cannotConnect(address: address, reason: "\(error)")
+            }
+            .map { RPCConnection(channel: $0, configuration: configuration) }
+    }
+
+    var isActive: Bool { channel.isActive }
+
+    /// Sends a request; the future gets its `result`.
+    func call(_ method: String, params: ParamsWriter?) -> EventLoopFuture<JSONValue> {
+        let eventLoop = channel.eventLoop
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let line: ByteBuffer
+        do {
+            var bytes = try JSONText.make { out in
+                try out.openObject()
+                try out.string("jsonrpc")
+                try out.string("2.0")
+                try out.string("id")
+                try out.integer(id)
+                try out.string("method")
+                try out.string(method)
+                if let params {
+                    try out.string("params")
+                    try params(out)
+                }
+                try out.closeObject()
+            }
+            bytes.append(UInt8(ascii: "\n"))
+            line = channel.allocator.buffer(bytes: bytes)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        let response = eventLoop.makePromise(of: JSONValue.self)
+        let seconds = configuration.requestTimeout
+        let channel = self.channel
+        let timeout = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+            channel.pipeline.fireUserInboundEventTriggered(RequestTimedOut(method: method, seconds: seconds))
+        }
+        response.futureResult.whenComplete { _ in timeout.cancel() }
+        // A channel closed already never reaches the handler: the failed write fails the request.
+        let written = eventLoop.makePromise(of: Void.self)
+        let address = configuration.address
+        written.futureResult.whenFailure { _ in
+            response.fail(DocumentClientError.connectionLost(address: address, method: method, outcomeUnknown: false))
+        }
+        channel.writeAndFlush(OutgoingRequest(id: id, method: method, line: line, response: response), promise: written)
+        return response.futureResult
+    }
+
+    func close() {
+        channel.close(promise: nil)
+    }
+}

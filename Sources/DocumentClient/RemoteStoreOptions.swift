@@ -1,0 +1,65 @@
+import Foundation
+import GraphCore
+
+/// The settings of a ``RemoteStore``, read from its URL and ``StoreOptions/values``:
+///
+/// | option | meaning | default |
+/// |---|---|---|
+/// | `token` | the server's auth token | none |
+/// | `connectTimeout` | seconds to wait for a connection | 10 |
+/// | `requestTimeout` | seconds to wait for each answer | 60 |
+/// | `prefetch` | how many faults one `get` loads when one of them fires (1: no batching) | 100 |
+/// | `prefetchLifetime` | seconds a row loaded ahead answers its fault without a round trip | 5 |
+/// | `rowCacheCapacity` | how many objects' last-read values are kept | 100000 |
+/// | `client` | the name sent with `hello` | `RemoteStore` |
+public struct RemoteStoreOptions: Sendable, Equatable {
+    public static let token = "token"
+    public static let connectTimeout = "connectTimeout"
+    public static let requestTimeout = "requestTimeout"
+    public static let prefetch = "prefetch"
+    public static let prefetchLifetime = "prefetchLifetime"
+    public static let rowCacheCapacity = "rowCacheCapacity"
+    public static let clientName = "client"
+    static let known = [token, connectTimeout, requestTimeout, prefetch, prefetchLifetime, rowCacheCapacity, clientName]
+
+    public var client: ClientConfiguration
+    public var prefetch: Int
+    public var prefetchLifetime: Double
+    public var rowCacheCapacity: Int
+
+    /// Reads `docstore://host:port` and the options.
+    public init(url: URL?, options: StoreOptions) throws(DocumentClientError) {
+        guard let url else { throw .invalidURL("(none)", reason: "a RemoteStore needs the server's URL") }
+        let text = url.absoluteString
+        guard url.scheme?.lowercased() == "docstore" else { throw .invalidURL(text, reason: "the scheme must be docstore") }
+        guard let host = url.host, !host.isEmpty else { throw .invalidURL(text, reason: "it names no host") }
+        guard url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil else {
+            throw .invalidURL(text, reason: "only a host and a port may be given")
+        }
+        if let unknown = options.values.keys.sorted().first(where: { !Self.known.contains($0) }) {
+            throw .invalidOption(name: unknown, value: options.values[unknown] ?? "", expected: "one of " + Self.known.joined(separator: ", "))
+        }
+        let values = options.values
+        func number(_ name: String, _ fallback: Double) throws(DocumentClientError) -> Double {
+            guard let text = values[name] else { return fallback }
+            guard let value = Double(text), value.isFinite, value > 0 else {
+                throw .invalidOption(name: name, value: text, expected: "a number of seconds greater than 0")
+            }
+            return value
+        }
+        func count(_ name: String, _ fallback: Int, maximum: Int) throws(DocumentClientError) -> Int {
+            guard let text = values[name] else { return fallback }
+            guard let value = Int(text), (1...maximum).contains(value) else {
+                throw .invalidOption(name: name, value: text, expected: "a whole number from 1 to \(maximum)")
+            }
+            return value
+        }
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        client = ClientConfiguration(
+            host: bareHost, port: url.port ?? 7878, token: values[Self.token], clientName: values[Self.clientName] ?? "RemoteStore",
+            connectTimeout: try number(Self.connectTimeout, 10), requestTimeout: try number(Self.requestTimeout, 60))
+        prefetch = try count(Self.prefetch, 100, maximum: 100_000)
+        prefetchLifetime = try number(Self.prefetchLifetime, 5)
+        rowCacheCapacity = try count(Self.rowCacheCapacity, 100_000, maximum: Int(Int32.max))
+    }
+}

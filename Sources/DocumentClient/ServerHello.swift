@@ -1,0 +1,32 @@
+import JSONAtomicStore
+
+/// What a server says of itself in answer to `hello`.
+public struct ServerHello: Sendable, Equatable {
+    /// `docserver`.
+    public var server: String
+    /// The server's version.
+    public var version: String
+    /// The protocol version (1).
+    public var protocolVersion: Int
+    /// The UUID of the store the server serves: every object ID names it.
+    public var storeUUID: String
+    /// The version hash of the server's model.
+    public var modelHash: String
+
+    init(_ result: JSONValue, address: String) throws(DocumentClientError) {
+        func string(_ key: String) throws(DocumentClientError) -> String {
+            guard case .string(let text)? = result[key] else {
+                throw .invalidResponse(address: address, reason: "the answer to `hello` has no string \(key)")
+            }
+            return text
+        }
+        server = try string("server")
+        version = try string("version")
+        storeUUID = try string("storeUUID")
+        modelHash = try string("modelHash")
+        guard case .number(let text)? = result["protocol"], let number = Int(text) else {
+            throw .invalidResponse(address: address, reason: "the answer to `hello` has no integer protocol")
+        }
+        protocolVersion = number
+    }
+}
