@@ -77,6 +77,7 @@ let package = Package(
                 "DocumentWire",
                 "GraphCore",
                 "JSONAtomicStore",
+                "ServerTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,7 +86,13 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentClientTests",
-            dependencies: ["DocumentClient", "GraphCore", "JSONAtomicStore"]
+            dependencies: ["DocumentClient", "GraphCore", "JSONAtomicStore", "ServerTestSupport"]
+        ),
+        // Test support shared by DocumentServerTests and DocumentClientTests: a `docserver`
+        // process started by a test, temporary directories, the harness's errors.
+        .target(
+            name: "ServerTestSupport",
+            path: "Tests/ServerTestSupport"
         ),
         .testTarget(
             name: "GraphCoreTests",

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 
 /// `--auth-token`: hello with the token first, or nothing.

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 
 /// Framing, notifications, batches, pipelining, limits and many clients at once.

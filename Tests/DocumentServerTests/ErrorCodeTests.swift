@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 
 /// Every error code of docs/PROTOCOL.md. After each error the connection still answers and the

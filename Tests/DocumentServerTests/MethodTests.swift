@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 
 /// Every method of docs/PROTOCOL.md, called on a real server over a real socket.

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 
 /// The exchanges under "## Examples" in docs/PROTOCOL.md are real: replayed on a server started

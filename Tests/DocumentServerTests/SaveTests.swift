@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 
 /// Saves between clients and across restarts: optimistic locking, durability of acknowledged

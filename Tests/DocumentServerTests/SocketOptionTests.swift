@@ -2,6 +2,7 @@ import DocumentServer
 import Foundation
 import GraphCore
 import Logging
+import ServerTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 
 /// A parsed JSON value (Foundation's `JSONSerialization` underneath), read with subscripts that
 /// never trap: a missing key or index gives a missing value whose accessors return nil.

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -186,5 +187,12 @@ final class LineClient {
             buffer.append(contentsOf: chunk[..<count])
             return .data
         }
+    }
+}
+
+extension ServerProcess {
+    /// A new connection to the server.
+    func connect(timeout: Double = 10) throws -> LineClient {
+        try LineClient(port: port, timeout: timeout)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 
 /// A small catalogue of the sample model (two artists, two albums, six songs), inserted by one
 /// `save` with temporary IDs; `ids` maps those temporary IDs to the permanent ones.

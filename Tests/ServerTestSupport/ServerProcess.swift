@@ -3,90 +3,15 @@ import Foundation
 import Glibc
 #endif
 
-/// A failure of the test harness itself (a server that does not start, a read that times out…).
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// The `docserver` executable, built beside the test binary (`swift build --build-tests`), or at
-/// `$DOCSERVER_BINARY`.
-enum DocServerBinary {
-    static func url() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["DOCSERVER_BINARY"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("docserver")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        throw HarnessError("docserver is not built next to \(testBinary.path): run `swift build --build-tests` first, or set DOCSERVER_BINARY")
-    }
-}
-
-/// A temporary directory for one test, removed when the value is deallocated.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("docserver-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-/// What a finished `docserver` command printed, and how it ended.
-struct CommandResult {
-    let status: Int32
-    let output: String
-    let errors: String
-}
-
-/// Runs `docserver` with `arguments` to its end (killed after `timeout` seconds).
-func runDocServer(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 20) throws -> CommandResult {
-    let directory = try TemporaryDirectory()
-    defer { withExtendedLifetime(directory) {} }
-    let outputURL = directory.file("stdout"), errorURL = directory.file("stderr")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-    let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
-    defer { try? output.close(); try? errors.close() }
-    let process = Process()
-    process.executableURL = try DocServerBinary.url()
-    process.arguments = arguments
-    process.environment = ServerProcess.environment(adding: environment)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(10_000) }
-    if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw HarnessError("docserver \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
-    }
-    process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus,
-                         output: String(decoding: (try? Data(contentsOf: outputURL)) ?? Data(), as: UTF8.self),
-                         errors: String(decoding: (try? Data(contentsOf: errorURL)) ?? Data(), as: UTF8.self))
-}
-
 /// A running `docserver serve`, started on a free port. Killed with SIGKILL when deallocated while
 /// still running, so that a failing test leaves no process behind.
-final class ServerProcess {
-    let process = Process()
-    let host: String
-    let port: UInt16
-    let storeURL: URL
+public final class ServerProcess {
+    public let process = Process()
+    public let host: String
+    public let port: UInt16
+    public let storeURL: URL
     /// Standard error of the server (its log), in a file so that it never blocks the server.
-    let logURL: URL
+    public let logURL: URL
     private let output = Pipe()
     private let logHandle: FileHandle
     /// The directory the store lives in, kept until the server is gone.
@@ -96,8 +21,8 @@ final class ServerProcess {
     /// `listening on HOST:PORT` line.
     /// With `store` nil, no `--store` is passed: the server uses `data/store.json` in
     /// `workingDirectory`.
-    init(store: URL?, arguments: [String] = [], environment: [String: String] = [:],
-         workingDirectory: URL? = nil, keeping temporaryDirectory: TemporaryDirectory? = nil, timeout: Double = 15) throws {
+    public init(store: URL?, arguments: [String] = [], environment: [String: String] = [:],
+                workingDirectory: URL? = nil, keeping temporaryDirectory: TemporaryDirectory? = nil, timeout: Double = 15) throws {
         self.directory = temporaryDirectory
         let directory = workingDirectory ?? store?.deletingLastPathComponent() ?? FileManager.default.temporaryDirectory
         storeURL = store ?? directory.appendingPathComponent("data/store.json")
@@ -132,7 +57,7 @@ final class ServerProcess {
     }
 
     /// A new server on a store file in `directory` (`store.json`).
-    convenience init(in directory: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    public convenience init(in directory: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:]) throws {
         try self.init(store: directory.file("store.json"), arguments: arguments, environment: environment, keeping: directory)
     }
 
@@ -144,24 +69,19 @@ final class ServerProcess {
         try? logHandle.close()
     }
 
-    var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { process.isRunning }
 
     /// What the server logged so far.
-    var log: String { Self.text(of: logURL) }
+    public var log: String { Self.text(of: logURL) }
 
     private static func text(of url: URL) -> String {
         String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self)
     }
 
-    /// A new connection to the server.
-    func connect(timeout: Double = 10) throws -> LineClient {
-        try LineClient(port: port, timeout: timeout)
-    }
-
     /// Sends `signal` and waits for the server to exit; SIGKILL after `timeout` seconds.
     /// Returns the exit status (the signal number when killed by a signal).
     @discardableResult
-    func stop(signal: Int32 = SIGTERM, timeout: Double = 6) throws -> Int32 {
+    public func stop(signal: Int32 = SIGTERM, timeout: Double = 6) throws -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, signal)
         if !waitForExit(timeout: timeout) {
@@ -200,14 +120,14 @@ final class ServerProcess {
     }
 
     /// Kills the server with SIGKILL, as a crash would.
-    func crash() {
+    public func crash() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// Whether the server exited within `timeout` seconds.
-    func waitForExit(timeout: Double) -> Bool {
+    public func waitForExit(timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(5_000) }
         if process.isRunning { return false }
@@ -215,9 +135,9 @@ final class ServerProcess {
         return true
     }
 
-    var terminationReason: Process.TerminationReason { process.terminationReason }
+    public var terminationReason: Process.TerminationReason { process.terminationReason }
 
-    static func environment(adding extra: [String: String]) -> [String: String] {
+    public static func environment(adding extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         // The tests choose every setting themselves.
         for name in ["DOCSERVER_HOST", "DOCSERVER_PORT", "DOCSERVER_AUTH_TOKEN", "DOCSERVER_MODEL", "DOCSERVER_STORE", "DOCSERVER_LOG_LEVEL"] {

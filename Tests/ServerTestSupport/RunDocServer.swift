@@ -1,0 +1,41 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a finished `docserver` command printed, and how it ended.
+public struct CommandResult {
+    public let status: Int32
+    public let output: String
+    public let errors: String
+}
+
+/// Runs `docserver` with `arguments` to its end (killed after `timeout` seconds).
+public func runDocServer(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 20) throws -> CommandResult {
+    let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
+    let outputURL = directory.file("stdout"), errorURL = directory.file("stderr")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
+    defer { try? output.close(); try? errors.close() }
+    let process = Process()
+    process.executableURL = try DocServerBinary.url()
+    process.arguments = arguments
+    process.environment = ServerProcess.environment(adding: environment)
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw HarnessError("docserver \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+    }
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus,
+                         output: String(decoding: (try? Data(contentsOf: outputURL)) ?? Data(), as: UTF8.self),
+                         errors: String(decoding: (try? Data(contentsOf: errorURL)) ?? Data(), as: UTF8.self))
+}
