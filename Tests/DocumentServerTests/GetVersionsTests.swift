@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 
 /// `get` with `versions`: objects the client holds at their current version come back
