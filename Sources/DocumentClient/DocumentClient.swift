@@ -2,7 +2,6 @@ import JSONAtomicStore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// A client of a `docserver`: one connection, made on first use and made again after it
 /// is lost, with `hello` (and the token) sent first on each. Requests from any thread or
@@ -30,8 +29,8 @@ public final class DocumentClient: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
-    private let requests = Atomic<Int>(0)
-    private let connections = Atomic<Int>(0)
+    /// Requests, connections and bytes so far.
+    public let statistics = ClientStatistics()
 
     /// A client; it runs on `eventLoopGroup`, or on a thread of its own when nil.
     public init(configuration: ClientConfiguration, eventLoopGroup: EventLoopGroup? = nil) {
@@ -45,12 +44,6 @@ public final class DocumentClient: Sendable {
         }
     }
 
-    /// How many requests were sent (`hello` included): each is one round trip.
-    public var requestCount: Int { requests.load(ordering: .relaxed) }
-
-    /// How many connections were made.
-    public var connectionCount: Int { connections.load(ordering: .relaxed) }
-
     /// The server's `hello` on the current (or last) connection.
     public var lastHello: ServerHello? { state.withLockedValue { $0.hello } }
 
@@ -60,7 +53,7 @@ public final class DocumentClient: Sendable {
     /// gets the `result`.
     func request(_ method: String, params: ParamsWriter?) -> EventLoopFuture<JSONValue> {
         connection().flatMap { connection in
-            self.requests.add(1, ordering: .relaxed)
+            self.statistics.countRequest()
             return connection.call(method, params: params)
         }
     }
@@ -111,10 +104,10 @@ public final class DocumentClient: Sendable {
     }
 
     private func connect() -> EventLoopFuture<RPCConnection> {
-        connections.add(1, ordering: .relaxed)
+        statistics.countConnection()
         let configuration = self.configuration
-        let connecting = RPCConnection.connect(configuration, group: group).flatMap { connection in
-            self.requests.add(1, ordering: .relaxed)
+        let connecting = RPCConnection.connect(configuration, group: group, statistics: statistics).flatMap { connection in
+            self.statistics.countRequest()
             return connection.call("hello", params: { out in
                 try out.openObject()
                 if let token = configuration.token {

@@ -15,13 +15,15 @@ final class RPCClientHandler: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     private let address: String
+    private let statistics: ClientStatistics
     private var pending = CircularBuffer<OutgoingRequest>()
     /// Why this side closed the connection; pending requests fail with it.
     private var closeReason: DocumentClientError?
     private var isClosed = false
 
-    init(address: String) {
+    init(address: String, statistics: ClientStatistics) {
         self.address = address
+        self.statistics = statistics
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -37,6 +39,7 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
+        statistics.countReceived(line.readableBytes + 1)
         guard let request = pending.popFirst() else {
             return close(context, .invalidResponse(address: address, reason: "an answer came with no request waiting for it"))
         }

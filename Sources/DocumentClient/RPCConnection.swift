@@ -19,7 +19,7 @@ final class RPCConnection: Sendable {
     }
 
     /// Connects (no `hello` yet).
-    static func connect(_ configuration: ClientConfiguration, group: EventLoopGroup) -> EventLoopFuture<RPCConnection> {
+    static func connect(_ configuration: ClientConfiguration, group: EventLoopGroup, statistics: ClientStatistics) -> EventLoopFuture<RPCConnection> {
         let address = configuration.address
         let maximumLineLength = configuration.maximumLineLength
         let eventLoop = group.next()
@@ -33,7 +33,7 @@ final class RPCConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
-                        RPCClientHandler(address: address),
+                        RPCClientHandler(address: address, statistics: statistics),
                     ])
                 }
             }

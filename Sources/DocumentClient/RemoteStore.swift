@@ -38,7 +38,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         StoreRegistry.register(RemoteStore.self, as: storeType)
     }
 
-    /// The client the store talks through (its ``DocumentClient/requestCount`` counts the round trips).
+    /// The client the store talks through (its ``DocumentClient/statistics`` count the round trips).
     public let client: DocumentClient
     public let settings: RemoteStoreOptions
     private var rows: RowCache
