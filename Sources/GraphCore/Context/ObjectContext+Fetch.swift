@@ -260,6 +260,8 @@ extension ObjectContext {
                 ObjectSnapshot(objectID: object.objectID, version: object.version, values: object.storage)
             })
         }
-        return try coordinator.execute(unlimited)
+        var found = try coordinator.execute(unlimited)
+        found.isSortedAndPaged = false  // it was asked for everything: the order and page are the context's
+        return found
     }
 }
