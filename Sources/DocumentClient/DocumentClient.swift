@@ -47,6 +47,10 @@ public final class DocumentClient: Sendable {
     /// The server's `hello` on the current (or last) connection.
     public var lastHello: ServerHello? { state.withLockedValue { $0.hello } }
 
+    deinit {
+        if ownsGroup { group.shutdownGracefully { _ in } }
+    }
+
     // MARK: - Requests
 
     /// Sends a request on the connection (connecting first when there is none); the future
