@@ -260,6 +260,10 @@ extension ObjectContext {
                 ObjectSnapshot(objectID: object.objectID, version: object.version, values: object.storage)
             })
         }
-        return try coordinator.execute(unlimited)
+        // The store sorted and paged (if it says so) the request without sort, offset and
+        // limit: those of the caller's request are still to be applied, after the merge.
+        var found = try coordinator.execute(unlimited)
+        found.isSortedAndPaged = false
+        return found
     }
 }
