@@ -10,7 +10,7 @@ public final class ClientStatistics: Sendable {
 
     /// Requests sent, `hello` included: each is one round trip.
     public var requests: Int { requestsSent.load(ordering: .relaxed) }
-    /// Connections made.
+    /// Connections made (attempts that could not connect are not counted).
     public var connections: Int { connectionsMade.load(ordering: .relaxed) }
     /// Bytes of answers received.
     public var bytesReceived: Int { bytesRead.load(ordering: .relaxed) }

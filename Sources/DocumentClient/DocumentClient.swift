@@ -108,9 +108,9 @@ public final class DocumentClient: Sendable {
     }
 
     private func connect() -> EventLoopFuture<RPCConnection> {
-        statistics.countConnection()
         let configuration = self.configuration
         let connecting = RPCConnection.connect(configuration, group: group, statistics: statistics).flatMap { connection in
+            self.statistics.countConnection()  // made: an attempt that fails is not counted
             self.statistics.countRequest()
             return connection.call("hello", params: { out in
                 try out.openObject()

@@ -7,7 +7,10 @@ import GraphCore
 ///   nullify)→ `Tag`; every to-one side nullifies.
 /// - `Specimen`: one optional attribute of every type, to round-trip values.
 enum BehaviourModel {
-    static func make() throws -> ObjectModel {
+    ///
+    /// `extraTagAttributes` make another model: the same but for `Tag` (a model a server of this
+    /// one does not serve).
+    static func make(extraTagAttributes: [AttributeDescription] = []) throws -> ObjectModel {
         try ObjectModel(entities: [
             EntityDescription("Artist", attributes: [
                 AttributeDescription("name", .string),
@@ -33,7 +36,7 @@ enum BehaviourModel {
             ]),
             EntityDescription("Tag", attributes: [
                 AttributeDescription("name", .string),
-            ], relationships: [
+            ] + extraTagAttributes, relationships: [
                 RelationshipDescription("songs", destination: "Song", inverse: "tags", toMany: true),
             ]),
             EntityDescription("Specimen", attributes: [

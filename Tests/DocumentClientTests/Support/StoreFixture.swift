@@ -65,9 +65,11 @@ final class StoreFixture {
     /// - DocumentServer: a context on a second coordinator with a `RemoteStore` and connection
     ///   of its own to the same server. This is the network case: the two contexts share
     ///   nothing in this process, only the server.
-    func secondContext() throws -> ObjectContext {
+    ///
+    /// `options` are added to a `RemoteStore`'s (`["prefetch": "1"]`); other stores ignore them.
+    func secondContext(options: [String: String] = [:]) throws -> ObjectContext {
         guard kind.isRemote else { return ObjectContext(coordinator: coordinator) }
-        let second = try Self.openCoordinator(kind, model: model, directory: directory, server: server)
+        let second = try Self.openCoordinator(kind, model: model, directory: directory, server: server, options: options)
         coordinators.append(second)
         return ObjectContext(coordinator: second)
     }
@@ -92,6 +94,16 @@ final class StoreFixture {
         coordinators = [coordinator]
         context = ObjectContext(coordinator: coordinator)
         return context
+    }
+
+    /// Starts a new `docserver` on the store file and the port of the last one, which must have
+    /// exited (``ServerProcess/crash()``): the stores of this fixture, connected to that port,
+    /// find it there on their next request.
+    func restartServerOnTheSamePort() throws {
+        guard let previous = server else { throw HarnessError("a \(kind) fixture has no server to restart") }
+        guard !previous.isRunning else { throw HarnessError("the server still runs on port \(previous.port)") }
+        // `serve --port 0 … --port N`: the last --port wins.
+        server = try Self.startServer(in: directory, extraArguments: ["--port", String(previous.port)])
     }
 
     /// The identifier of the store of ``coordinator``: the store UUID in its permanent object IDs.
@@ -126,14 +138,15 @@ final class StoreFixture {
         coordinators = []
     }
 
-    private static func startServer(in directory: TemporaryDirectory) throws -> ServerProcess {
+    private static func startServer(in directory: TemporaryDirectory, extraArguments: [String] = []) throws -> ServerProcess {
         try ServerProcess(store: directory.file("server-store.json"),
-                          arguments: ["--model", directory.file("model.json").path, "--log-level", "warning"])
+                          arguments: ["--model", directory.file("model.json").path, "--log-level", "warning"] + extraArguments)
     }
 
     /// A new coordinator with a store of `kind` added.
     private static func openCoordinator(
-        _ kind: StoreKind, model: ObjectModel, directory: TemporaryDirectory, server: ServerProcess?
+        _ kind: StoreKind, model: ObjectModel, directory: TemporaryDirectory, server: ServerProcess?,
+        options: [String: String] = [:]
     ) throws -> StoreCoordinator {
         let coordinator = StoreCoordinator(model: model)
         switch kind {
@@ -147,7 +160,7 @@ final class StoreFixture {
             }
             // A request that takes longer fails the test instead of hanging it.
             try coordinator.addPersistentStore(type: RemoteStore.storeType, at: url,
-                                               options: StoreOptions(values: ["requestTimeout": "10"]))
+                                               options: StoreOptions(values: ["requestTimeout": "10"].merging(options) { $1 }))
         }
         return coordinator
     }
