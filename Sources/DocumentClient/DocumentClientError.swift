@@ -37,7 +37,10 @@ public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
                 : ""
             return "the connection to docserver at \(address) was lost before `\(method)` was answered\(outcome)"
         case .timedOut(let address, let method, let seconds):
-            return "docserver at \(address) did not answer `\(method)` within \(seconds) s; the connection was closed"
+            let outcome = method == "save"
+                ? "; the save may or may not have been applied: re-read the objects before saving again"
+                : ""
+            return "docserver at \(address) did not answer `\(method)` within \(seconds) s; the connection was closed\(outcome)"
         case .server(let error):
             return error.description
         case .invalidResponse(let address, let reason):

@@ -29,7 +29,8 @@ final class RPCClientHandler: ChannelDuplexHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
         if isClosed {
-            request.response.fail(closeReason ?? lost(request))
+            // Never sent: not even a save can have been applied.
+            request.response.fail(closeReason ?? DocumentClientError.connectionLost(address: address, method: request.method, outcomeUnknown: false))
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }

@@ -56,8 +56,10 @@ struct RowCache {
     }
 
     private mutating func evictOldestHalf() {
-        // `order` may name rows removed since; keep the newer half of those still present.
-        let live = order.filter { rows[$0] != nil }
+        // `order` may name rows removed since, and a row stored again twice: keep each row's
+        // latest place, and the newer half of those.
+        var seen = Set<ObjectID>()
+        let live = Array(order.reversed().filter { rows[$0] != nil && seen.insert($0).inserted }.reversed())
         let dropped = live.prefix(live.count / 2)
         for id in dropped { remove(id) }
         order = Array(live.dropFirst(dropped.count))
