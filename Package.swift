@@ -29,7 +29,7 @@ let package = Package(
             name: "JSONAtomicStore",
             dependencies: ["GraphCore", "CYajl"]
         ),
-        // The line framing both ends of the protocol share.
+        // The line framing and error codes both ends of the protocol share.
         .target(
             name: "DocumentWire",
             dependencies: [.product(name: "NIOCore", package: "swift-nio")]

@@ -1,3 +1,4 @@
+import DocumentWire
 import JSONAtomicStore
 
 /// What went wrong talking to a `docserver`. Every case says where (the server's address)
@@ -55,7 +56,7 @@ public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
 
 /// An error answer of the server: its code, message and data, as PROTOCOL.md lists them.
 public struct RemoteError: Error, CustomStringConvertible, Sendable {
-    /// The JSON-RPC error code (`-32001` conflict, `-32602` invalid params, …).
+    /// The JSON-RPC error code (``ProtocolErrorCode``: `-32001` conflict, `-32602` invalid params, …).
     public let code: Int
     /// The server's sentence for people.
     public let message: String
@@ -64,16 +65,8 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable {
     /// The method that failed.
     public let method: String
 
-    public static let parseError = -32700
-    public static let invalidRequest = -32600
-    public static let methodNotFound = -32601
-    public static let invalidParams = -32602
-    public static let conflict = -32001
-    public static let validation = -32002
-    public static let notFound = -32003
-    public static let unauthorized = -32004
-    public static let tooLarge = -32005
-    public static let storeUnavailable = -32006
+    /// The codes, by name: `RemoteError.Code.conflict`.
+    public typealias Code = ProtocolErrorCode
 
     public init(code: Int, message: String, data: JSONValue?, method: String) {
         self.code = code

@@ -216,7 +216,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         guard let model else { return DocumentClientError.server(error) }
         var reader = WireObjectReader(model: model, address: settings.client.address)
         switch error.code {
-        case RemoteError.conflict:
+        case RemoteError.Code.conflict:
             guard case .array(let items)? = error.data?["conflicts"] else { return DocumentClientError.server(error) }
             var conflicts: [Conflict] = []
             for item in items {
@@ -229,7 +229,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
                 rows.remove(id)
             }
             return GraphError.conflict(conflicts)
-        case RemoteError.notFound:
+        case RemoteError.Code.notFound:
             if case .array(let ids)? = error.data?["ids"], let first = ids.first, let id = try? reader.objectID(first, at: "ids") {
                 return GraphError.objectNotFound(id)
             }

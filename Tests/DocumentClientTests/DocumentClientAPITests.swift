@@ -140,7 +140,7 @@ import Testing
             Issue.record("expected the server's conflict, got \(String(describing: error))")
             return
         }
-        #expect(refusal.code == RemoteError.conflict)
+        #expect(refusal.code == RemoteError.Code.conflict)
         #expect(refusal.method == "save")
     }
 }

@@ -88,7 +88,7 @@ import Testing
                 Issue.record("expected the server's refusal, got \(String(describing: error))")
                 continue
             }
-            #expect(refusal.code == RemoteError.unauthorized)
+            #expect(refusal.code == RemoteError.Code.unauthorized)
             #expect(refusal.method == "hello")
             #expect(message(of: error).contains("unauthorized"))
         }
