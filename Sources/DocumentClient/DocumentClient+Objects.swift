@@ -98,11 +98,14 @@ extension DocumentClient {
 
     func getFuture(_ ids: [ObjectID], knownVersions: [Int64?]?, model: ObjectModel) -> EventLoopFuture<[WireObject?]> {
         let address = configuration.address
-        return request("get", params: WireRequestWriter.get(ids, knownVersions: knownVersions)).flatMapThrowing { result in
+        // Each ID is written once; the answer names the same IDs, which then need no parsing.
+        let texts = ids.map(\.uriRepresentation)
+        return request("get", params: WireRequestWriter.get(texts, knownVersions: knownVersions)).flatMapThrowing { result in
             guard case .array(let elements)? = result["objects"], elements.count == ids.count else {
                 throw DocumentClientError.invalidResponse(address: address, reason: "the answer to `get` has no objects array with one element per ID")
             }
             var reader = WireObjectReader(model: model, address: address)
+            for (text, id) in zip(texts, ids) { reader.remember(id, as: text) }
             var objects: [WireObject?] = []
             objects.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {

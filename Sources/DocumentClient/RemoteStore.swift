@@ -151,8 +151,9 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         let now = ContinuousClock.now
         if let row = rows.takePrefetched(id, at: now) { return node(row) }
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
-        faults.remove(id)
+        // Take the batch while `id` still has its place in the queue: the faults after it come first.
         let batch = [id] + faults.take(after: id, limit: settings.prefetch - 1) { !rows.isPrefetched($0, at: now) }
+        faults.remove(id)
         let known = batch.map { rows[$0]?.version }
         let objects = try wait(client.getFuture(batch, knownVersions: known, model: model), "get")
         var loaded: [ObjectID] = []

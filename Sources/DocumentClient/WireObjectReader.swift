@@ -32,6 +32,12 @@ struct WireObjectReader {
         .invalidResponse(address: address, reason: reason)
     }
 
+    /// Makes `text` read as `id` without parsing it: for the IDs a request named, which its
+    /// answer repeats.
+    mutating func remember(_ id: ObjectID, as text: String) {
+        ids[text] = id
+    }
+
     mutating func objectID(_ json: JSONValue, at path: String) throws(DocumentClientError) -> ObjectID {
         guard case .string(let text) = json else { throw invalid("\(path) is not an object ID but \(json.kindDescription)") }
         return try objectID(text, at: path)

@@ -93,13 +93,13 @@ enum WireRequestWriter {
         }
     }
 
-    /// The `params` of `get`.
-    static func get(_ ids: [ObjectID], knownVersions: [Int64?]?) -> ParamsWriter {
+    /// The `params` of `get`, with the IDs in their URI form.
+    static func get(_ idTexts: [String], knownVersions: [Int64?]?) -> ParamsWriter {
         { out in
             try out.openObject()
             try out.string("ids")
             try out.openArray()
-            for id in ids { try out.string(id.uriRepresentation) }
+            for text in idTexts { try out.string(text) }
             try out.closeArray()
             if let knownVersions, knownVersions.contains(where: { $0 != nil }) {
                 try out.string("versions")
