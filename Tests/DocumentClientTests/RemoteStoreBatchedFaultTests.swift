@@ -1,3 +1,4 @@
+import DocumentClient
 import Foundation
 import GraphCore
 import Testing
@@ -70,5 +71,25 @@ import Testing
         #expect(reading.requests == 0)
         #expect(songs.count == Self.songCount)
         #expect(plays.allSatisfy { Self.title(Int($0.1)) == $0.0 })
+    }
+
+    @Test func walkingFaultsFromTheMiddleLoadsTheOnesAfterTheFirstInTheSameGet() throws {
+        let store = try StoreFixture(.documentServer)
+        for index in 0..<300 { _ = try store.context.insert("Song", values: ["title": .string("Song \(index)")]) }
+        try store.context.save()
+
+        let context = try store.secondContext()
+        let remote = try #require(context.coordinator.persistentStores.first as? RemoteStore)
+        var request = FetchRequest(entityName: "Song")
+        request.returnsObjectsAsFaults = true
+        let faults = try context.fetch(request)
+        #expect(faults.count == 300)
+
+        // The last 100: the first of them loads itself and the 99 after it, in one round trip.
+        // (It used to load the 99 at the front of the queue instead, and the walk took 3.)
+        let before = remote.client.statistics.requests
+        let titles = try faults[200...].map { try $0.string("title") }
+        #expect(remote.client.statistics.requests - before == 1)
+        #expect(Set(titles).count == 100)
     }
 }
