@@ -117,8 +117,15 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
     /// `graph://<storeUUID>/<Entity>/<reference>`, or `graph:///<Entity>/t<UUID>`.
     public var uriRepresentation: String {
-        let reference = referenceObject.description
-            .addingPercentEncoding(withAllowedCharacters: Self.referenceCharacters) ?? ""
+        let reference: String
+        switch referenceObject {
+        case .int(let number):
+            reference = String(number)  // digits and "-": nothing to encode
+        case .string(let text) where text.utf8.allSatisfy(Self.isUnreservedASCII):
+            reference = text
+        case .string(let text):
+            reference = text.addingPercentEncoding(withAllowedCharacters: Self.referenceCharacters) ?? ""
+        }
         return "graph://\(storage.store?.identifier ?? "")/\(storage.entity.name)/\(reference)"
     }
 
@@ -137,6 +144,17 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storage.entity.rootNameHash)
         storage.hashReference(into: &hasher)
+    }
+
+    /// A byte that stands for itself in a URI path: ASCII letters, digits, `-._~`.
+    private static func isUnreservedASCII(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 
     private static let referenceCharacters: CharacterSet = {
@@ -185,7 +203,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         guard let entity = model.entitiesByName[entityName] else {
             throw .invalidObjectURI(uri, reason: "the model has no entity '\(entityName)'")
         }
-        guard let rawReference = String(parts[2]).removingPercentEncoding, !rawReference.isEmpty else {
+        let encoded = parts[2]
+        guard let rawReference = encoded.contains("%") ? String(encoded).removingPercentEncoding : String(encoded),
+              !rawReference.isEmpty else {
             throw .invalidObjectURI(uri, reason: "the reference is empty or badly percent-encoded")
         }
         if store.isEmpty {
