@@ -174,6 +174,15 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         return node(row)
     }
 
+    /// Refreshed objects queue up as faults, so that reading them again is batched too (each
+    /// `get` sends the versions held: the unchanged ones come back without values).
+    public override func objectsDidBecomeFaults(_ ids: [ObjectID]) {
+        for id in ids {
+            rows.forgetPrefetch(id)  // a refresh asks for the server's values, not ones loaded ahead
+            faults.append(id)
+        }
+    }
+
     public override func newValue(forRelationship name: String, forObjectWith id: ObjectID) throws -> Value {
         guard let index = id.entity.index(ofProperty: name) else { throw GraphError.unknownKey(entity: id.entityName, key: name) }
         if let row = rows[id] { return row.values[index] }

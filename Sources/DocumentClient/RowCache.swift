@@ -49,6 +49,11 @@ struct RowCache {
         return rows[id]
     }
 
+    /// The row no longer answers its fault without a round trip (its object was refreshed).
+    mutating func forgetPrefetch(_ id: ObjectID) {
+        prefetched[id] = nil
+    }
+
     /// Whether a row is waiting, fresh, for its fault.
     func isPrefetched(_ id: ObjectID, at now: ContinuousClock.Instant) -> Bool {
         guard let loaded = prefetched[id] else { return false }

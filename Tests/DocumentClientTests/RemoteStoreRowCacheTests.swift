@@ -85,4 +85,20 @@ import Testing
         #expect(rereading.requests == 1)
         #expect(rereading.bytes * 10 < loaded.loading.bytes, "the saved values at version 2 were kept: \(rereading)")
     }
+
+    @Test func refreshingManyObjectsThenReadingThemIsBatchedAndSendsOnlyVersions() throws {
+        let store = try StoreFixture(.documentServer)
+        for number in 0..<250 { _ = try store.context.insert("Song", values: ["title": .string("Song \(number)")]) }
+        try store.context.save()
+        let reader = try store.secondContext()
+        let client = try reader.remoteClient()
+        let (songs, load) = try Traffic.of(client) { try reader.fetch(FetchRequest(entityName: "Song")) }
+        #expect(songs.count == 250 && load.requests == 1)
+
+        for song in songs { try reader.refresh(song, mergeChanges: false) }
+        let again = try Traffic.of(client) { for song in songs { _ = try song.string("title") } }
+        // 250 refreshed faults: one `get` per 100 of them, each object answered by its version alone.
+        #expect(again.requests == 3, "\(again)")
+        #expect(again.bytes < load.bytes, "\(again) against the first load's \(load)")
+    }
 }

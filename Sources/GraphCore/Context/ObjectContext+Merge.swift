@@ -34,6 +34,7 @@ extension ObjectContext {
             if object.hasChanges { discardChanges(of: object) }
             object.storage = []
             object.flags.insert(.fault)
+            if parent == nil { coordinator.objectsDidBecomeFaults([object.objectID]) }
             return
         }
         guard let snapshot = try snapshotFromSource(object.objectID) else {
@@ -47,6 +48,7 @@ extension ObjectContext {
     /// (keeping this context's own unsaved changes on top), objects it deleted leave.
     public func mergeChanges(from notification: ContextDidSave) {
         var repairs: [InverseRepair] = []
+        var refaulted: [ObjectID] = []
         for id in notification.updated {
             guard let object = registered[id], !object.isFault else { continue }
             if object.hasChanges {
@@ -54,8 +56,10 @@ extension ObjectContext {
             } else {
                 object.storage = []
                 object.flags.insert(.fault)
+                refaulted.append(id)
             }
         }
+        if parent == nil { coordinator.objectsDidBecomeFaults(refaulted) }
         for id in notification.deleted {
             guard let object = registered.removeValue(forKey: id) else { continue }
             if object.hasChanges { discardChanges(of: object) }

@@ -151,6 +151,17 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
+    /// Tells each store which of its objects a context turned back into faults.
+    func objectsDidBecomeFaults(_ ids: [ObjectID]) {
+        guard !ids.isEmpty else { return }
+        state.withLock { state in
+            for store in state.stores {
+                let own = ids.filter { $0.storeIdentifier == store.identifier }
+                if !own.isEmpty { store.objectsDidBecomeFaults(own) }
+            }
+        }
+    }
+
     /// Permanent IDs for objects about to be inserted, from the store each will be saved to;
     /// nil when that store gives them only as it saves (``PersistentStore/assignsPermanentIDsWhenSaving``).
     func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID]? {

@@ -49,6 +49,12 @@ open class PersistentStore: @unchecked Sendable {
         throw GraphError.store("\(type(of: self)) does not implement snapshot(for:)")
     }
 
+    /// Called when a context turned some of this store's objects back into faults (a
+    /// refresh, a merge of another context's save): their values will be read again. A store
+    /// that loads faults in batches may load these together when the first one fires. The
+    /// default does nothing.
+    open func objectsDidBecomeFaults(_ ids: [ObjectID]) {}
+
     /// Whether this store gives inserted objects their permanent IDs only when it applies the
     /// save (a server that numbers objects as it commits them). Such a store answers the save
     /// with ``SaveResult/permanentIDs``, and contexts do not ask it for IDs beforehand. False
