@@ -118,8 +118,10 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         let writer = SaveRequestWriter(request: request, baselines: baselines)
         let answer = try wait(client.saveFuture(writer, model: model), "save")
 
-        // What was saved is what the server now holds: keep it as rows at the new versions.
+        // What was saved is what the server now holds: keep it as rows at the new versions, in
+        // the server's form (through the wire: dates to the millisecond, as the server keeps them).
         let permanent = answer.permanentIDs
+        var reader = WireObjectReader(model: model, address: settings.client.address)
         func saved(_ snapshot: ObjectSnapshot, defaultVersion: Int64) {
             let id = permanent[snapshot.objectID] ?? snapshot.objectID
             var values = snapshot.values
@@ -130,7 +132,12 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
                 default: break
                 }
             }
-            rows.store(ObjectSnapshot(objectID: id, version: answer.versions[id] ?? defaultVersion, values: values))
+            let row = ObjectSnapshot(objectID: id, version: answer.versions[id] ?? defaultVersion, values: values)
+            if let normalized = try? reader.throughWire(row) {
+                rows.store(normalized)
+            } else {
+                rows.remove(id)  // read again in full next time
+            }
         }
         for snapshot in request.insertedObjects { saved(snapshot, defaultVersion: 1) }
         for snapshot in request.updatedObjects { saved(snapshot, defaultVersion: snapshot.version + 1) }

@@ -114,4 +114,17 @@ struct WireObjectReader {
             return .object(try objectID(json, at: path))
         }
     }
+
+    /// A snapshot as it reads back after a trip over the wire: what the server keeps of it.
+    mutating func throughWire(_ snapshot: ObjectSnapshot) throws -> ObjectSnapshot {
+        let entity = snapshot.objectID.entity
+        let bytes = try JSONText.make { out in
+            try WireRequestWriter.writeValues(snapshot.values, of: entity, indexes: entity.properties.indices, to: out)
+        }
+        let values = try bytes.withUnsafeBytes { try JSONValue.parse($0, source: "values") }
+        let object = JSONValue.object([("id", .string(snapshot.objectID.uriRepresentation)),
+                                       ("version", .integer(snapshot.version)), ("values", values)])
+        guard case .snapshot(let normalized) = try self.object(object, at: "saved object") else { return snapshot }
+        return normalized
+    }
 }

@@ -101,4 +101,16 @@ import Testing
         #expect(again.requests == 3, "\(again)")
         #expect(again.bytes < load.bytes, "\(again) against the first load's \(load)")
     }
+
+    @Test func whatAContextSavedIsKeptAsTheServerKeepsItWithDatesToTheMillisecond() throws {
+        let store = try StoreFixture(.documentServer)
+        let released = Date(timeIntervalSince1970: 1_000_000_000.123_456)   // finer than the wire's milliseconds
+        let album = try store.context.insert("Album", values: ["title": "Kind of Blue", "released": .date(released)])
+        try store.context.save()
+        try store.context.refresh(album, mergeChanges: false)
+        let refreshed = try album.value(forKey: "released")   // unchanged on the server: the row answers
+        let elsewhere = try store.secondContext().existingObject(with: album.objectID).value(forKey: "released")
+        #expect(refreshed == elsewhere)
+        #expect(refreshed != .date(released))
+    }
 }
