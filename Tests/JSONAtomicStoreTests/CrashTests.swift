@@ -40,7 +40,10 @@ struct CrashTests {
                     "round \(round), seed \(seed): store holds saves up to \(highest), acknowledged \(acknowledged)")
             if highest == acknowledged + 1 { acknowledged = highest }
         }
-        #expect(acknowledged > Int64(Self.kills), "the writer should have saved many times (seed \(seed))")
+        // Not vacuous: most rounds were killed mid-save. (Each round waits 0-150 ms, and a save of
+        // 2,000 objects with fsync takes some of that, so the count depends on the machine's load;
+        // it once fell to 167 for 200 kills while two builds ran beside it.)
+        #expect(acknowledged > Int64(Self.kills / 2), "the writer saved only \(acknowledged + 1) times in \(Self.kills) rounds (seed \(seed))")
     }
 
     /// Opens the store for writing (so the dead writer's lock must be gone), checks it and
