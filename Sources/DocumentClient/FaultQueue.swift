@@ -4,11 +4,19 @@ import GraphCore
 /// or named by relationships of loaded objects. When one fault fires, the IDs after it
 /// load in the same `get`, in the order they were met, so walking the results of a fetch
 /// costs one round trip per batch instead of one per object.
+///
+/// At most ``capacity`` IDs are queued; past that the oldest half is forgotten (a forgotten
+/// fault still loads when it fires, only not ahead of time).
 struct FaultQueue {
+    let capacity: Int
     private var ids: [ObjectID] = []
     private var positions: [ObjectID: Int] = [:]
     /// Entries before this index were all taken (compacted away now and then).
     private var start = 0
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
 
     var count: Int { positions.count }
 
@@ -16,6 +24,19 @@ struct FaultQueue {
         guard positions[id] == nil else { return }
         positions[id] = ids.count
         ids.append(id)
+        if positions.count > capacity { forgetOldestHalf() }
+    }
+
+    private mutating func forgetOldestHalf() {
+        keep { $0.dropFirst($0.count / 2) }
+    }
+
+    /// Rebuilds the queue from the IDs still queued, in order, keeping those `choose` returns.
+    private mutating func keep(_ choose: ([ObjectID]) -> ArraySlice<ObjectID>) {
+        let live = ids.indices[start...].filter { positions[ids[$0]] == $0 }.map { ids[$0] }
+        ids = Array(choose(live))
+        start = 0
+        positions = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
     }
 
     mutating func remove(_ id: ObjectID) {
@@ -46,9 +67,6 @@ struct FaultQueue {
     private mutating func compact() {
         while start < ids.count, positions[ids[start]] != start { start += 1 }
         guard start > 1024, start * 2 > ids.count else { return }
-        let live = ids.indices[start...].filter { positions[ids[$0]] == $0 }.map { ids[$0] }
-        ids = live
-        start = 0
-        positions = Dictionary(uniqueKeysWithValues: live.enumerated().map { ($1, $0) })
+        keep { $0[...] }
     }
 }

@@ -42,13 +42,14 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     public let client: DocumentClient
     public let settings: RemoteStoreOptions
     private var rows: RowCache
-    private var faults = FaultQueue()
+    private var faults: FaultQueue
 
     public required init(coordinator: StoreCoordinator, configurationName: String?, url: URL?, options: StoreOptions) throws {
         settings = try RemoteStoreOptions(url: url, options: options)
         client = DocumentClient(configuration: settings.client)
         rows = RowCache(capacity: settings.rowCacheCapacity,
                         prefetchLifetime: .nanoseconds(Int64(settings.prefetchLifetime * 1e9)))
+        faults = FaultQueue(capacity: settings.rowCacheCapacity)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
 

@@ -10,7 +10,7 @@ import GraphCore
 /// | `requestTimeout` | seconds to wait for each answer | 60 |
 /// | `prefetch` | how many faults one `get` loads when one of them fires (1: no batching) | 100 |
 /// | `prefetchLifetime` | seconds a row loaded ahead answers its fault without a round trip | 5 |
-/// | `rowCacheCapacity` | how many objects' last-read values are kept | 100000 |
+/// | `rowCacheCapacity` | how many objects' last-read values are kept (and how many faults are queued to load ahead) | 100000 |
 /// | `client` | the name sent with `hello` | `RemoteStore` |
 public struct RemoteStoreOptions: Sendable, Equatable {
     public static let token = "token"
