@@ -161,39 +161,36 @@ public final class DocumentClient: Sendable {
 
     /// Closes the connection and stops the client's thread; later requests fail.
     public func shutdown() async throws {
-        closeForShutdown()
+        _ = try? await closeForShutdown()?.get()
         if ownsGroup { try await group.shutdownGracefully() }
     }
 
     /// ``shutdown()`` for code that is not async (not from the client's own event loop).
     public func syncShutdown() throws {
-        closeForShutdown()
+        if let closed = closeForShutdown() {
+            if closed.eventLoop.inEventLoop { throw DocumentClientError.calledOnEventLoop(method: "syncShutdown") }
+            _ = try? closed.wait()
+        }
         if ownsGroup { try group.syncShutdownGracefully() }
     }
 
     /// Closes the connection and lets the client's thread stop without waiting for it (from
     /// a `deinit`, or from any thread, the event loop's own included).
     public func shutdownInBackground() {
-        let connection = state.withLockedValue { state -> EventLoopFuture<RPCConnection>? in
-            state.isShutDown = true
-            defer { state.connection = nil }
-            return state.connection
-        }
-        connection?.whenSuccess { $0.close() }
+        _ = closeForShutdown()
         if ownsGroup { group.shutdownGracefully { _ in } }
     }
 
-    private func closeForShutdown() {
+    /// Marks the client shut down and closes its connection; the future completes once it is closed.
+    private func closeForShutdown() -> EventLoopFuture<Void>? {
         let connection = state.withLockedValue { state -> EventLoopFuture<RPCConnection>? in
             state.isShutDown = true
             defer { state.connection = nil }
             return state.connection
         }
-        if let connection {
-            _ = try? connection.flatMap { connection -> EventLoopFuture<Void> in
-                connection.close()
-                return connection.channel.closeFuture
-            }.wait()
+        return connection?.flatMap { connection -> EventLoopFuture<Void> in
+            connection.close()
+            return connection.channel.closeFuture
         }
     }
 }
