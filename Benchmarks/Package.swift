@@ -5,6 +5,10 @@ import PackageDescription
 // Run in release mode: swift run -c release --package-path Benchmarks GraphCoreBenchmarks
 // The server benchmark: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick]
 // RemoteStore (a context on a docserver): swift run -c release --package-path Benchmarks RemoteStoreBenchmarks [--objects N]
+
+/// A library of the main package (the repository's root).
+func documentStore(_ product: String) -> Target.Dependency { .product(name: product, package: "DocumentStore") }
+
 let package = Package(
     name: "Benchmarks",
     platforms: [.macOS(.v15)],
@@ -13,37 +17,22 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
-        .target(
-            name: "BenchmarkSupport",
-            dependencies: [.product(name: "GraphCore", package: "DocumentStore")]
-        ),
-        .executableTarget(
-            name: "GraphCoreBenchmarks",
-            dependencies: ["BenchmarkSupport", .product(name: "GraphCore", package: "DocumentStore")]
-        ),
+        .target(name: "BenchmarkSupport", dependencies: [documentStore("GraphCore")]),
+        .executableTarget(name: "GraphCoreBenchmarks", dependencies: ["BenchmarkSupport", documentStore("GraphCore")]),
         .executableTarget(
             name: "JSONStoreBenchmarks",
-            dependencies: [
-                "BenchmarkSupport",
-                .product(name: "GraphCore", package: "DocumentStore"),
-                .product(name: "JSONAtomicStore", package: "DocumentStore"),
-            ]
+            dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore")]
         ),
         .executableTarget(
             name: "ServerBenchmarks",
             dependencies: [
-                .product(name: "GraphCore", package: "DocumentStore"),
-                .product(name: "JSONAtomicStore", package: "DocumentStore"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(
             name: "RemoteStoreBenchmarks",
-            dependencies: [
-                .product(name: "GraphCore", package: "DocumentStore"),
-                .product(name: "DocumentClient", package: "DocumentStore"),
-            ]
+            dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("DocumentClient")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The command line: `RemoteStoreBenchmarks [--objects N] [--runs R] [--only LETTERS] [--docserver PATH]`.
@@ -18,7 +19,7 @@ struct RemoteBenchmarkOptions {
         var rest = arguments.dropFirst()
         func count(_ name: String) throws -> Int {
             guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
-                throw RemoteBenchmarkError("\(name) needs a whole number greater than 0\n\(Self.usage)")
+                throw BenchmarkError("\(name) needs a whole number greater than 0\n\(Self.usage)")
             }
             return value
         }
@@ -28,21 +29,15 @@ struct RemoteBenchmarkOptions {
             case "--runs": runs = try count(argument)
             case "--only":
                 guard let letters = rest.popFirst(), !letters.isEmpty, letters.allSatisfy({ "abcdef".contains($0) }) else {
-                    throw RemoteBenchmarkError("--only needs figure letters from abcdef\n\(Self.usage)")
+                    throw BenchmarkError("--only needs figure letters from abcdef\n\(Self.usage)")
                 }
                 only = Set(letters)
             case "--docserver":
-                guard let path = rest.popFirst() else { throw RemoteBenchmarkError("--docserver needs a path\n\(Self.usage)") }
+                guard let path = rest.popFirst() else { throw BenchmarkError("--docserver needs a path\n\(Self.usage)") }
                 docserver = path
-            case "-h", "--help": throw RemoteBenchmarkError(Self.usage)
-            default: throw RemoteBenchmarkError("unknown argument \(argument)\n\(Self.usage)")
+            case "-h", "--help": throw BenchmarkError(Self.usage)
+            default: throw BenchmarkError("unknown argument \(argument)\n\(Self.usage)")
             }
         }
     }
-}
-
-/// Why the benchmark stopped.
-struct RemoteBenchmarkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

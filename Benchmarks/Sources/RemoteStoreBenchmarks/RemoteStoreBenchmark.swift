@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import DocumentClient
 import Foundation
 import GraphCore
@@ -11,7 +12,7 @@ final class RemoteStoreBenchmark {
     let model: ObjectModel
     /// The store file, the server's log; removed at the end.
     let directory: URL
-    private var server: BenchmarkServer?
+    private var server: DocServer?
     private var serverURL: URL?
     private var meter = Meter(serverPID: 0)
 
@@ -27,10 +28,16 @@ final class RemoteStoreBenchmark {
     }
 
     func run() throws {
-        let binary = try BenchmarkServer.locateBinary(explicit: options.docserver, repository: repository)
+        // The newest release docserver; else one built in this benchmark package's build directory,
+        // whose release build of the main package's libraries it shares.
+        let binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
+                                                candidates: [".build/release/docserver", ".build-bench/release/docserver", "Benchmarks/.build/release/docserver"],
+                                                build: ["build", "-c", "release", "--package-path", "Benchmarks", "--product", "docserver"],
+                                                built: "Benchmarks/.build/release/docserver")
         printHeader(binary: binary)
         let storeFile = directory.appendingPathComponent("store.json")
-        let server = try BenchmarkServer(binary: binary, model: modelURL, store: storeFile, log: directory.appendingPathComponent("docserver.log"))
+        let server = try DocServer(binary: binary, model: modelURL, store: storeFile, log: directory.appendingPathComponent("docserver.log"),
+                                   arguments: ["--log-level", "warning"], timeout: 60)
         self.server = server
         serverURL = server.url
         meter = Meter(serverPID: server.processIdentifier)
@@ -51,7 +58,8 @@ final class RemoteStoreBenchmark {
     }
 
     private func printHeader(binary: String) {
-        let commit = (try? output(of: ["git", "-C", repository.path, "log", "-1", "--format=%h %s"])) ?? "?"
+        let commit = (try? runProgram("/usr/bin/env", ["git", "-C", repository.path, "log", "-1", "--format=%h %s"], quiet: true))?.output
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
         say("RemoteStore benchmark (release build), \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(load), \(Date())")
         say("repository: \(repository.path) at \(commit)")
@@ -174,7 +182,7 @@ final class RemoteStoreBenchmark {
         let count = Figure(label: "e) count(for:) of all Songs", runs: try runs { context, store in
             try meter.measure(store) {
                 let count = try context.count(for: FetchRequest(entityName: "Song"))
-                guard count == songs else { throw RemoteBenchmarkError("count(for:) answered \(count), not \(songs)") }
+                guard count == songs else { throw BenchmarkError("count(for:) answered \(count), not \(songs)") }
             }
         }, inMilliseconds: true)
         var top = FetchRequest(entityName: "Song", sortDescriptors: [SortDescriptor("plays", ascending: false)])
@@ -184,7 +192,7 @@ final class RemoteStoreBenchmark {
                 let found = try context.fetch(top)
                 try readTitles(found, expected: 20)
                 guard try found.first?.get("plays", as: Int64.self) == Int64(songs - 1) else {
-                    throw RemoteBenchmarkError("the most played Song is not the one with plays \(songs - 1)")
+                    throw BenchmarkError("the most played Song is not the one with plays \(songs - 1)")
                 }
             }
         }, inMilliseconds: true)
@@ -241,38 +249,16 @@ final class RemoteStoreBenchmark {
         let added = try coordinator.addPersistentStore(type: RemoteStore.storeType, at: serverURL,
                                                        options: StoreOptions(values: [RemoteStoreOptions.prefetch: String(prefetch)]))
         defer { coordinator.remove(added) }
-        guard let store = added as? RemoteStore else { throw RemoteBenchmarkError("the DocumentServer store is not a RemoteStore") }
+        guard let store = added as? RemoteStore else { throw BenchmarkError("the DocumentServer store is not a RemoteStore") }
         return try body(ObjectContext(coordinator: coordinator), store)
     }
 
     /// Reads `title` of every object, checking that there are `expected` of them and that
     /// each is loaded afterwards.
     private func readTitles(_ objects: [ManagedObject], expected: Int) throws {
-        guard objects.count == expected else { throw RemoteBenchmarkError("fetched \(objects.count) objects, not \(expected)") }
+        guard objects.count == expected else { throw BenchmarkError("fetched \(objects.count) objects, not \(expected)") }
         var characters = 0
         for object in objects { characters += try object.get("title", as: String.self).utf8.count }
-        guard characters > 0, !objects.contains(where: \.isFault) else { throw RemoteBenchmarkError("titles were not loaded") }
+        guard characters > 0, !objects.contains(where: \.isFault) else { throw BenchmarkError("titles were not loaded") }
     }
-
-    private func output(of arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-}
-
-func fileSize(_ url: URL) -> Int {
-    ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
-}
-
-/// Prints a line at once (unbuffered, so that a piped run shows each figure as it comes).
-func say(_ line: String = "") {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

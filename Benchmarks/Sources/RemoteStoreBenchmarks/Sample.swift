@@ -1,8 +1,6 @@
+import BenchmarkSupport
 import DocumentClient
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What one timed span cost: wall-clock seconds, round trips (requests the store's client
 /// sent), bytes of answers received, and the CPU time the benchmark (the client) and the
@@ -23,31 +21,13 @@ struct Meter {
     func measure(_ store: RemoteStore, _ body: () throws -> Void) rethrows -> Sample {
         let statistics = store.client.statistics
         let requests = statistics.requests, bytes = statistics.bytesReceived
-        let client = Self.ownCPUSeconds(), server = Self.cpuSeconds(pid: serverPID)
+        let client = ProcessCPU.thisProcessSeconds(), server = ProcessCPU.seconds(pid: serverPID)
         let start = ContinuousClock.now
         try body()
         let elapsed = ContinuousClock.now - start
         return Sample(seconds: seconds(elapsed),
                       requests: statistics.requests - requests, bytes: statistics.bytesReceived - bytes,
-                      clientCPU: Self.ownCPUSeconds() - client, serverCPU: Self.cpuSeconds(pid: serverPID) - server)
-    }
-
-    /// User + system time of this process, every thread (those that ended too), from getrusage.
-    static func ownCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-
-    /// User + system time of another process, from `/proc/<pid>/stat` (in clock ticks: 10 ms).
-    static func cpuSeconds(pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return .nan }
-        // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+                      clientCPU: ProcessCPU.thisProcessSeconds() - client, serverCPU: ProcessCPU.seconds(pid: serverPID) - server)
     }
 }
 
@@ -95,19 +75,6 @@ struct Figure {
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
-
-/// `1234567` → `1,234,567`.
-func grouped(_ value: Int) -> String {
-    let digits = String(value.magnitude)
-    var out = ""
-    for (offset, character) in digits.enumerated() {
-        if offset > 0, (digits.count - offset) % 3 == 0 { out.append(",") }
-        out.append(character)
-    }
-    return value < 0 ? "-" + out : out
-}
-
-func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 
 /// Bytes as B, kB or MB (decimal units).
 func bytesDescription(_ bytes: Int) -> String {

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // RemoteStore benchmark: GraphCore contexts on a docserver through DocumentClient's RemoteStore.
@@ -24,7 +25,8 @@ do { options = try RemoteBenchmarkOptions(arguments: CommandLine.arguments) } ca
     exit(2)
 }
 let benchmark = try RemoteStoreBenchmark(options: options)
-BenchmarkServer.stopServersOnInterrupt(removing: benchmark.directory)
+ChildProcessReaper.removeOnStop(benchmark.directory.path)
+ChildProcessReaper.installSignalHandlers()
 do {
     try benchmark.run()
     benchmark.cleanUp()

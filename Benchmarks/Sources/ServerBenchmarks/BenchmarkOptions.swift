@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import NIOCore
 
 /// The command line: `ServerBenchmarks [--quick] [--docserver PATH]`.

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// A store file the benchmark wrote, and what it holds.

@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// One printed figure: what was measured, on how much data, the numbers, and the Redis
 /// figure it is compared with (ours / Redis).
 struct FigureReport {

@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// What one load run measured: answers counted in the measurement window (after the
 /// warm-up), how many of them were errors, and their latencies.
 struct Measurement: Sendable {

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// Redis on the same machine, measured by its own redis-benchmark: the yardstick the

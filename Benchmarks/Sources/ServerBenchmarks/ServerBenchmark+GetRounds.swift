@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// The warm `get` with 50 connections against Redis GET with 50 clients, the main
 /// comparison: measured in alternating rounds (Redis, docserver, Redis, docserver, …, Redis),
 /// because the shared machine's speed drifts by more than the figures differ. The ratio is

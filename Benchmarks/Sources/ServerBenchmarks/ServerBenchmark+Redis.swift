@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The two redis-servers the figures are compared with, kept running through the whole

@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 extension ServerBenchmark {
     /// The targets, each with the figure it is judged on and whether it was met.
     func printTargets(small: BenchmarkStore) {

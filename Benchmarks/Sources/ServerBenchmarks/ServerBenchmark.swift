@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import GraphCore
 import JSONAtomicStore
@@ -31,7 +32,10 @@ final class ServerBenchmark {
     func run() async throws {
         printHeader()
         let stores = try buildStores()
-        binary = try DocServer.locateBinary(explicit: options.docserver, repository: repository)
+        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
+                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
+                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
+                                            built: ".build-bench/release/docserver")
         let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date
         say("docserver: \(binary) (built \(built.map { "\($0)" } ?? "?"))")
         let redis = try startRedis()

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// A docserver on one store, with a set-up connection that reads the IDs and versions

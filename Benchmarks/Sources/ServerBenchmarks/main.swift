@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // Server benchmark: docserver against Redis on the same machine, in one run.

@@ -5,14 +5,14 @@ import Glibc
 
 /// A server this benchmark starts (docserver, redis-server): standard output is a pipe the
 /// benchmark reads, standard error goes to a log file; `stop()` sends SIGTERM.
-final class ChildProcess {
-    let name: String
-    let logURL: URL
+public final class ChildProcess {
+    public let name: String
+    public let logURL: URL
     private let process = Process()
     private let output = Pipe()
     private var buffered: [UInt8] = []
 
-    init(name: String, executable: String, arguments: [String], logURL: URL) throws {
+    public init(name: String, executable: String, arguments: [String], logURL: URL) throws {
         self.name = name
         self.logURL = logURL
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
@@ -27,10 +27,10 @@ final class ChildProcess {
         ChildProcessReaper.register(process.processIdentifier)
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
+    public var processIdentifier: Int32 { process.processIdentifier }
 
     /// The next line of standard output, or nil at its end or after `timeout` seconds.
-    func readLine(timeout: Double) throws -> String? {
+    public func readLine(timeout: Double) throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         let descriptor = output.fileHandleForReading.fileDescriptor
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -55,7 +55,7 @@ final class ChildProcess {
 
     /// Sends SIGTERM and waits up to `timeout` seconds (then SIGKILL); says how it ended.
     @discardableResult
-    func stop(timeout: Double = 10) -> String {
+    public func stop(timeout: Double = 10) -> String {
         defer { ChildProcessReaper.unregister(process.processIdentifier) }
         guard process.isRunning else { return exitDescription }
         process.terminate()
@@ -79,7 +79,7 @@ final class ChildProcess {
     }
 
     /// The last `count` lines of the standard error log.
-    func logTail(_ count: Int = 20) -> String {
+    public func logTail(_ count: Int = 20) -> String {
         let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(count).joined(separator: "\n")
     }

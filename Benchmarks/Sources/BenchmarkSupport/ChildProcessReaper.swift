@@ -7,24 +7,25 @@ import Glibc
 /// Stops the servers this benchmark started when the benchmark itself is stopped (Ctrl-C,
 /// SIGTERM, SIGHUP, or its output pipe closed, as by `| head`), so that no docserver or
 /// redis-server outlives it, and removes the benchmark's temporary directory.
-enum ChildProcessReaper {
+public enum ChildProcessReaper {
     private static let running = Mutex<Set<Int32>>([])
     private static let directories = Mutex<[String]>([])
 
     /// A directory to remove when the benchmark is stopped.
-    static func removeOnStop(_ directory: String) { directories.withLock { $0.append(directory) } }
+    public static func removeOnStop(_ directory: String) { directories.withLock { $0.append(directory) } }
 
-    static func register(_ pid: Int32) { running.withLock { _ = $0.insert(pid) } }
-    static func unregister(_ pid: Int32) { running.withLock { _ = $0.remove(pid) } }
+    public static func register(_ pid: Int32) { running.withLock { _ = $0.insert(pid) } }
+    public static func unregister(_ pid: Int32) { running.withLock { _ = $0.remove(pid) } }
 
     /// SIGTERM to every child still running; removes the registered directories.
-    static func stopAll() {
+    public static func stopAll() {
         for pid in running.withLock({ $0 }) { kill(pid, SIGTERM) }
         for directory in directories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    static func installSignalHandlers() {
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
+    /// On each of `signals`: ``stopAll()``, then exit with 128 + the signal's number.
+    public static func installSignalHandlers(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGPIPE]) {
+        for signalNumber in signals {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
