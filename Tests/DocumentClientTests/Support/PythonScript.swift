@@ -1,8 +1,5 @@
 import Foundation
 import ServerTestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A Python program run by a test against a live server, with the project's `docstore`
 /// package (clients/python/src) on its path.
@@ -38,45 +35,19 @@ struct PythonScript {
     /// it printed last.
     func run(_ input: [String: Any], timeout: Double = 10) throws -> [String: Any] {
         guard let python = Self.interpreter else { throw HarnessError("python3 is not on PATH") }
-        let directory = file.deletingLastPathComponent()
-        let outputURL = directory.appendingPathComponent(file.lastPathComponent + ".stdout")
-        let errorURL = directory.appendingPathComponent(file.lastPathComponent + ".stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
-        defer { try? output.close(); try? errors.close() }
-
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [file.path, String(decoding: try JSONSerialization.data(withJSONObject: input), as: UTF8.self)]
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = Self.repository.appendingPathComponent("clients/python/src").path
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw HarnessError("\(file.lastPathComponent) did not finish within \(timeout) s; stderr: \(Self.text(of: errorURL))")
-        }
-        process.waitUntilExit()
-        let printed = Self.text(of: outputURL)
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw HarnessError("\(file.lastPathComponent) exited with status \(process.terminationStatus); stdout: \(printed); stderr: \(Self.text(of: errorURL))")
+        let arguments = [file.path, String(decoding: try JSONSerialization.data(withJSONObject: input), as: UTF8.self)]
+        let result = try runProgram(python, arguments, environment: environment, timeout: timeout)
+        let printed = result.output
+        guard result.status == 0 else {
+            throw HarnessError("\(file.lastPathComponent) exited with status \(result.status); stdout: \(printed); stderr: \(result.errors)")
         }
         let last = printed.split(separator: "\n").last.map(String.init) ?? ""
         guard let answer = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else {
-            throw HarnessError("\(file.lastPathComponent) printed no JSON object last: \(printed.debugDescription); stderr: \(Self.text(of: errorURL))")
+            throw HarnessError("\(file.lastPathComponent) printed no JSON object last: \(printed.debugDescription); stderr: \(result.errors)")
         }
         return answer
-    }
-
-    private static func text(of url: URL) -> String {
-        String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self)
     }
 }
