@@ -101,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JSONAtomicStoreTests",
-            dependencies: ["JSONAtomicStore", "GraphCore"],
+            dependencies: ["JSONAtomicStore", "GraphCore", "ServerTestSupport"],
             exclude: ["Fixtures"]
         ),
         // Test support: a process that saves in a loop, killed at random by the crash test.

@@ -1,6 +1,7 @@
 import Foundation
 import GraphCore
 import JSONAtomicStore
+import ServerTestSupport
 import Testing
 
 /// A process saving in a loop is killed with SIGKILL at random moments; after each kill the
@@ -126,15 +127,7 @@ struct CrashWriterProcess {
 
     /// Found next to the test binary, or at `$JSON_STORE_CRASH_WRITER`.
     static func binary() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["JSON_STORE_CRASH_WRITER"] { return URL(fileURLWithPath: path) }
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("JSONStoreCrashWriter")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        throw CrashTestError("JSONStoreCrashWriter is not built next to \(testBinary.path): run `swift build --build-tests` first")
+        try BuiltExecutable.url(named: "JSONStoreCrashWriter", overriddenBy: "JSON_STORE_CRASH_WRITER")
     }
 }
 

@@ -267,19 +267,18 @@ _FROM_WIRE: Dict[str, Callable[[Any], Any]] = {
 
 def to_wire(type_name: str, value: Any) -> Any:
     """The wire form of ``value`` for an attribute of ``type_name`` (``None`` stays ``None``)."""
-    if value is None:
-        return None
-    convert = _TO_WIRE.get(type_name)
-    if convert is None:
-        raise ValueConversionError(f"unknown attribute type {type_name!r}")
-    return convert(value)
+    return _convert(_TO_WIRE, type_name, value)
 
 
 def from_wire(type_name: str, value: Any) -> Any:
     """The Python value of the wire form ``value`` of an attribute of ``type_name``."""
+    return _convert(_FROM_WIRE, type_name, value)
+
+
+def _convert(table: Dict[str, Callable[[Any], Any]], type_name: str, value: Any) -> Any:
     if value is None:
         return None
-    convert = _FROM_WIRE.get(type_name)
+    convert = table.get(type_name)
     if convert is None:
         raise ValueConversionError(f"unknown attribute type {type_name!r}")
     return convert(value)
