@@ -78,7 +78,7 @@ def test_a_server_restart_is_survived_by_reconnecting(start_server):
 
 def test_dropped_connection_raises_and_the_next_call_reconnects(server):
     client = docstore.connect(server.host, server.port)
-    client._connection._socket.shutdown(socket.SHUT_RDWR)  # as if the network dropped it
+    client._connection._reader.socket.shutdown(socket.SHUT_RDWR)  # as if the network dropped it
     with pytest.raises(docstore.ConnectionError, match="during ping"):
         client.ping()
     assert client.ping() > 0

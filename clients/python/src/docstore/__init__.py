@@ -34,7 +34,9 @@ from .errors import (
     ValidationFailure,
     ValueConversionError,
 )
+from .connection import PendingCall
 from .model import Attribute, Entity, Model, Relationship
+from .notifications import Notification
 from .objects import DocObject, RelatedList
 from .session import Session, Sort
 from .values import URI, ObjectID
@@ -45,6 +47,8 @@ __all__ = [
     "connect",
     "Client",
     "DEFAULT_PORT",
+    "PendingCall",
+    "Notification",
     "Session",
     "Sort",
     "DocObject",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
-from .connection import Connection
+from .connection import Connection, PendingCall
 from .errors import ProtocolError
 from .model import Model
+from .notifications import DEFAULT_NOTIFICATION_BUFFER, Notification
 from .objects import DocObject
 from .session import Session, SortSpec
 from .values import ObjectID
@@ -22,12 +23,18 @@ class Client:
 
     The convenience readers (:meth:`fetch`, :meth:`get`) return objects of a new
     :class:`Session` each time; to change objects, or to share objects between reads, use
-    one :meth:`session`. A client may be shared by threads (calls take turns on its
-    connection); sessions may not."""
+    one :meth:`session`. A client may be shared by threads (their requests are pipelined on
+    its one connection, and each answer reaches the thread that asked); sessions may not.
+
+    Messages the server sends on its own (JSON-RPC notifications) are reserved for
+    server-pushed notifications; the server sends none yet. They go to
+    :meth:`on_notification` callbacks and to :meth:`next_notification`, which keeps up to
+    ``notification_buffer`` unread ones (the oldest are dropped past it)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[str] = None,
-                 timeout: Optional[float] = 30.0, client_name: str = "docstore-python") -> None:
-        self._connection = Connection(host, port, token, timeout, client_name)
+                 timeout: Optional[float] = 30.0, client_name: str = "docstore-python",
+                 notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER) -> None:
+        self._connection = Connection(host, port, token, timeout, client_name, notification_buffer)
         self._model: Optional[Model] = None
 
     # -- the server ----------------------------------------------------------------------
@@ -79,6 +86,33 @@ class Client:
         result, for what the object API does not cover."""
         return self._connection.call(method, params)
 
+    def submit(self, method: str, params: Optional[Dict[str, Any]] = None) -> PendingCall:
+        """Sends a request like :meth:`call` without waiting for its answer: several requests
+        can be in flight at once (pipelining), answered in any order.
+        :meth:`PendingCall.result` waits for the answer and returns its result.
+
+        >>> first, second = client.submit("ping"), client.submit("model")
+        >>> second.result()["entities"], first.result()
+        """
+        return self._connection.submit(method, params)
+
+    # -- notifications -------------------------------------------------------------------
+
+    def on_notification(self, callback: Callable[[Notification], None]) -> Callable[[], None]:
+        """Calls ``callback`` with every notification the server sends from now on (reserved
+        for server-pushed notifications; the server sends none yet). It is called on the
+        thread that read the notification, once that thread's call is over and outside every
+        lock (it may call the server); an exception it raises is logged and ignored. Returns
+        a function that unsubscribes it."""
+        return self._connection.notifications.subscribe(callback)
+
+    def next_notification(self, timeout: Optional[float] = 0.0) -> Optional[Notification]:
+        """The oldest unread notification from the server, reading the connection for up to
+        ``timeout`` seconds when none is waiting (``None``: until one comes); ``None`` when
+        none came. Notifications read during calls wait here, at most ``notification_buffer``
+        of them. Raises :class:`~docstore.ConnectionError` when the connection is not open."""
+        return self._connection.next_notification(timeout)
+
     # -- objects -------------------------------------------------------------------------
 
     def session(self, prefetch: int = 100) -> Session:
@@ -127,7 +161,8 @@ class Client:
 
 
 def connect(host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[str] = None,
-            timeout: Optional[float] = 30.0, client_name: str = "docstore-python") -> Client:
+            timeout: Optional[float] = 30.0, client_name: str = "docstore-python",
+            notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER) -> Client:
     """Connects to a docserver and says ``hello`` (with ``token``, when the server needs
     one). ``timeout`` is in seconds, for connecting and for each answer (``None``: wait
     forever). Raises :class:`~docstore.ConnectionError` when the server cannot be reached
@@ -136,6 +171,6 @@ def connect(host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[s
     >>> with docstore.connect(port=7878) as client:
     ...     client.count("Song")
     """
-    client = Client(host, port, token, timeout, client_name)
+    client = Client(host, port, token, timeout, client_name, notification_buffer)
     client.ping()
     return client

@@ -1,75 +1,238 @@
-"""One TCP connection speaking the line protocol (``docs/PROTOCOL.md``, Transport)."""
+"""One TCP connection speaking the line protocol (``docs/PROTOCOL.md``, Transport).
+
+Answers are matched to requests by ``id``, not by order: any number of requests may be in
+flight (:meth:`Connection.submit`), and the server may answer them in any order. Messages
+without an ``id`` are notifications and go to :attr:`Connection.notifications`.
+
+There is no background thread. A thread waiting for an answer reads the socket while no
+other thread does, and hands every message it reads to its owner: an answer to the thread
+waiting for it, a notification to the notification stream.
+"""
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
+import select
 import socket
 import threading
-from typing import Any, Dict, Optional
+import time
+from typing import Any, Callable, Dict, List, Optional
 
 from .errors import AuthError, ConnectionError, DocstoreError, ProtocolError, error_from_response
+from .notifications import DEFAULT_NOTIFICATION_BUFFER, Notification, NotificationStream
 
-__all__ = ["Connection"]
+__all__ = ["Connection", "PendingCall"]
+
+_CHUNK = 65536
+
+
+class PendingCall:
+    """A request that was sent; :meth:`result` waits for its answer.
+
+    Made by :meth:`docstore.Client.submit`, to have several requests in flight at once."""
+
+    __slots__ = ("id", "method", "deadline", "_connection", "_done", "_result", "_error")
+
+    def __init__(self, connection: "Connection", request_id: int, method: str, deadline: Optional[float]) -> None:
+        self.id = request_id
+        self.method = method
+        self.deadline = deadline
+        self._connection = connection
+        self._done = False
+        self._result: Any = None
+        self._error: Optional[DocstoreError] = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the answer (or the failure) is here: :meth:`result` will not wait."""
+        return self._done
+
+    def result(self) -> Any:
+        """Waits for the answer and returns its ``result``, or raises the server's error as a
+        :class:`~docstore.DocstoreError` subclass (:class:`~docstore.ConnectionError` when the
+        connection failed or no answer came within the client's timeout)."""
+        try:
+            return self._connection._wait(self)
+        finally:
+            self._connection._call_back()
+
+    def _finish(self, result: Any = None, error: Optional[DocstoreError] = None) -> None:
+        self._result, self._error, self._done = result, error, True
+
+    def _outcome(self) -> Any:
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def __repr__(self) -> str:
+        state = "done" if self._done else "waiting"
+        return f"<docstore.PendingCall {self.method} id={self.id} {state}>"
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Closed(Exception):
+    pass
+
+
+class _LineReader:
+    """Reads ``\\n``-terminated lines from one socket with a deadline; what was read past a
+    line stays buffered, so a timeout loses nothing."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.socket = sock
+        self._buffer = bytearray()
+        self._scanned = 0
+        self._poll = select.poll()
+        self._poll.register(sock.fileno(), select.POLLIN)
+
+    def read_line(self, deadline: Optional[float]) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._buffer[: end + 1])
+                del self._buffer[: end + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(self._buffer)
+            if deadline is None:
+                ready = self._poll.poll()
+            else:
+                remaining = deadline - time.monotonic()
+                ready = self._poll.poll(max(0, math.ceil(remaining * 1000)))
+            if not ready:
+                raise _Timeout()
+            chunk = self.socket.recv(_CHUNK)
+            if not chunk:
+                raise _Closed()
+            self._buffer += chunk
 
 
 class Connection:
-    """A connection that sends one JSON-RPC request per line and reads its answer.
+    """A connection that sends JSON-RPC requests, one per line, and matches the answers to
+    them by ``id``.
 
-    Thread-safe: calls from several threads take turns. The socket opens on the first call;
-    after a dropped connection or a timeout it is closed, and the next call opens a new one
-    (and says ``hello`` again), so a long-lived client survives a server restart."""
+    Thread-safe: threads may call at the same time; their requests are pipelined on the one
+    socket. The socket opens on the first call; after a dropped connection, a timeout or an
+    answer that matches no request it is closed (every request waiting on it fails), and the
+    next call opens a new one (and says ``hello`` again), so a long-lived client survives a
+    server restart.
+
+    ``notifications`` receives the messages the server sends without an ``id``: reserved for
+    server-pushed notifications; the server sends none yet."""
 
     def __init__(self, host: str, port: int, token: Optional[str], timeout: Optional[float],
-                 client_name: str) -> None:
+                 client_name: str, notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER) -> None:
         self.host = host
         self.port = port
         self.timeout = timeout
         self._token = token
         self._client_name = client_name
-        self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._socket: Optional[socket.socket] = None
-        self._reader: Any = None
+        self._send_lock = threading.Lock()       # one writer at a time; held while opening
+        self._state = threading.Condition()      # guards everything below
+        self._reader: Optional[_LineReader] = None
+        self._pending: Dict[int, PendingCall] = {}
+        self._reading: Optional[socket.socket] = None   # the socket a thread reads now
+        self._undelivered: List[Notification] = []
+        self.notifications = NotificationStream(notification_buffer)
         self.hello: Dict[str, Any] = {}
 
     @property
     def is_open(self) -> bool:
         """Whether a socket is open now."""
-        return self._socket is not None
+        return self._reader is not None
+
+    # -- calls ---------------------------------------------------------------------------
 
     def call(self, method: str, params: Optional[Dict[str, Any]] = None) -> Any:
         """Sends one request and returns its ``result``, or raises the server's error as a
         :class:`~docstore.DocstoreError` subclass."""
-        with self._lock:
+        return self.submit(method, params).result()
+
+    def submit(self, method: str, params: Optional[Dict[str, Any]] = None) -> PendingCall:
+        """Sends one request without waiting for its answer (opening the connection first
+        when needed); :meth:`PendingCall.result` waits for it."""
+        with self._send_lock:
             self._open()
-            return self._exchange(method, params)
+            return self._send(method, params)
+
+    def next_notification(self, timeout: Optional[float] = 0.0) -> Optional[Notification]:
+        """The oldest unread notification; when there is none, reads the socket for one for
+        up to ``timeout`` seconds (``None``: until one comes). Returns ``None`` when none
+        came. Raises :class:`~docstore.ConnectionError` when the connection is not open or
+        fails."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                notification = self.notifications.pop()
+                if notification is not None:
+                    return notification
+                with self._state:
+                    reader = self._reader
+                    if reader is None:
+                        raise ConnectionError(
+                            f"not connected to {self.host}:{self.port}: notifications come on an open connection")
+                    if self._reading is not None:
+                        if not self._state.wait(_remaining(deadline)):
+                            return self.notifications.pop()
+                        continue
+                    self._reading = reader.socket
+                try:
+                    line = reader.read_line(deadline)
+                except _Timeout:
+                    with self._state:
+                        self._done_reading(reader)
+                    return self.notifications.pop()
+                except (_Closed, OSError) as error:
+                    with self._state:
+                        self._done_reading(reader)
+                        self._fail(reader, lambda call: self._failure_during(call.method, error))
+                    raise self._failure_during("the wait for a notification", error) from None
+                with self._state:
+                    self._done_reading(reader)
+                    failure = self._handle(reader, line)
+                if failure is not None:
+                    raise failure
+        finally:
+            self._call_back()
 
     def close(self) -> None:
-        """Closes the socket (the next call opens a new one)."""
-        with self._lock:
-            self._drop()
+        """Closes the socket (the next call opens a new one). Calls still waiting for an
+        answer fail with :class:`~docstore.ConnectionError`."""
+        with self._state:
+            reader = self._reader
+            if reader is not None:
+                self._fail(reader, lambda call: ConnectionError(
+                    f"the connection to {self.host}:{self.port} was closed before the answer to "
+                    f"{call.method} came; {_maybe_applied(call.method)}"))
+
+    # -- opening and sending (holding _send_lock) ----------------------------------------
 
     def _open(self) -> None:
-        if self._socket is not None:
+        if self._reader is not None:
             return
         try:
             sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
         except OSError as error:
             raise ConnectionError(f"cannot connect to {self.host}:{self.port}: {_reason(error)}") from error
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._socket = sock
-        self._reader = sock.makefile("rb")
+        with self._state:
+            self._reader = _LineReader(sock)
         params: Dict[str, Any] = {"client": self._client_name}
         if self._token is not None:
             params["token"] = self._token
         try:
-            self.hello = self._exchange("hello", params)
+            self.hello = self._wait(self._send("hello", params))
         except DocstoreError:
-            self._drop()
+            self.close()
             raise
 
-    def _exchange(self, method: str, params: Optional[Dict[str, Any]]) -> Any:
+    def _send(self, method: str, params: Optional[Dict[str, Any]]) -> PendingCall:
         request_id = next(self._ids)
         message: Dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
@@ -78,53 +241,149 @@ class Connection:
             line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         except (TypeError, ValueError) as error:
             raise ProtocolError(f"the {method} request cannot be written as JSON: {error}") from None
-        sock = self._socket
-        if sock is None:
-            raise ConnectionError(f"not connected to {self.host}:{self.port}")
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        call = PendingCall(self, request_id, method, deadline)
+        with self._state:
+            reader = self._reader
+            if reader is None:
+                raise ConnectionError(f"not connected to {self.host}:{self.port}")
+            self._pending[request_id] = call
         try:
-            sock.sendall(line.encode("utf-8") + b"\n")
-            answer = self._reader.readline()
-        except socket.timeout:
-            self._drop()
-            raise ConnectionError(
-                f"no answer to {method} from {self.host}:{self.port} within {self.timeout} s; "
-                f"{_maybe_applied(method)}") from None
+            reader.socket.sendall(line.encode("utf-8") + b"\n")
         except OSError as error:
-            self._drop()
-            raise ConnectionError(
-                f"the connection to {self.host}:{self.port} failed during {method}: {_reason(error)}; "
-                f"{_maybe_applied(method)}") from error
-        if not answer.endswith(b"\n"):
-            self._drop()
-            raise ConnectionError(
-                f"{self.host}:{self.port} closed the connection during {method}; {_maybe_applied(method)}")
-        try:
-            response = json.loads(answer)
-        except ValueError as error:
-            self._drop()
-            raise ProtocolError(f"the answer to {method} is not JSON: {error}") from None
-        if not isinstance(response, dict) or response.get("id") != request_id:
-            self._drop()
-            raise ProtocolError(f"the answer to {method} (id {request_id}) is not its response: {answer[:200]!r}")
-        if "error" in response:
-            failure = error_from_response(response["error"])
-            if isinstance(failure, AuthError) or failure.code == -32005:
-                self._drop()  # the server closes the connection after these
-            raise failure
-        if "result" not in response:
-            raise ProtocolError(f"the answer to {method} has neither result nor error")
-        return response["result"]
+            with self._state:
+                self._fail(reader, lambda pending: self._failure_during(pending.method, error))
+        return call
 
-    def _drop(self) -> None:
-        sock, reader = self._socket, self._reader
-        self._socket = None
+    # -- waiting and reading -------------------------------------------------------------
+
+    def _wait(self, call: PendingCall) -> Any:
+        """Waits for ``call``'s answer, reading the socket while no other thread does."""
+        while True:
+            with self._state:
+                while not call.done and self._reading is not None:
+                    if not self._state.wait(_remaining(call.deadline)) and not call.done:
+                        self._time_out(call)
+                if call.done:
+                    return call._outcome()
+                reader = self._reader
+                if reader is None:  # cannot happen: dropping a socket fails its calls
+                    raise ConnectionError(f"not connected to {self.host}:{self.port}")
+                self._reading = reader.socket
+            try:
+                line = reader.read_line(call.deadline)
+            except _Timeout:
+                with self._state:
+                    self._done_reading(reader)
+                    if not call.done:
+                        self._time_out(call)
+                continue
+            except (_Closed, OSError) as error:
+                with self._state:
+                    self._done_reading(reader)
+                    self._fail(reader, lambda pending: self._failure_during(pending.method, error))
+                continue
+            with self._state:
+                self._done_reading(reader)
+                self._handle(reader, line)
+
+    def _done_reading(self, reader: _LineReader) -> None:
+        self._reading = None
+        self._state.notify_all()
+        if self._reader is not reader:  # dropped while we read: closing was left to us
+            reader.socket.close()
+
+    def _time_out(self, call: PendingCall) -> None:
+        reader = self._reader
+        if reader is None:
+            return
+        self._fail(reader, lambda pending: ConnectionError(
+            f"no answer to {pending.method} from {self.host}:{self.port} within {self.timeout} s; "
+            f"{_maybe_applied(pending.method)}"))
+
+    def _handle(self, reader: _LineReader, line: bytes) -> Optional[DocstoreError]:
+        """Hands one line to its owner (holding ``_state``); returns the error that made the
+        connection unusable, if any."""
+        if self._reader is not reader:
+            return None  # dropped while it was read: its calls have failed already
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            return self._break(reader, f"a line that is not JSON ({error}): {line[:200]!r}")
+        if not isinstance(message, dict):
+            return self._break(reader, f"a message that is not a JSON object: {line[:200]!r}")
+        if "id" not in message:
+            notification = Notification.from_message(message)
+            if notification is None:
+                return self._break(reader, f"a message without id that is not a notification: {line[:200]!r}")
+            self.notifications._store(notification)
+            self._undelivered.append(notification)
+            return None
+        request_id = message["id"]
+        if request_id is None and "error" in message and len(self._pending) == 1:
+            # -32700 and -32600 answer with id null: they answer the one request in flight.
+            [call] = self._pending.values()
+        else:
+            call = self._pending.get(request_id) if type(request_id) is int else None
+            if call is None:
+                return self._break(reader, f"an answer whose id {request_id!r} matches no request waiting for one: "
+                                           f"{line[:200]!r}")
+        del self._pending[call.id]
+        if "error" in message:
+            failure = error_from_response(message["error"])
+            call._finish(error=failure)
+            if isinstance(failure, AuthError) or failure.code == -32005:
+                self._fail(reader, lambda pending: self._failure_during(pending.method, _Closed()))
+        elif "result" in message:
+            call._finish(result=message["result"])
+        else:
+            call._finish(error=ProtocolError(f"the answer to {call.method} has neither result nor error"))
+        return None
+
+    def _break(self, reader: _LineReader, what: str) -> ProtocolError:
+        """The server sent something this client cannot place: the connection is unusable."""
+        failure = ProtocolError(f"{self.host}:{self.port} sent {what}; the connection is closed and the next "
+                                f"call reconnects")
+        self._fail(reader, lambda call: ProtocolError(
+            f"{failure.message} (while {call.method} waited for its answer; {_maybe_applied(call.method)})"))
+        return failure
+
+    def _fail(self, reader: _LineReader, error_for: Callable[[PendingCall], DocstoreError]) -> None:
+        """Drops ``reader``'s socket (holding ``_state``) and fails every call waiting on it."""
+        if self._reader is not reader:
+            return
         self._reader = None
-        for closeable in (reader, sock):
-            if closeable is not None:
-                try:
-                    closeable.close()
-                except OSError:
-                    pass
+        pending, self._pending = self._pending, {}
+        for call in pending.values():
+            call._finish(error=error_for(call))
+        try:
+            reader.socket.shutdown(socket.SHUT_RDWR)  # wakes a thread reading it
+        except OSError:
+            pass
+        if self._reading is not reader.socket:
+            reader.socket.close()
+        self._state.notify_all()
+
+    def _failure_during(self, what: str, error: BaseException) -> ConnectionError:
+        if isinstance(error, _Closed):
+            return ConnectionError(f"{self.host}:{self.port} closed the connection during {what}; "
+                                   f"{_maybe_applied(what)}")
+        reason = _reason(error) if isinstance(error, OSError) else str(error)
+        return ConnectionError(f"the connection to {self.host}:{self.port} failed during {what}: {reason}; "
+                               f"{_maybe_applied(what)}")
+
+    def _call_back(self) -> None:
+        """Calls the notification callbacks with what was read, outside every lock."""
+        with self._state:
+            if not self._undelivered:
+                return
+            batch, self._undelivered = self._undelivered, []
+        for notification in batch:
+            self.notifications._call_back(notification)
+
+
+def _remaining(deadline: Optional[float]) -> Optional[float]:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
 def _reason(error: OSError) -> str:
