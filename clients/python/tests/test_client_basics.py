@@ -119,3 +119,17 @@ def test_a_client_is_shared_by_threads(server):
             thread.join()
         assert failures == []
         assert client.count("Tag") == 80
+
+
+def test_pipelined_requests_to_the_real_server_each_get_their_own_answer(server):
+    with docstore.connect(server.host, server.port) as client:
+        s = client.session()
+        for n in range(10):
+            s.insert("Tag", label=f"tag{n}")
+        s.save()
+        pending = [client.submit("fetch", {"entity": "Tag", "predicate": "label == %@", "arguments": [f"tag{n}"],
+                                           "resultType": "count"}) for n in range(10)]
+        pending += [client.submit("fetch", {"entity": "Tag", "predicate": "label BEGINSWITH %@",
+                                            "arguments": ["tag"], "resultType": "count"})]
+        assert [call.result() for call in reversed(pending)] == [{"count": 10}] + [{"count": 1}] * 10
+        assert client.next_notification() is None, "the server sends no notifications yet"

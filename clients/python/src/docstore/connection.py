@@ -320,14 +320,15 @@ class Connection:
             self._undelivered.append(notification)
             return None
         request_id = message["id"]
+        call: Optional[PendingCall] = None
         if request_id is None and "error" in message and len(self._pending) == 1:
             # -32700 and -32600 answer with id null: they answer the one request in flight.
             [call] = self._pending.values()
-        else:
-            call = self._pending.get(request_id) if type(request_id) is int else None
-            if call is None:
-                return self._break(reader, f"an answer whose id {request_id!r} matches no request waiting for one: "
-                                           f"{line[:200]!r}")
+        elif type(request_id) is int:
+            call = self._pending.get(request_id)
+        if call is None:
+            return self._break(reader, f"an answer whose id {request_id!r} matches no request waiting for one: "
+                                       f"{line[:200]!r}")
         del self._pending[call.id]
         if "error" in message:
             failure = error_from_response(message["error"])
