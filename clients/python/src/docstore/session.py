@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 from .errors import ModelError, ObjectDeletedError, ProtocolError, ValueConversionError
 from .model import Attribute, Model, Relationship
 from .objects import DocObject, is_kind_of
-from .values import ObjectID, argument_to_wire, split_sort_key, to_wire
+from .arguments import argument_to_wire
+from .values import ObjectID, split_sort_key, to_wire
 
 if TYPE_CHECKING:
     from .client import Client

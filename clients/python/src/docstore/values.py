@@ -31,7 +31,8 @@ from typing import Any, Callable, Dict, Tuple
 
 from .errors import ValueConversionError
 
-__all__ = ["ObjectID", "URI", "to_wire", "from_wire", "argument_to_wire", "format_date", "parse_date"]
+__all__ = ["ObjectID", "URI", "to_wire", "from_wire", "format_date", "parse_date", "split_sort_key",
+           "double_to_wire", "decimal_to_wire", "date_to_wire", "binary_to_wire"]
 
 
 class ObjectID(str):
@@ -117,7 +118,8 @@ def _integer_to_wire(type_name: str) -> Callable[[Any], Any]:
     return convert
 
 
-def _double_to_wire(value: Any) -> Any:
+def double_to_wire(value: Any) -> Any:
+    """The wire form of a ``double`` or ``float``: a number, or ``"NaN"``, ``"Infinity"``, ``"-Infinity"``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueConversionError(f"expected a float, got {type(value).__name__} {value!r}")
     number = float(value)
@@ -128,7 +130,8 @@ def _double_to_wire(value: Any) -> Any:
     return number
 
 
-def _decimal_to_wire(value: Any) -> Any:
+def decimal_to_wire(value: Any) -> Any:
+    """The wire form of a ``decimal``: its text (``"NaN"`` included; infinities are refused)."""
     if isinstance(value, bool) or not isinstance(value, (decimal.Decimal, int)):
         raise ValueConversionError(
             f"expected a decimal.Decimal (or an int), got {type(value).__name__} {value!r}; "
@@ -155,7 +158,8 @@ def _bool(value: Any) -> Any:
     return value
 
 
-def _date_to_wire(value: Any) -> Any:
+def date_to_wire(value: Any) -> Any:
+    """The wire form of a ``date`` (a ``date`` alone is midnight UTC): see :func:`format_date`."""
     if isinstance(value, _dt.datetime):
         return format_date(value)
     if isinstance(value, _dt.date):
@@ -163,7 +167,8 @@ def _date_to_wire(value: Any) -> Any:
     raise ValueConversionError(f"expected a datetime.datetime, got {type(value).__name__} {value!r}")
 
 
-def _binary_to_wire(value: Any) -> Any:
+def binary_to_wire(value: Any) -> Any:
+    """The wire form of ``binary``: base64."""
     if not isinstance(value, (bytes, bytearray, memoryview)):
         raise ValueConversionError(f"expected bytes, got {type(value).__name__}")
     return base64.b64encode(bytes(value)).decode("ascii")
@@ -189,13 +194,13 @@ _TO_WIRE: Dict[str, Callable[[Any], Any]] = {
     "int16": _integer_to_wire("int16"),
     "int32": _integer_to_wire("int32"),
     "int64": _integer_to_wire("int64"),
-    "double": _double_to_wire,
-    "float": _double_to_wire,
-    "decimal": _decimal_to_wire,
+    "double": double_to_wire,
+    "float": double_to_wire,
+    "decimal": decimal_to_wire,
     "string": _string,
     "bool": _bool,
-    "date": _date_to_wire,
-    "binary": _binary_to_wire,
+    "date": date_to_wire,
+    "binary": binary_to_wire,
     "uuid": _uuid_to_wire,
     "uri": _uri_to_wire,
 }
@@ -282,43 +287,6 @@ def _convert(table: Dict[str, Callable[[Any], Any]], type_name: str, value: Any)
     if convert is None:
         raise ValueConversionError(f"unknown attribute type {type_name!r}")
     return convert(value)
-
-
-def argument_to_wire(value: Any) -> Any:
-    """A predicate argument in its wire form (PROTOCOL.md, Predicate arguments): values JSON
-    has no type for become one-key objects (``{"date": …}``, ``{"decimal": …}``,
-    ``{"uuid": …}``, ``{"binary": …}``, ``{"uri": …}``, ``{"id": …}``)."""
-    # Imported here: objects.py imports this module.
-    from .objects import DocObject
-
-    if value is None or isinstance(value, (bool, int)):
-        return value
-    if isinstance(value, float):
-        return _double_to_wire(value)
-    if isinstance(value, ObjectID):
-        return {"id": str(value)}
-    if isinstance(value, URI):
-        return {"uri": str(value)}
-    if isinstance(value, str):
-        return value
-    if isinstance(value, DocObject):
-        if value.id is None:
-            raise ValueConversionError(
-                f"{value!r} is not saved yet, so it has no ID the server knows; save it first")
-        return {"id": str(value.id)}
-    if isinstance(value, decimal.Decimal):
-        return {"decimal": _decimal_to_wire(value)}
-    if isinstance(value, (_dt.datetime, _dt.date)):
-        return {"date": _date_to_wire(value)}
-    if isinstance(value, uuid.UUID):
-        return {"uuid": str(value)}
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return {"binary": _binary_to_wire(value)}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [argument_to_wire(item) for item in value]
-    raise ValueConversionError(
-        f"a predicate argument cannot be a {type(value).__name__} ({value!r}); use None, bool, int, "
-        "float, str, Decimal, datetime, UUID, bytes, an object, an ObjectID, a URI or a list of these")
 
 
 def split_sort_key(key: str) -> Tuple[str, bool]:
