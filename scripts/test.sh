@@ -9,10 +9,15 @@ source scripts/install-deps.sh
 swift build --build-tests
 swift test --skip-build
 
-# The Python client (clients/python): its tests start the real docserver built above.
+# The Python client (clients/python): its tests start the real docserver built above and
+# check store files against docs/store.schema.json with jsonschema (test-only dependencies).
 if ! python3 -m pytest --version >/dev/null 2>&1; then
     echo "pytest is missing: installing it" >&2
     python3 -m pip install --quiet pytest
+fi
+if ! python3 -c "import jsonschema" >/dev/null 2>&1; then
+    echo "jsonschema is missing: installing it" >&2
+    python3 -m pip install --quiet jsonschema
 fi
 DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" python3 -m pytest clients/python/tests -q
 

@@ -4,8 +4,9 @@ import JSONAtomicStore
 import Testing
 
 /// The store file is a contract with other languages: a standard-library Python script
-/// written from docs/FILE_FORMAT.md alone (Fixtures/interop/store_file.py) writes a store
-/// that Swift opens, and reads the one Swift writes back.
+/// written from docs/FILE_FORMAT.md alone (clients/python/tests/store_file.py, which the
+/// Python client's tests use too) writes a store that Swift opens, and reads the one Swift
+/// writes back.
 @Suite("Interoperability with Python")
 struct InteropTests {
     @Test("a store file written by Python from the documents opens in Swift with every value intact")
@@ -93,7 +94,8 @@ struct InteropTests {
 enum Interop {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/interop")
     static let model = fixtures.appendingPathComponent("catalog.model.json")
-    static let script = fixtures.appendingPathComponent("store_file.py")
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("clients/python/tests/store_file.py")
 
     static func open(_ storeURL: URL) throws -> PersistentContainer {
         JSONAtomicStore.register()
@@ -119,7 +121,7 @@ enum Interop {
     }
 }
 
-/// Runs Fixtures/interop/store_file.py with python3.
+/// Runs clients/python/tests/store_file.py with python3.
 enum Python {
     static func run(_ command: String, _ arguments: String...) throws {
         _ = try output([command] + arguments)

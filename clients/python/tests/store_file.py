@@ -1,28 +1,56 @@
-"""The JSON store file (docs/FILE_FORMAT.md), from Python, written from that document and
-docs/MODEL.md alone: version hashes, a deterministic writer that saves the way
-the document asks (temporary file, fsync, rename, directory fsync, under the lock), and a
-small validator for the JSON Schema keywords docs/store.schema.json uses.
+#!/usr/bin/env python3
+"""The JSON store file (docs/FILE_FORMAT.md) from Python, written from that document and
+docs/MODEL.md alone, to prove that those documents are enough: version hashes, the values'
+file forms, a deterministic writer that saves the way the document asks (under the lock, to
+a temporary file, fsync, rename, directory fsync), and a reader that checks everything the
+document says of a store file. Standard library only, Python 3.9+.
 
-Standard library only, Python 3.9+.
+Used by the Python client's tests (imported) and by the Swift store's interoperability tests
+(Tests/JSONAtomicStoreTests/InteropTests.swift), which run it as a program:
+
+    store_file.py write-sample MODEL STORE   write the sample graph below as a store file
+    store_file.py dump MODEL STORE           check a store file against the documents and
+                                             print its graph in canonical form (JSON)
+    store_file.py sample MODEL               print the sample graph in canonical form
+
+The canonical form is {"Entity": {"ref": {"property": value}}} with values normalized so
+that two graphs with the same content print the same: floats as repr strings, decimals,
+dates and UUIDs in one spelling, to-many relationships sorted unless ordered.
 """
 
 from __future__ import annotations
 
+import base64
+import datetime as dt
+import decimal
 import fcntl
 import hashlib
 import json
+import math
 import os
 import re
+import struct
+import sys
 import unicodedata
+import uuid
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 FORMAT = "graphcore-json-store"
 FORMAT_VERSION = 1
+INT_RANGES = {"int16": 16, "int32": 32, "int64": 64}
 
 DATE_PATTERN = re.compile(r"^(?:\d{4}|[+-]\d{6})-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 HASH_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 UUID_PATTERN = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+#: A graph as the reader returns it and the sample is written: {entity: {ref: {property: value}}},
+#: attributes as Python values (Decimal, datetime, bytes, UUID, …), relationships as refs.
+Graph = Dict[str, Dict[int, Dict[str, Any]]]
+
+
+class StoreFileError(Exception):
+    """A store file that does not follow docs/FILE_FORMAT.md."""
 
 
 # -- the model ------------------------------------------------------------------------------
@@ -106,6 +134,103 @@ class Model:
 
 def _flag(value: bool) -> str:
     return "true" if value else "false"
+
+
+# -- values (FILE_FORMAT.md, Values) ------------------------------------------------------
+
+
+def encode_attribute(type_: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if type_ in ("double", "float"):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if type_ == "decimal":
+        return str(value)
+    if type_ == "date":
+        utc = value.astimezone(dt.timezone.utc)
+        return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    if type_ == "binary":
+        return base64.b64encode(value).decode("ascii")
+    if type_ == "uuid":
+        return str(value).lower()
+    return value  # integers, strings, bools, URIs
+
+
+def decode_attribute(type_: str, raw: Any, where: str) -> Any:
+    def fail(expected: str) -> StoreFileError:
+        return StoreFileError(f"{where}: expected {expected}, found {json.dumps(raw)}")
+
+    if raw is None:
+        return None
+    if type_ in INT_RANGES:
+        bits = INT_RANGES[type_]
+        if type(raw) is not int or not -(1 << (bits - 1)) <= raw < (1 << (bits - 1)):
+            raise fail(f"an {type_} (JSON integer)")
+        return raw
+    if type_ in ("double", "float"):
+        special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+        if isinstance(raw, str) and raw in special:
+            number = special[raw]
+        elif type(raw) in (int, float):
+            number = float(raw)
+        else:
+            raise fail(f"a {type_} (JSON number)")
+        if type_ == "float" and math.isfinite(number):
+            number = struct.unpack("f", struct.pack("f", number))[0]
+        return number
+    if type_ == "decimal":
+        if type(raw) is int:
+            return decimal.Decimal(raw)
+        if not isinstance(raw, str):
+            raise fail("a decimal (string)")
+        try:
+            return decimal.Decimal(raw)
+        except decimal.InvalidOperation:
+            raise fail("a decimal (string)") from None
+    if type_ == "bool":
+        if type(raw) is not bool:
+            raise fail("a bool")
+        return raw
+    if not isinstance(raw, str):
+        raise fail(f"a {type_} (string)")
+    if type_ == "date":
+        try:
+            return dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            raise fail("an ISO 8601 date") from None
+    if type_ == "binary":
+        try:
+            return base64.b64decode(raw, validate=True)
+        except ValueError:
+            raise fail("base64") from None
+    if type_ == "uuid":
+        try:
+            return uuid.UUID(raw)
+        except ValueError:
+            raise fail("a UUID") from None
+    return raw  # string, uri
+
+
+def canonical_attribute(type_: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if type_ in ("double", "float"):
+        if type_ == "float" and math.isfinite(value):
+            value = struct.unpack("f", struct.pack("f", value))[0]
+        return repr(value)
+    if type_ == "decimal":
+        return str(value.normalize()) if value.is_finite() else str(value)
+    if type_ == "date":
+        return encode_attribute("date", value)
+    if type_ == "binary":
+        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
+    if type_ == "uuid":
+        return str(value)
+    return value
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -237,75 +362,192 @@ def wire_to_file_values(model: Model, entity: str, values: Mapping[str, Any]) ->
     return result
 
 
-# -- JSON Schema, the keywords docs/store.schema.json uses --------------------------------
+def read_graph(model: Model, path: Union[str, Path]) -> Graph:
+    """Loads a store file and checks everything FILE_FORMAT.md says of one (the format, the
+    model's hashes, refs, property order, value forms, references and both sides of each
+    relationship); returns its graph with decoded values. Raises :class:`StoreFileError`."""
+    data = Path(path).read_bytes()
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise StoreFileError(f"{path}: NUL byte at offset {nul}")
+    doc = json.loads(data.decode("utf-8"))
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise StoreFileError(f"{path}: not a store file")
+    if doc.get("formatVersion") != FORMAT_VERSION:
+        raise StoreFileError(f"{path}: format version {doc.get('formatVersion')!r} is not supported")
+    metadata = doc["metadata"]
+    hashes = model.entity_version_hashes()
+    if metadata.get("entityVersionHashes") != hashes:
+        stored = metadata.get("entityVersionHashes") or {}
+        differing = sorted(n for n in set(stored) | set(hashes) if stored.get(n) != hashes.get(n))
+        raise StoreFileError(f"{path} was written for a different model: {', '.join(differing)}")
+    if metadata.get("modelVersionHash") != model.version_hash():
+        raise StoreFileError(f"{path}: modelVersionHash does not match the model")
 
-_ANNOTATIONS = {"$schema", "$id", "title", "description", "$defs"}
-_TYPES = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-}
+    graph: Graph = {}
+    entity_of_ref: Dict[int, str] = {}
+    for name, objects in doc["objects"].items():
+        if name not in model.entities or model.is_abstract(name):
+            raise StoreFileError(f"{path}: {name!r} is not a concrete entity of the model")
+        graph[name] = {}
+        last_ref = 0
+        properties = model.properties(name)
+        names = [p["name"] for p in properties]
+        for obj in objects:
+            ref = obj["ref"]
+            if type(ref) is not int or ref < 1 or ref in entity_of_ref:
+                raise StoreFileError(f"{path}: {name} {ref}: bad or duplicate reference")
+            if ref <= last_ref:
+                raise StoreFileError(f"{path}: {name}: objects not in ascending ref order at {ref}")
+            last_ref = ref
+            if type(obj["version"]) is not int or obj["version"] < 1:
+                raise StoreFileError(f"{path}: {name} {ref}: bad version")
+            entity_of_ref[ref] = name
+            unknown = set(obj["values"]) - set(names)
+            if unknown:
+                raise StoreFileError(f"{path}: {name} {ref}: unknown properties {sorted(unknown)}")
+            if list(obj["values"]) != names:
+                raise StoreFileError(f"{path}: {name} {ref}: values not in property order")
+            values: Dict[str, Any] = {}
+            for p in properties:
+                raw = obj["values"][p["name"]]
+                where = f"{name} {ref}, property {p['name']!r}"
+                if p["kind"] == "attribute":
+                    values[p["name"]] = decode_attribute(p["type"], raw, where)
+                    if values[p["name"]] is None and not p.get("optional", False):
+                        raise StoreFileError(f"{where}: a value is required")
+                elif p.get("toMany", False):
+                    if not isinstance(raw, list) or not all(type(r) is int for r in raw):
+                        raise StoreFileError(f"{where}: expected an array of references")
+                    if not p.get("ordered", False) and raw != sorted(raw):
+                        raise StoreFileError(f"{where}: unordered to-many not ascending")
+                    values[p["name"]] = raw
+                else:
+                    if raw is not None and type(raw) is not int:
+                        raise StoreFileError(f"{where}: expected a reference or null")
+                    values[p["name"]] = raw
+            graph[name][ref] = values
+    if entity_of_ref and metadata["nextReference"] <= max(entity_of_ref):
+        raise StoreFileError(f"{path}: nextReference {metadata['nextReference']} is not above every ref")
+
+    # References point at objects of the destination entity, and both sides agree.
+    for name, objects in graph.items():
+        for ref, values in objects.items():
+            for p in model.properties(name):
+                if p["kind"] != "relationship":
+                    continue
+                targets = values[p["name"]] if p.get("toMany", False) else [values[p["name"]]]
+                for target in (t for t in targets if t is not None):
+                    where = f"{name} {ref}, property {p['name']!r}"
+                    destination = entity_of_ref.get(target)
+                    if destination is None:
+                        raise StoreFileError(f"{where}: no object has reference {target}")
+                    if not model.is_kind_of(destination, p["destination"]):
+                        raise StoreFileError(f"{where}: reference {target} is a {destination}")
+                    inverse = p.get("inverse")
+                    if inverse:
+                        back = graph[destination][target][inverse]
+                        if ref not in (back if isinstance(back, list) else [back]):
+                            raise StoreFileError(f"{where}: {destination} {target} does not point back")
+    return graph
 
 
-def schema_errors(instance: Any, schema: Mapping[str, Any], root: Optional[Mapping[str, Any]] = None,
-                  path: str = "$") -> List[str]:
-    """Where ``instance`` breaks ``schema``: a tiny validator for exactly the keywords
-    store.schema.json uses (type, const, required, properties, additionalProperties,
-    items, $ref to #/$defs, pattern, minimum, maximum, anyOf). Any other keyword is an error,
-    so a schema that grows is noticed rather than half-checked."""
-    root = schema if root is None else root
-    errors: List[str] = []
-    for keyword, argument in schema.items():
-        if keyword in _ANNOTATIONS:
-            continue
-        if keyword == "$ref":
-            if not argument.startswith("#/$defs/"):
-                errors.append("%s: unsupported $ref %s" % (path, argument))
-                continue
-            errors += schema_errors(instance, root["$defs"][argument[len("#/$defs/"):]], root, path)
-        elif keyword == "type":
-            if not _TYPES[argument](instance):
-                errors.append("%s: %r is not of type %s" % (path, instance, argument))
-        elif keyword == "const":
-            if type(instance) is not type(argument) or instance != argument:
-                errors.append("%s: %r is not %r" % (path, instance, argument))
-        elif keyword == "required":
-            if isinstance(instance, dict):
-                errors += ["%s: %r is missing" % (path, key) for key in argument if key not in instance]
-        elif keyword == "properties":
-            if isinstance(instance, dict):
-                for key, subschema in argument.items():
-                    if key in instance:
-                        errors += schema_errors(instance[key], subschema, root, "%s.%s" % (path, key))
-        elif keyword == "additionalProperties":
-            if isinstance(instance, dict):
-                named = set(schema.get("properties", {}))
-                for key, value in instance.items():
-                    if key not in named:
-                        if argument is False:
-                            errors.append("%s: %r is not allowed" % (path, key))
-                        elif argument is not True:
-                            errors += schema_errors(value, argument, root, "%s.%s" % (path, key))
-        elif keyword == "items":
-            if isinstance(instance, list):
-                for index, value in enumerate(instance):
-                    errors += schema_errors(value, argument, root, "%s[%d]" % (path, index))
-        elif keyword == "pattern":
-            if isinstance(instance, str) and not re.search(argument, instance):
-                errors.append("%s: %r does not match %s" % (path, instance, argument))
-        elif keyword == "minimum":
-            if _TYPES["number"](instance) and instance < argument:
-                errors.append("%s: %r < %r" % (path, instance, argument))
-        elif keyword == "maximum":
-            if _TYPES["number"](instance) and instance > argument:
-                errors.append("%s: %r > %r" % (path, instance, argument))
-        elif keyword == "anyOf":
-            if all(schema_errors(instance, option, root, path) for option in argument):
-                errors.append("%s: %r matches none of anyOf" % (path, instance))
+def canonical_graph(model: Model, graph: Graph) -> Dict[str, Any]:
+    """``graph`` in canonical form (see the module's documentation), for comparing graphs."""
+    result: Dict[str, Any] = {}
+    for name in sorted(graph):
+        result[name] = {}
+        for ref in sorted(graph[name]):
+            values = {}
+            for p in model.properties(name):
+                value = graph[name][ref][p["name"]]
+                if p["kind"] == "attribute":
+                    values[p["name"]] = canonical_attribute(p["type"], value)
+                elif p.get("toMany", False) and not p.get("ordered", False):
+                    values[p["name"]] = sorted(value)
+                else:
+                    values[p["name"]] = value
+            result[name][str(ref)] = values
+    return result
+
+
+def file_objects(model: Model, graph: Graph, version: int = 1) -> Dict[str, List[Dict[str, Any]]]:
+    """``graph`` (Python values) as the ``objects`` argument of :func:`build_store` (file forms)."""
+    result: Dict[str, List[Dict[str, Any]]] = {}
+    for name, objects in graph.items():
+        result[name] = []
+        for ref, values in objects.items():
+            written = {}
+            for p in model.properties(name):
+                value = values.get(p["name"])
+                written[p["name"]] = encode_attribute(p["type"], value) if p["kind"] == "attribute" else value
+            result[name].append({"ref": ref, "version": version, "values": written})
+    return result
+
+
+# -- the interoperability sample (Tests/JSONAtomicStoreTests/Fixtures/interop/catalog.model.json) --
+
+SAMPLE_UUID = "5d8f0c9e-2b7a-4c41-8e0f-7a6b5c4d3e2f"
+
+
+def sample_graph() -> Graph:
+    """Every attribute type at its edges, and every kind of relationship."""
+    utc = dt.timezone.utc
+    return {
+        "Author": {
+            1: {"name": "Ursula K. Le Guin", "books": [2, 3]},
+            9: {"name": "Ünïcödé \"quoted\" \\ back\nslash\ttab 🎵 日本語", "books": []},
+        },
+        "Book": {
+            2: {"name": "The Dispossessed", "pages": 32767, "words": -2147483648,
+                "isbn": 9223372036854775807, "price": decimal.Decimal("12345678901234567890.123"),
+                "rating": 0.1, "weight": 0.1, "published": dt.datetime(1974, 5, 1, 12, 30, 0, 250000, utc),
+                "inPrint": True, "cover": bytes(range(256)) * 400, "uid": uuid.UUID("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"),
+                "homepage": "https://example.com/books/dispossessed?lang=en&x=%20y",
+                "author": 1, "chapters": [5, 4], "tags": [7, 8]},
+            3: {"name": "", "pages": -32768, "words": 0, "isbn": -9223372036854775808,
+                "price": decimal.Decimal("-0.5"), "rating": math.nan, "weight": -math.inf,
+                "published": dt.datetime(1969, 12, 31, 23, 59, 59, 999000, utc), "inPrint": False,
+                "cover": b"", "uid": uuid.UUID("00000000-0000-0000-0000-000000000000"), "homepage": None,
+                "author": 1, "chapters": [], "tags": []},
+            10: {"name": "Orphan", "pages": 1, "words": 1, "isbn": 1, "price": decimal.Decimal("0"),
+                 "rating": 1e-300, "weight": None, "published": dt.datetime(2038, 1, 19, 3, 14, 8, 0, utc),
+                 "inPrint": True, "cover": None, "uid": uuid.UUID("ffffffff-ffff-4fff-bfff-ffffffffffff"),
+                 "homepage": "mailto:someone@example.com", "author": None, "chapters": [], "tags": [8]},
+        },
+        "Chapter": {
+            4: {"title": "Anarres", "number": 2, "book": 2},
+            5: {"title": "Urras", "number": 1, "book": 2},
+        },
+        "Magazine": {
+            6: {"name": "Galaxy", "issue": 2147483647, "tags": [7]},
+        },
+        "Tag": {
+            7: {"label": "sf", "items": [2, 6]},
+            8: {"label": "classic", "items": [2, 10]},
+        },
+    }
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) < 3 or argv[1] not in ("write-sample", "dump", "sample") or (argv[1] != "sample" and len(argv) < 4):
+        print(__doc__, file=sys.stderr)
+        return 2
+    model = Model.load(argv[2])
+    try:
+        if argv[1] == "write-sample":
+            document = build_store(model, file_objects(model, sample_graph()), store_uuid=SAMPLE_UUID,
+                                   user_info={"writtenBy": "store_file.py"})
+            write_store_file(argv[3], document)
+        elif argv[1] == "sample":
+            print(json.dumps(canonical_graph(model, sample_graph()), ensure_ascii=False, sort_keys=True))
         else:
-            errors.append("%s: the schema uses %r, which this validator does not know" % (path, keyword))
-    return errors
+            print(json.dumps(canonical_graph(model, read_graph(model, argv[3])), ensure_ascii=False, sort_keys=True))
+    except StoreFileError as error:
+        print(f"store_file.py: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
