@@ -222,3 +222,34 @@ def test_a_request_without_answer_times_out_and_fails_the_others_waiting_with_it
             calls[0].result()
         with pytest.raises(docstore.ConnectionError, match="fetch"):
             calls[1].result()
+
+
+def test_many_threads_get_their_answers_and_every_notification_reaches_the_callbacks_in_order() -> None:
+    sequence = iter(range(1_000_000))
+    order = threading.Lock()
+
+    def script(peer: Peer, message: Dict[str, Any]) -> None:
+        with order:
+            peer.notify("seq", next(sequence))
+        peer.answer(message, message["params"])
+
+    with FakeServer(script) as server:
+        client = connect(server, notification_buffer=10_000)
+        seen: List[int] = []
+        client.on_notification(lambda notification: seen.append(notification.params))
+        failures: List[str] = []
+
+        def work(n: int) -> None:
+            for i in range(50):
+                params = {"thread": n, "i": i}
+                if client.call("echo", params) != params:
+                    failures.append(f"thread {n} call {i}")
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert failures == []
+        assert seen == list(range(300))
+        assert len(server.peers) == 1

@@ -100,10 +100,10 @@ class Client:
 
     def on_notification(self, callback: Callable[[Notification], None]) -> Callable[[], None]:
         """Calls ``callback`` with every notification the server sends from now on (reserved
-        for server-pushed notifications; the server sends none yet). It is called on the
-        thread that read the notification, once that thread's call is over and outside every
-        lock (it may call the server); an exception it raises is logged and ignored. Returns
-        a function that unsubscribes it."""
+        for server-pushed notifications; the server sends none yet), in the order they came.
+        It is called on a thread of the client once its call is over, outside every lock (it
+        may call the server); an exception it raises is logged and ignored. Returns a function
+        that unsubscribes it."""
         return self._connection.notifications.subscribe(callback)
 
     def next_notification(self, timeout: Optional[float] = 0.0) -> Optional[Notification]:

@@ -138,7 +138,8 @@ class Connection:
         self._reader: Optional[_LineReader] = None
         self._pending: Dict[int, PendingCall] = {}
         self._reading: Optional[socket.socket] = None   # the socket a thread reads now
-        self._undelivered: List[Notification] = []
+        self._undelivered: List[Notification] = []    # read, not yet given to the callbacks
+        self._delivering = False
         self.notifications = NotificationStream(notification_buffer)
         self.hello: Dict[str, Any] = {}
 
@@ -374,13 +375,23 @@ class Connection:
                                f"{_maybe_applied(what)}")
 
     def _call_back(self) -> None:
-        """Calls the notification callbacks with what was read, outside every lock."""
+        """Calls the notification callbacks with what was read, in order and outside every
+        lock; one thread at a time does it, until nothing is left."""
         with self._state:
-            if not self._undelivered:
+            if self._delivering or not self._undelivered:
                 return
-            batch, self._undelivered = self._undelivered, []
-        for notification in batch:
-            self.notifications._call_back(notification)
+            self._delivering = True
+        try:
+            while True:
+                with self._state:
+                    if not self._undelivered:
+                        return
+                    batch, self._undelivered = self._undelivered, []
+                for notification in batch:
+                    self.notifications._call_back(notification)
+        finally:
+            with self._state:
+                self._delivering = False
 
 
 def _remaining(deadline: Optional[float]) -> Optional[float]:

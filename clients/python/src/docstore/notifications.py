@@ -67,11 +67,11 @@ class NotificationStream:
         self.dropped = 0
 
     def subscribe(self, callback: Callback) -> Callable[[], None]:
-        """Calls ``callback`` with every notification from now on, on the thread that read it
-        (one inside a call, or in :meth:`docstore.Client.next_notification`), once that
-        thread's call is over and it holds no lock: a callback may call the server. It should
-        return quickly; an exception it raises is logged (logger ``docstore``) and ignored.
-        Returns a function that unsubscribes it."""
+        """Calls ``callback`` with every notification from now on, in the order they came: on
+        a thread of the client, when its call (or :meth:`docstore.Client.next_notification`)
+        is over and it holds no lock, so a callback may call the server. It should return
+        quickly; an exception it raises is logged (logger ``docstore``) and ignored. Returns a
+        function that unsubscribes it."""
         with self._lock:
             self._callbacks.append(callback)
 
