@@ -32,8 +32,8 @@ def imported_modules(tree: ast.AST, module: str, known: Set[str]) -> Set[str]:
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and is_type_checking(node.test):
-            for child in node.orelse:
-                visit(child)
+            for statement in node.orelse:
+                visit(statement)
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name in known)
