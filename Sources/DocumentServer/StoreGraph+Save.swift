@@ -47,11 +47,14 @@ extension StoreGraph {
                     return nil
                 }
             }
+            // null for a required attribute is a validation failure, as a missing value is:
+            // an insert keeps the value unset (and validation reports it), an update reports it here.
+            var nullFailures: [ValidationFailure] = []
             for (insert, (_, object)) in zip(call.inserts, inserted) {
-                try assign(insert.values, to: object, resolve: resolve)
+                try assign(insert.values, to: object, resolve: resolve, reportingNulls: false, in: &nullFailures)
             }
             for update in call.updates {
-                try assign(update.values, to: try child.existingObject(with: update.id), resolve: resolve)
+                try assign(update.values, to: try child.existingObject(with: update.id), resolve: resolve, reportingNulls: true, in: &nullFailures)
             }
             if !missing.isEmpty {
                 reply(.error(.notFound(missing, "related objects do not exist")))
@@ -66,7 +69,9 @@ extension StoreGraph {
             let changedIDs = Set(changed.map(\.objectID)).union(deleted.map(\.objectID))
             if !changedIDs.isDisjoint(with: touched) { commit() }
 
-            let failures = child.validationFailures()
+            let failures = nullFailures + child.validationFailures().filter { failure in
+                !nullFailures.contains { $0.objectID == failure.objectID && $0.key == failure.key }
+            }
             if !failures.isEmpty {
                 reply(.error(validationError(failures, inserted: inserted)))
                 return
@@ -95,9 +100,13 @@ extension StoreGraph {
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
+        let deletedIDs = context.deletedObjects.map(\.objectID)
         do {
             try context.save()
             cache.remove(changed)
+            // Objects that still refer to a deleted one read differently now, without a change of their own.
+            let holders = dangling.isEmpty ? [] : dangling.holders(ofDeleted: deletedIDs)
+            if !holders.isEmpty { cache.removeAll { holders.contains($0.entityName) } }
         } catch {
             context.rollback()
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
@@ -121,10 +130,15 @@ extension StoreGraph {
     }
 
     private func assign(_ values: [(key: String, value: SaveCall.Assignment)], to object: ManagedObject,
-                        resolve: (SaveCall.Reference) throws -> ManagedObject?) throws {
+                        resolve: (SaveCall.Reference) throws -> ManagedObject?,
+                        reportingNulls: Bool, in nullFailures: inout [ValidationFailure]) throws {
         for (key, assignment) in values {
             switch assignment {
             case .attribute(let value):
+                if value.isNull, case .attribute(let attribute)? = object.entity.property(named: key), !attribute.isOptional {
+                    if reportingNulls { nullFailures.append(ValidationFailure(objectID: object.objectID, key: key, reason: .missingValue)) }
+                    continue
+                }
                 try object.setValue(value, forKey: key)
             case .toOne(let reference):
                 try object.setObject(try reference.flatMap(resolve), forKey: key)

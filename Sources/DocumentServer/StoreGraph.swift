@@ -20,6 +20,10 @@ final class StoreGraph {
     var touched: Set<ObjectID> = []
     /// Wire forms of committed objects, shared with the connections.
     let cache: WireObjectCache
+    /// Relationships whose references may outlive their target, read as cleared.
+    let dangling: DanglingReferences
+    /// A fetch stops encoding its answer past this many bytes (``AnswerTooLarge``).
+    var maximumAnswerBytes = Int.max
     /// Objects to put in the cache while the store thread has nothing else to do.
     private var warmUpQueue: ArraySlice<ObjectID> = []
 
@@ -27,6 +31,7 @@ final class StoreGraph {
     init(model: ObjectModel, storeType: String, storeURL: URL, cache: WireObjectCache) throws {
         self.model = model
         self.cache = cache
+        dangling = DanglingReferences(model: model)
         coordinator = StoreCoordinator(model: model)
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL)
         context = ObjectContext(coordinator: coordinator)
@@ -69,10 +74,22 @@ final class StoreGraph {
 
     // MARK: - Reads
 
-    /// The committed state of an object, or nil when the store has none.
+    /// The committed state of an object, or nil when the store has none. References to
+    /// deleted objects that nothing cleared read as cleared (``DanglingReferences``).
     func snapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard let snapshot = storedSnapshot(of: id) else { return nil }
+        return dangling.isEmpty ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
+    }
+
+    private func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == store.identifier else { return nil }
         return try? store.snapshot(for: id)
+    }
+
+    /// Whether the store holds the object.
+    func exists(_ id: ObjectID) -> Bool {
+        if let atomic = store as? AtomicStore { return id.storeIdentifier == store.identifier && atomic.cacheNode(for: id) != nil }
+        return storedSnapshot(of: id) != nil
     }
 
     /// `get`, filling the cache with the objects it encodes.
@@ -80,6 +97,7 @@ final class StoreGraph {
         do {
             var objects: [WireObjectCache.Entry?] = []
             objects.reserveCapacity(call.ids.count)
+            var answerBytes = 0
             for id in call.ids {
                 guard let snapshot = snapshot(of: id) else {
                     objects.append(nil)
@@ -88,6 +106,8 @@ final class StoreGraph {
                 let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
                 cache.insert(bytes, version: snapshot.version, for: id)
                 objects.append(WireObjectCache.Entry(version: snapshot.version, bytes: bytes))
+                answerBytes += bytes.count + 1
+                if answerBytes > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }
             }
             return .result(call.result(objects))
         } catch {
@@ -112,7 +132,13 @@ final class StoreGraph {
         do {
             switch call.resultType {
             case .count:
-                let count = try context.count(for: call.request)
+                // The number of objects the same fetch would return: after offset, at most limit.
+                var unpaged = call.request
+                unpaged.fetchLimit = 0
+                unpaged.fetchOffset = 0
+                let total = try context.count(for: unpaged)
+                let remaining = total - min(max(0, call.request.fetchOffset), total)
+                let count = call.request.fetchLimit > 0 ? min(remaining, call.request.fetchLimit) : remaining
                 return .result { out in
                     try out.openObject()
                     try out.string("count")
@@ -132,13 +158,16 @@ final class StoreGraph {
                         } else if let snapshot = snapshot(of: id) {
                             try WireObjectEncoder.write(snapshot, to: out)
                         }
+                        if out.bufferedCount > maximumAnswerBytes { throw AnswerTooLarge(limit: maximumAnswerBytes) }
                     }
                     try out.closeArray()
                     try out.closeObject()
                 }
             }
         } catch let error as GraphCore.PredicateError {
-            return .error(.invalidParams("params.predicate", error.description, position: error.offset))
+            var answer = RPCError.invalidParams("params.predicate", error.description, position: error.offset)
+            answer.predicateSubject = PredicatePosition.subject(of: error)
+            return .error(answer)
         } catch let error as GraphError {
             switch error {
             case .unknownKey, .wrongKind, .typeMismatch:

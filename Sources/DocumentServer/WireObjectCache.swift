@@ -64,6 +64,15 @@ final class WireObjectCache: Sendable {
         }
     }
 
+    /// Forgets the entries of every object `shouldRemove` picks.
+    func removeAll(where shouldRemove: (ObjectID) -> Bool) {
+        state.withLockedValue { state in
+            for id in state.entries.keys where shouldRemove(id) {
+                if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.bytes.count }
+            }
+        }
+    }
+
     var count: Int { state.withLockedValue { $0.entries.count } }
 
     /// The bytes held.

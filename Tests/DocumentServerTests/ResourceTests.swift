@@ -1,0 +1,138 @@
+import Foundation
+import ServerTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one client, or many, can hold of the server: time, connections, buffered bytes,
+/// file descriptors (`docs/PROTOCOL.md`, Limits).
+@Suite struct ResourceTests {
+    static let ping = #"{"jsonrpc":"2.0","id":1,"method":"ping"}"#
+    static let pong = #"{"jsonrpc":"2.0","id":1,"result":"pong"}"#
+
+    @Test func aConnectionThatSendsNothingOrHalfALineForTheIdleTimeoutIsClosed() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--idle-timeout", "1"])
+        let silent = try server.connect()
+        let half = try server.connect()
+        try half.send(#"{"jsonrpc":"2.0","id":1,"#)
+        let started = Date()
+        #expect(try silent.bytesUntilClosed(timeout: 5) == [])
+        #expect(try half.bytesUntilClosed(timeout: 5) == [])
+        #expect(Date().timeIntervalSince(started) < 4)
+        // A client that keeps talking, slower than the timeout in total but faster than it
+        // between lines, stays connected.
+        let busy = try server.connect()
+        for _ in 0..<5 {
+            #expect(try busy.exchange(Self.ping) == Self.pong)
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        #expect(try busy.exchange(Self.ping) == Self.pong)
+        #expect(server.log.contains("closing an idle connection"))
+        try server.stop()
+    }
+
+    @Test func pastTheConnectionLimitANewConnectionGetsServerBusyAndIsClosedAndTheRefusalIsLoggedOnce() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--max-connections", "2"])
+        let first = try server.connect()
+        let second = try server.connect()
+        #expect(try first.exchange(Self.ping) == Self.pong)
+        #expect(try second.exchange(Self.ping) == Self.pong)
+        for _ in 0..<3 {
+            let refused = try server.connect()
+            let answer = try JSON(parsing: refused.readLine(timeout: 5))
+            #expect(answer["id"].isNull)
+            #expect(answer["error"]["code"].int == -32008)
+            #expect(answer["error"]["data"] == JSON(["limit": 2]))
+            #expect(try refused.bytesUntilClosed() == [])
+        }
+        first.close()
+        // The server notices the close on its own time.
+        var again: LineClient?
+        for _ in 0..<50 {
+            let candidate = try server.connect()
+            if let line = try? candidate.exchange(Self.ping), line == Self.pong {
+                again = candidate
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(again != nil, "a connection is accepted again once one closed")
+        #expect(try second.exchange(Self.ping) == Self.pong)
+        let log = server.log
+        #expect(log.components(separatedBy: "connection limit reached").count - 1 == 1, "logged once per burst: \(log)")
+        try server.stop()
+    }
+
+    @Test func theConnectionThatWouldTakeTheBufferedIncompleteLinesPastTheLimitIsRefusedAndClosed() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--max-buffered-bytes", "4096"])
+        let first = try server.connect()
+        let second = try server.connect()
+        let start = #"{"jsonrpc":"2.0","id":1,"method":"ping""#
+        try first.send(start + String(repeating: " ", count: 3000))
+        Thread.sleep(forTimeInterval: 0.3)
+        try? second.send(start + String(repeating: " ", count: 2000))
+        let answer = try JSON(parsing: second.readLine(timeout: 5))
+        #expect(answer["error"]["code"].int == -32005)
+        #expect(answer["error"]["data"] == JSON(["limit": 4096, "what": "bufferedBytes"]))
+        _ = try second.bytesUntilClosed()
+        // The first line completes and is answered; its bytes are no longer held.
+        try first.send("}\n")
+        #expect(try first.readLine() == Self.pong)
+        let third = try server.connect()
+        try third.send(start + String(repeating: " ", count: 3500) + "}\n")
+        #expect(try third.readLine() == Self.pong)
+        try server.stop()
+    }
+
+    @Test func outOfFileDescriptorsTheServerDoesNotSpinAndServesAgainOnceSomeAreFree() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let pid = server.process.processIdentifier
+        let limited = try runProgram(URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(pid)", "--nofile=64:64"], environment: [:], timeout: 10)
+        try #require(limited.status == 0, "prlimit: \(limited.errors)")
+        var clients: [LineClient] = []
+        // Open connections until the server stops answering them (it cannot accept more).
+        var starved = false
+        for _ in 0..<80 {
+            let client = try server.connect()
+            try client.sendLine(Self.ping)
+            if (try? client.readLine(timeout: 1)) == nil {
+                starved = true
+                clients.append(client)
+                break
+            }
+            clients.append(client)
+        }
+        try #require(starved, "the server ran out of descriptors")
+        let before = try Self.cpuSeconds(of: pid)
+        Thread.sleep(forTimeInterval: 2)
+        let spent = try Self.cpuSeconds(of: pid) - before
+        #expect(spent < 0.5, "CPU time in 2 s while out of descriptors: \(spent) s")
+        for client in clients.dropLast() { client.close() }
+        // The connection waiting in the backlog is accepted and answered once descriptors are free.
+        #expect(try clients.last?.readLine(timeout: 5) == Self.pong)
+        let fresh = try server.connect()
+        #expect(try fresh.exchange(Self.ping) == Self.pong)
+        let log = server.log
+        #expect(log.components(separatedBy: "cannot accept connections").count - 1 == 1, "logged once: \(log.suffix(2000))")
+        #expect(log.contains("accepting connections again"))
+        try server.stop()
+    }
+
+    /// User plus system CPU time of a process so far, from /proc.
+    static func cpuSeconds(of pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command name (in parentheses, which may hold spaces).
+        guard let close = stat.lastIndex(of: ")") else { throw HarnessError("unreadable /proc/\(pid)/stat") }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw HarnessError("unreadable /proc/\(pid)/stat: \(stat)")
+        }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
