@@ -21,7 +21,8 @@ extension StoreGraph {
     /// Saves that share no object share one commit. A save touching an object an earlier
     /// staged save touched commits the earlier ones first, so that every version a client
     /// is told belongs to exactly one save.
-    func stage(_ call: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+    func stage(_ named: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+        let call = named.mappingIDs { self.canonical($0) ?? $0 }
         if call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) { commit() }
         if let conflict = conflicts(of: call) {
             reply(.error(conflict))
@@ -195,5 +196,32 @@ extension StoreGraph {
         for id in save.implicitlyUpdated { try out.string(id.uriRepresentation) }
         try out.closeArray()
         try out.closeObject()
+    }
+}
+
+extension SaveCall {
+    /// The same save with every existing object's ID passed through `transform`.
+    func mappingIDs(_ transform: (ObjectID) -> ObjectID) -> SaveCall {
+        func mapped(_ values: [(key: String, value: Assignment)]) -> [(key: String, value: Assignment)] {
+            values.map { key, assignment in
+                switch assignment {
+                case .attribute: return (key, assignment)
+                case .toOne(let reference): return (key, .toOne(reference.map { $0.mappingID(transform) }))
+                case .toMany(let references): return (key, .toMany(references.map { $0.mappingID(transform) }))
+                }
+            }
+        }
+        var call = SaveCall()
+        call.inserts = inserts.map { Insert(temporaryID: $0.temporaryID, entity: $0.entity, values: mapped($0.values)) }
+        call.updates = updates.map { Update(id: transform($0.id), version: $0.version, values: mapped($0.values)) }
+        call.deletes = deletes.map { Delete(id: transform($0.id), version: $0.version) }
+        return call
+    }
+}
+
+extension SaveCall.Reference {
+    func mappingID(_ transform: (ObjectID) -> ObjectID) -> SaveCall.Reference {
+        if case .existing(let id, let path) = self { return .existing(transform(id), path: path) }
+        return self
     }
 }

@@ -86,6 +86,19 @@ final class StoreGraph {
         return try? store.snapshot(for: id)
     }
 
+    /// The ID of the object `id` names as the store holds it: an ID may name the object's
+    /// entity or one of its ancestors (`graph://S/Animal/7` for `graph://S/Dog/7`). Nil when
+    /// there is no such object (an ID naming a sibling entity names none).
+    func canonical(_ id: ObjectID) -> ObjectID? {
+        if exists(id) { return id }
+        guard id.storeIdentifier == store.identifier, let atomic = store as? AtomicStore else { return nil }
+        for entity in model.entities where entity.name != id.entity.name && !entity.isAbstract && entity.isKind(of: id.entity) {
+            let candidate = atomic.objectID(for: entity, referenceObject: id.referenceObject)
+            if atomic.cacheNode(for: candidate) != nil { return candidate }
+        }
+        return nil
+    }
+
     /// Whether the store holds the object.
     func exists(_ id: ObjectID) -> Bool {
         if let atomic = store as? AtomicStore { return id.storeIdentifier == store.identifier && atomic.cacheNode(for: id) != nil }
@@ -99,12 +112,12 @@ final class StoreGraph {
             objects.reserveCapacity(call.ids.count)
             var answerBytes = 0
             for id in call.ids {
-                guard let snapshot = snapshot(of: id) else {
+                guard let snapshot = canonical(id).flatMap(snapshot(of:)) else {
                     objects.append(nil)
                     continue
                 }
                 let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
-                cache.insert(bytes, version: snapshot.version, for: id)
+                cache.insert(bytes, version: snapshot.version, for: snapshot.objectID)
                 objects.append(WireObjectCache.Entry(version: snapshot.version, bytes: bytes))
                 answerBytes += bytes.count + 1
                 if answerBytes > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }

@@ -58,8 +58,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory, arguments: ["--max-batch-answer-bytes", "8192"])
         let client = try server.connect()
-        try Self.insertTags(10, length: 300, through: client)
-        // Each fetch answers about 3.6 KB: two fit, the third does not; the save after it must not run.
+        try Self.insertTags(10, length: 200, through: client)
+        // Each fetch answers about 3 KB: two fit, the third does not; the save after it must not run.
         let fetch = { (id: Int) in #"{"jsonrpc":"2.0","id":\#(id),"method":"fetch","params":{"entity":"Tag"}}"# }
         let save = #"{"jsonrpc":"2.0","id":9,"method":"save","params":{"insert":[{"id":"t","entity":"Tag","values":{"label":"late"}}]}}"#
         let line = try client.readLine(afterSending: "[" + [fetch(1), fetch(2), fetch(3), save, #"{"jsonrpc":"2.0","method":"ping"}"#].joined(separator: ",") + "]")

@@ -5,7 +5,7 @@ import Testing
 /// A relationship whose target is deleted while nothing clears it (a `noAction` inverse, or
 /// no inverse at all) reads the same before and after a restart: as if cleared, without a
 /// new version (`docs/PROTOCOL.md`, Edge cases).
-@Suite struct DanglingReferenceTests {
+@Suite struct DeletedTargetTests {
     static let model = #"""
         {"entities":[
           {"name":"Person","attributes":[{"name":"name","type":"string"}],
