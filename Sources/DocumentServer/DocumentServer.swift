@@ -136,22 +136,27 @@ public final class DocumentServer: Sendable {
         let logger = self.logger
         let connections = self.connections
         let gate = self.gate
+        let reserve = DescriptorReserve()
         let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
-                // Out of file descriptors (or memory), accept fails: wait a moment instead of
-                // retrying at once, which would spin.
+                // Out of file descriptors, accept fails and would be retried at once, forever.
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        AcceptBackoffHandler(shouldForwardIOErrorCaught: true) { _ in .milliseconds(250) },
-                        AcceptFailureLog(logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(AcceptFailureLog(reserve: reserve, logger: logger))
                 }
             }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.autoRead, value: true)
             .childChannelInitializer { channel in
+                if reserve.takeReleased() {
+                    // Accepted with the descriptor held in reserve: refuse it, then take the reserve back.
+                    channel.closeFuture.whenComplete { _ in reserve.restore() }
+                    ClosingAnswer.send(RPCResponse.encode(id: .null, .error(.serverBusy(reason: "the server is out of file descriptors"))),
+                                       on: channel, grace: .zero)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                }
                 guard gate.admitConnection() else {
                     ClosingAnswer.send(RPCResponse.encode(id: .null, .error(.serverBusy(limit: gate.maximumConnections))),
                                        on: channel, grace: .milliseconds(500))

@@ -79,6 +79,10 @@ enum ClosingAnswer {
         buffer.writeBytes(line)
         buffer.writeInteger(UInt8(ascii: "\n"))
         channel.writeAndFlush(buffer).whenComplete { _ in
+            guard grace > .zero else {
+                channel.close(promise: nil)
+                return
+            }
             channel.close(mode: .output, promise: nil)
             channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
         }

@@ -133,6 +133,11 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                  data: .object([("limit", .integer(Int64(limit))), ("what", .string(what.rawValue))]))
     }
 
+    static func serverBusy(reason: String) -> RPCError {
+        RPCError(code: Code.serverBusy, message: "server busy: \(reason); closing this connection, try again later",
+                 data: .object([("reason", .string(reason))]))
+    }
+
     static func serverBusy(limit: Int) -> RPCError {
         RPCError(code: Code.serverBusy, message: "server busy: it has its limit of \(limit) connections open; closing this one, try again later",
                  data: .object([("limit", .integer(Int64(limit)))]))
