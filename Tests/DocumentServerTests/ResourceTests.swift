@@ -33,6 +33,23 @@ import Glibc
         try server.stop()
     }
 
+    @Test func aClientWaitingForALongAnswerIsNotIdle() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--idle-timeout", "1"])
+        let client = try server.connect(timeout: 60)
+        let tags = (0..<3000).map { ["id": "t\($0)", "entity": "Tag", "values": ["label": "label \($0)"]] as [String: Any] }
+        _ = try client.result("save", ["insert": tags])
+        // 250 full scans of 3000 objects: on this kind of machine (debug build) longer than the timeout.
+        let fetch = { (id: Int) in #"{"jsonrpc":"2.0","id":\#(id),"method":"fetch","params":{"entity":"Tag","predicate":"label CONTAINS[c] 'zzz'","resultType":"count"}}"# }
+        let started = Date()
+        let answers = try JSON(parsing: client.readLine(afterSending: "[" + (1...250).map(fetch).joined(separator: ",") + "]"))
+        #expect(answers.count == 250)
+        #expect(answers[249]["result"]["count"].int == 0)
+        print("a batch of 250 fetches took \(Date().timeIntervalSince(started)) s with an idle timeout of 1 s")
+        #expect(try client.exchange(Self.ping) == Self.pong)
+        try server.stop()
+    }
+
     @Test func pastTheConnectionLimitANewConnectionGetsServerBusyAndIsClosedAndTheRefusalIsLoggedOnce() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory, arguments: ["--max-connections", "2"])
