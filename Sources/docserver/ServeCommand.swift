@@ -52,22 +52,22 @@ struct ServeCommand: AsyncParsableCommand {
 
     // Limits on requests, answers and resources (docs/PROTOCOL.md, Limits).
 
-    @Option(help: ArgumentHelp("The most requests in one batch; a longer batch is refused with 'too large' (-32005). [default: 256]", valueName: "count"))
+    @Option(help: ArgumentHelp("The most requests in one batch; a longer batch is refused with 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchRequests)]", valueName: "count"))
     var maxBatchRequests: Int?
 
-    @Option(help: ArgumentHelp("The longest answer to one request, in bytes; a request whose answer would be longer gets 'too large' (-32005) instead. [default: 33554432 (32 MiB)]", valueName: "bytes"))
+    @Option(help: ArgumentHelp("The longest answer to one request, in bytes; a request whose answer would be longer gets 'too large' (-32005) instead. [default: \(ServerConfiguration.defaultMaximumAnswerBytes) (32 MiB)]", valueName: "bytes"))
     var maxAnswerBytes: Int?
 
-    @Option(help: ArgumentHelp("The longest answer to one batch, in bytes; the requests after the limit is reached are not run and get 'too large' (-32005). [default: 67108864 (64 MiB)]", valueName: "bytes"))
+    @Option(help: ArgumentHelp("The longest answer to one batch, in bytes; the requests after the limit is reached are not run and get 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchAnswerBytes) (64 MiB)]", valueName: "bytes"))
     var maxBatchAnswerBytes: Int?
 
-    @Option(help: ArgumentHelp("Close a connection that sends no complete line for this many seconds while it waits for no answer; 0: never. [default: 300]", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Close a connection that sends no complete line for this many seconds while it waits for no answer; 0: never. [default: \(ServerConfiguration.defaultIdleTimeoutSeconds)]", valueName: "seconds"))
     var idleTimeout: Int?
 
-    @Option(help: ArgumentHelp("The most connections open at once; one more gets 'server busy' (-32008) and is closed. [default: 512]", valueName: "count"))
+    @Option(help: ArgumentHelp("The most connections open at once; one more gets 'server busy' (-32008) and is closed. [default: \(ServerConfiguration.defaultMaximumConnections)]", valueName: "count"))
     var maxConnections: Int?
 
-    @Option(help: ArgumentHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: 268435456 (256 MiB)]", valueName: "bytes"))
+    @Option(help: ArgumentHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", valueName: "bytes"))
     var maxBufferedBytes: Int?
 
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. [default: info]", valueName: "level"))
