@@ -208,6 +208,10 @@ final class ConnectionSession {
             case "get":
                 let call = try GetCall.parse(request.params, model: shared.model)
                 if let objects = shared.cache.lookup(call.ids) {
+                    // Refused before the answer is built, when its objects alone pass the limit.
+                    if objects.reduce(0, { $0 + $1.bytes.count + 1 }) > shared.maximumAnswerBytes {
+                        return .reply(.error(.tooLarge(.answer, limit: shared.maximumAnswerBytes)), close: false)
+                    }
                     return .reply(.result(call.result(objects)), close: false)
                 }
                 return .store(.get(call))
