@@ -144,7 +144,7 @@ public final class DocumentServer: Sendable {
             .serverChannelInitializer { channel in
                 // Out of file descriptors, accept fails and would be retried at once, forever.
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptFailureLog(reserve: reserve, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(AcceptFailureHandler(reserve: reserve, logger: logger))
                 }
             }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
