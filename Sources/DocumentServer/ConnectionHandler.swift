@@ -11,6 +11,9 @@ import NIOCore
 /// writable), the handler stops reading from the socket, so a slow or stalled client costs
 /// a bounded amount of memory and no other connection waits for it.
 ///
+/// A connection that sends no complete line for the idle timeout while it waits for no
+/// answer (it sends nothing, or only part of a line, or does not read its answers) is closed.
+///
 /// Not `Sendable`: it lives on its channel's event loop.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
@@ -29,17 +32,59 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var needsFlush = false
     /// A `read` held back until the queue has room again.
     private var deferredRead = false
+    /// Nil: connections are never idle for too long.
+    private let idleTimeout: TimeAmount?
+    /// When the connection last received a line or sent an answer.
+    private var lastActivity = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
 
-    init(session: ConnectionSession, worker: StoreWorker, logger: Logger) {
+    init(session: ConnectionSession, worker: StoreWorker, idleTimeout: TimeAmount? = nil, logger: Logger) {
         self.session = session
         self.worker = worker
+        self.idleTimeout = idleTimeout
         self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        lastActivity = .now()
+        scheduleIdleCheck(context: context, at: lastActivity)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        idleCheck = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
+        lastActivity = .now()
         waiting.append(unwrapInboundIn(data))
         work(context: context)
+    }
+
+    /// Checks, `idleTimeout` after `start`, whether the connection has been idle since.
+    private func scheduleIdleCheck(context: ChannelHandlerContext, at start: NIODeadline) {
+        guard let idleTimeout else { return }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        idleCheck = context.eventLoop.scheduleTask(deadline: start + idleTimeout) {
+            let (handler, context) = bound.value
+            handler.checkIdle(context: context)
+        }
+    }
+
+    private func checkIdle(context: ChannelHandlerContext) {
+        guard !closing, let idleTimeout else { return }
+        // A request in progress (a long fetch, a save) is not idleness: its answer is awaited.
+        if busy { lastActivity = .now() }
+        let deadline = lastActivity + idleTimeout
+        guard deadline <= .now() else {
+            scheduleIdleCheck(context: context, at: lastActivity)
+            return
+        }
+        logger.info("closing an idle connection", metadata: ["idleSeconds": "\(idleTimeout.nanoseconds / 1_000_000_000)"])
+        closing = true
+        waiting.removeAll()
+        context.close(promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -47,7 +92,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { work(context: context) }
+        if context.channel.isWritable {
+            lastActivity = .now()  // the client reads its answers
+            work(context: context)
+        }
         context.fireChannelWritabilityChanged()
     }
 
@@ -65,17 +113,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if let error = error as? LineTooLongError, !closing {
             logger.warning("line too long; closing the connection", metadata: ["limit": "\(error.limit)"])
             closing = true
-            let answer = RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit)))
             // Half-close and keep reading (and dropping) what the client still sends for a
             // moment: closing at once would reset the connection before it reads the answer.
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer + [UInt8(ascii: "\n")]))).whenComplete { _ in
-                channel.close(mode: .output, promise: nil)
-                channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
-            }
+            ClosingAnswer.send(RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit))), on: context.channel)
             return
         }
-        if !closing { logger.info("connection error", metadata: ["error": "\(error)"]) }
+        if !closing { logger.info("connection error", metadata: ["error": "\(LogText.escaped("\(error)"))"]) }
         closing = true
         context.close(promise: nil)
     }
@@ -120,6 +163,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     private func resume(_ outcome: ConnectionSession.Outcome, context: ChannelHandlerContext) {
         busy = false
+        lastActivity = .now()
         apply(outcome, context: context)
         work(context: context)
     }

@@ -14,6 +14,23 @@ struct SharedState: Sendable {
     let worker: StoreWorker
     let cache: WireObjectCache
     let logger: Logger
+    /// The batch and answer limits.
+    let maximumBatchRequests: Int
+    let maximumAnswerBytes: Int
+    let maximumBatchAnswerBytes: Int
+
+    /// The line answering request `id`: `reply`, or a `too large` error when that would be
+    /// longer than ``maximumAnswerBytes``.
+    func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
+        if case .result(let text) = reply, text.count > maximumAnswerBytes - 64 {
+            let bytes = RPCResponse.encode(id: id, reply)
+            if bytes.count > maximumAnswerBytes {
+                return RPCResponse.encode(id: id, .error(.tooLarge(.answer, limit: maximumAnswerBytes)))
+            }
+            return bytes
+        }
+        return RPCResponse.encode(id: id, reply)
+    }
 }
 
 /// One connection's conversation: it turns each line into the line to answer (if any),
@@ -66,7 +83,7 @@ final class ConnectionSession {
         do {
             message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128, source: "message") }
         } catch JSONStoreError.invalidJSON(_, let offset, let lineNumber, let column, let reason) {
-            logger.debug("parse error", metadata: ["offset": "\(offset)", "reason": "\(reason)"])
+            logger.debug("parse error", metadata: ["offset": "\(offset)", "reason": "\(LogText.escaped(reason))"])
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(offset: offset, line: lineNumber, column: column, reason: reason)))))
         } catch JSONStoreError.notAStoreFile(_, let reason) {
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: reason)))))
@@ -77,28 +94,53 @@ final class ConnectionSession {
             switch request(message) {
             case .answered(let bytes, let close):
                 return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
-            case .store(let job, let id):
-                return .store(job) { reply in .answer(id.map { RPCResponse.encode(id: $0, reply) }) }
+            case .store(let job, let id, let adjust):
+                let shared = self.shared
+                return .store(job) { reply in .answer(id.map { shared.encode(id: $0, adjust(reply)) }) }
             }
         }
         guard !elements.isEmpty else {
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.invalidRequest("a batch must hold at least one request")))))
         }
+        guard elements.count <= shared.maximumBatchRequests else {
+            logger.info("refused a batch of \(elements.count) requests", metadata: ["limit": "\(shared.maximumBatchRequests)"])
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.tooLarge(.batch, limit: shared.maximumBatchRequests)))))
+        }
         return .batch(elements)
     }
 
-    /// A batch: its requests one after another, their answers in one array.
+    /// A batch: its requests one after another, their answers in one array. Once the
+    /// answers reach ``SharedState/maximumBatchAnswerBytes``, the remaining requests are not
+    /// run: each gets a `too large` error (notifications are dropped).
     func handleBatch(_ elements: [JSONValue]) async -> Outcome {
         var answers: [[UInt8]] = []
+        var answerBytes = 0
         var close = false
         for element in elements {
+            if answerBytes >= shared.maximumBatchAnswerBytes {
+                if let id = Self.requestID(element) {
+                    answers.append(RPCResponse.encode(id: id, .error(.tooLarge(.batchAnswer, limit: shared.maximumBatchAnswerBytes))))
+                }
+                continue
+            }
+            var answer: [UInt8]?
             switch request(element) {
             case .answered(let bytes, let closeAfter):
-                if let bytes { answers.append(bytes) }
+                answer = bytes
                 close = closeAfter
-            case .store(let job, let id):
-                let reply = await shared.worker.perform(job)
-                if let id { answers.append(RPCResponse.encode(id: id, reply)) }
+            case .store(let job, let id, let adjust):
+                let reply = adjust(await shared.worker.perform(job))
+                answer = id.map { shared.encode(id: $0, reply) }
+            }
+            if var bytes = answer {
+                if answerBytes + bytes.count + 1 > shared.maximumBatchAnswerBytes, let id = Self.requestID(element) {
+                    // Its own answer does not fit: it gets the error, and so do the ones after it.
+                    bytes = RPCResponse.encode(id: id, .error(.tooLarge(.batchAnswer, limit: shared.maximumBatchAnswerBytes)))
+                    answerBytes = shared.maximumBatchAnswerBytes
+                } else {
+                    answerBytes += bytes.count + 1
+                }
+                answers.append(bytes)
             }
             if close { break }
         }
@@ -109,8 +151,15 @@ final class ConnectionSession {
     private enum RequestStep {
         /// The answer (nil for a notification), and whether to close afterwards.
         case answered([UInt8]?, close: Bool)
-        /// Needs the store; answer under `id` (nil for a notification).
-        case store(StoreJob, id: JSONValue?)
+        /// Needs the store; answer under `id` (nil for a notification), with the reply
+        /// passed through `adjust`.
+        case store(StoreJob, id: JSONValue?, adjust: (Reply) -> Reply)
+    }
+
+    /// The `id` of a batch element that is a request (not a notification, nor invalid).
+    private static func requestID(_ element: JSONValue) -> JSONValue? {
+        guard case .object(let pairs) = element else { return .null }
+        return pairs.last(where: { $0.key == "id" })?.value
     }
 
     private func request(_ message: JSONValue) -> RequestStep {
@@ -119,23 +168,24 @@ final class ConnectionSession {
             return .answered(RPCResponse.encode(id: rejection.id, .error(rejection.error)), close: false)
         case .success(let request):
             if logger.logLevel <= .debug {
-                logger.debug("request", metadata: ["method": "\(RPCError.capped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
+                logger.debug("request", metadata: ["method": "\(LogText.escaped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
             }
             switch dispatch(request) {
             case .reply(let reply, let close):
                 if case .error(let error) = reply {
-                    logger.debug("error answer", metadata: ["method": "\(RPCError.capped(request.method))", "code": "\(error.code)", "message": "\(error.message)"])
+                    logger.debug("error answer", metadata: ["method": "\(LogText.escaped(request.method))", "code": "\(error.code)",
+                                                          "message": "\(LogText.escaped(error.message))"])
                 }
-                return .answered(request.id.map { RPCResponse.encode(id: $0, reply) }, close: close)
-            case .store(let job):
-                return .store(job, id: request.id)
+                return .answered(request.id.map { shared.encode(id: $0, reply) }, close: close)
+            case .store(let job, let adjust):
+                return .store(job, id: request.id, adjust: adjust)
             }
         }
     }
 
     private enum Dispatch {
         case reply(Reply, close: Bool)
-        case store(StoreJob)
+        case store(StoreJob, adjust: (Reply) -> Reply = { $0 })
     }
 
     private func dispatch(_ request: RPCRequest) -> Dispatch {
@@ -152,10 +202,16 @@ final class ConnectionSession {
                 _ = try Params(request.params, allowed: [])
                 return .reply(.result(shared.modelResult), close: false)
             case "fetch":
-                return .store(.fetch(try FetchCall.parse(request.params, model: shared.model)))
+                let call = try FetchCall.parse(request.params, model: shared.model)
+                let format = try? Params(request.params).optionalString("predicate")
+                return .store(.fetch(call)) { PredicatePosition.placed($0, in: format) }
             case "get":
                 let call = try GetCall.parse(request.params, model: shared.model)
                 if let objects = shared.cache.lookup(call.ids) {
+                    // Refused before the answer is built, when its objects alone pass the limit.
+                    if objects.reduce(0, { $0 + $1.bytes.count + 1 }) > shared.maximumAnswerBytes {
+                        return .reply(.error(.tooLarge(.answer, limit: shared.maximumAnswerBytes)), close: false)
+                    }
                     return .reply(.result(call.result(objects)), close: false)
                 }
                 return .store(.get(call))
@@ -169,22 +225,29 @@ final class ConnectionSession {
         }
     }
 
-    /// `hello`: checks the token when the server has one; a wrong one closes the connection.
+    /// `hello`: checks the token when the server has one; a wrong one (a string other than
+    /// the token, or a value that is not a string) closes the connection.
     private func hello(_ params: JSONValue) -> Dispatch {
         let token: String?
+        var tokenIsWrong = false
         do {
             let hello = try Params(params, allowed: ["token", "client"])
-            token = try hello.optionalString("token")
+            switch hello["token"] {
+            case nil, .null?: token = nil
+            case .string(let text)?: token = text
+            case .some: token = nil; tokenIsWrong = true  // Not a string: a wrong token, not a malformed call.
+            }
             if let client = try hello.optionalString("client") {
-                logger.info("hello", metadata: ["client": "\(RPCError.capped(client))"])
+                logger.info("hello", metadata: ["client": "\(LogText.escaped(client))"])
             }
         } catch {
             return .reply(.error(error), close: false)
         }
         if let expected = shared.authToken {
-            guard let token, Self.constantTimeEqual(token, expected) else {
-                logger.warning("refused a hello with a \(token == nil ? "missing" : "wrong") token; closing the connection")
-                return .reply(.error(.unauthorized(token == nil ? "this server needs a token in hello" : "wrong token")), close: true)
+            guard !tokenIsWrong, let token, Self.constantTimeEqual(token, expected) else {
+                let missing = token == nil && !tokenIsWrong
+                logger.warning("refused a hello with a \(missing ? "missing" : "wrong") token; closing the connection")
+                return .reply(.error(.unauthorized(missing ? "this server needs a token in hello" : "wrong token")), close: true)
             }
             authenticated = true
         }

@@ -27,6 +27,8 @@ public final class DocumentServer: Sendable {
     private let listener = NIOLockedValueBox<(channel: Channel?, shutdownRequested: Bool)>((nil, false))
     /// The open connections, closed at shutdown.
     private let connections = NIOLockedValueBox<[ObjectIdentifier: Channel]>([:])
+    /// Counts connections and bytes of incomplete lines against their limits.
+    private let gate: ConnectionGate
 
     /// Opens the store (an atomic store loads whole here) and prepares the server.
     ///
@@ -38,7 +40,9 @@ public final class DocumentServer: Sendable {
         if !configuration.isLoopback && (configuration.authToken ?? "").isEmpty {
             throw DocumentServerError.tokenRequired(host: configuration.host)
         }
-        if configuration.authToken == "" { throw DocumentServerError.emptyToken }
+        if let token = configuration.authToken, token.allSatisfy(\.isWhitespace) {
+            throw token.isEmpty ? DocumentServerError.emptyToken : DocumentServerError.blankToken
+        }
         JSONAtomicStore.register()
         self.configuration = configuration
         self.logger = logger
@@ -46,6 +50,7 @@ public final class DocumentServer: Sendable {
         let cache = WireObjectCache()
         let isNew = !FileManager.default.fileExists(atPath: storeURL.path)
         let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, cache: cache)
+        graph.maximumAnswerBytes = configuration.maximumAnswerBytes
         if isNew, let atomic = graph.store as? AtomicStore {
             // Written now, so that the file and the store's UUID exist before the first save.
             do {
@@ -68,7 +73,12 @@ public final class DocumentServer: Sendable {
         ])
         let modelFile = try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }
         shared = SharedState(model: model, modelResult: Array(modelFile.jsonText.utf8), helloResult: Array(hello.jsonText.utf8),
-                             authToken: configuration.authToken, worker: worker, cache: cache, logger: logger)
+                             authToken: configuration.authToken, worker: worker, cache: cache, logger: logger,
+                             maximumBatchRequests: configuration.maximumBatchRequests,
+                             maximumAnswerBytes: configuration.maximumAnswerBytes,
+                             maximumBatchAnswerBytes: configuration.maximumBatchAnswerBytes)
+        gate = ConnectionGate(maximumConnections: configuration.maximumConnections,
+                              maximumBufferedBytes: configuration.maximumBufferedBytes, logger: logger)
     }
 
     /// The server's version, in `hello`.
@@ -125,12 +135,33 @@ public final class DocumentServer: Sendable {
         let shared = self.shared
         let logger = self.logger
         let connections = self.connections
+        let gate = self.gate
+        let reserve = DescriptorReserve()
+        let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                // Out of file descriptors, accept fails and would be retried at once, forever.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptFailureHandler(reserve: reserve, logger: logger))
+                }
+            }
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.autoRead, value: true)
             .childChannelInitializer { channel in
+                if reserve.takeReleased() {
+                    // Accepted with the descriptor held in reserve: refuse it, then take the reserve back.
+                    channel.closeFuture.whenComplete { _ in reserve.restore() }
+                    ClosingAnswer.send(RPCResponse.encode(id: .null, .error(.serverBusy(reason: "the server is out of file descriptors"))),
+                                       on: channel, grace: .zero)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                }
+                guard gate.admitConnection() else {
+                    ClosingAnswer.send(RPCResponse.encode(id: .null, .error(.serverBusy(limit: gate.maximumConnections))),
+                                       on: channel, grace: .milliseconds(500))
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                }
                 let peer = channel.remoteAddress?.description ?? "unknown"
                 var connectionLogger = logger
                 connectionLogger[metadataKey: "peer"] = "\(peer)"
@@ -139,13 +170,15 @@ public final class DocumentServer: Sendable {
                 connectionLogger.info("connection opened")
                 channel.closeFuture.whenComplete { [connectionLogger] _ in
                     connections.withLockedValue { $0[id] = nil }
+                    gate.connectionClosed()
                     connectionLogger.info("connection closed")
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let session = ConnectionSession(shared: shared, logger: connectionLogger)
                     try channel.pipeline.syncOperations.addHandlers(
+                        PartialLineMeter(gate: gate, logger: connectionLogger),
                         ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
-                        ConnectionHandler(session: session, worker: shared.worker, logger: connectionLogger))
+                        ConnectionHandler(session: session, worker: shared.worker, idleTimeout: idleTimeout, logger: connectionLogger))
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()
@@ -164,6 +197,8 @@ public enum DocumentServerError: Error, Equatable, Sendable, CustomStringConvert
     case tokenRequired(host: String)
     /// A token must not be empty.
     case emptyToken
+    /// A token must not be only white space.
+    case blankToken
 
     /// What is wrong and what to do.
     public var description: String {
@@ -172,6 +207,8 @@ public enum DocumentServerError: Error, Equatable, Sendable, CustomStringConvert
             return "refusing to listen on \(host) without an auth token: other machines could read and change the store. Set --auth-token (or DOCSERVER_AUTH_TOKEN), or listen on 127.0.0.1"
         case .emptyToken:
             return "the auth token is empty"
+        case .blankToken:
+            return "the auth token is only white space (a quoting mistake?): set a real token"
         }
     }
 }

@@ -13,6 +13,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     /// Details for programs; always an object.
     public var data: JSONValue
+    /// For a predicate error found after parsing: the key or variable it is about, for
+    /// ``PredicatePosition`` to find (not sent).
+    var predicateSubject: String?
 
     /// An error with its wire parts.
     public init(code: Int, message: String, data: JSONValue) {
@@ -98,7 +101,45 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     static func tooLarge(limit: Int) -> RPCError {
-        RPCError(code: Code.tooLarge, message: "the line is longer than the limit of \(limit) bytes; closing the connection",
+        tooLarge(.line, limit: limit)
+    }
+
+    /// What a `too large` error is about: its `data.what`.
+    enum TooLarge: String {
+        /// A line longer than `--max-line-bytes` (the connection is closed).
+        case line
+        /// A batch with more requests than `--max-batch-requests`.
+        case batch
+        /// The answer to one request would be longer than `--max-answer-bytes`.
+        case answer
+        /// The answers of a batch reached `--max-batch-answer-bytes`.
+        case batchAnswer
+        /// The server holds `--max-buffered-bytes` of incomplete lines (the connection is closed).
+        case bufferedBytes
+
+        func message(limit: Int) -> String {
+            switch self {
+            case .line: return "the line is longer than the limit of \(limit) bytes; closing the connection"
+            case .batch: return "the batch holds more than \(limit) requests; none of them was run: send them in smaller batches"
+            case .answer: return "the answer would be longer than the limit of \(limit) bytes; ask for less (limit and offset, resultType ids, fewer IDs)"
+            case .batchAnswer: return "the answers of this batch reached the limit of \(limit) bytes; this request was not run: send it again in another batch"
+            case .bufferedBytes: return "the server holds its limit of \(limit) bytes of incomplete lines; closing the connection"
+            }
+        }
+    }
+
+    static func tooLarge(_ what: TooLarge, limit: Int) -> RPCError {
+        RPCError(code: Code.tooLarge, message: what.message(limit: limit),
+                 data: .object([("limit", .integer(Int64(limit))), ("what", .string(what.rawValue))]))
+    }
+
+    static func serverBusy(reason: String) -> RPCError {
+        RPCError(code: Code.serverBusy, message: "server busy: \(reason); closing this connection, try again later",
+                 data: .object([("reason", .string(reason))]))
+    }
+
+    static func serverBusy(limit: Int) -> RPCError {
+        RPCError(code: Code.serverBusy, message: "server busy: it has its limit of \(limit) connections open; closing this one, try again later",
                  data: .object([("limit", .integer(Int64(limit)))]))
     }
 

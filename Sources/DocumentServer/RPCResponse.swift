@@ -10,10 +10,18 @@ enum Reply: Sendable {
     static func result(_ body: (JSONGenerator) throws -> Void) -> Reply {
         do {
             return .result(try JSONText.make(body))
+        } catch let error as AnswerTooLarge {
+            return .error(.tooLarge(.answer, limit: error.limit))
         } catch {
             return .error(.storeUnavailable("the answer could not be encoded: \(error)"))
         }
     }
+}
+
+/// Thrown by a result's generator once the answer grows past the answer limit, so that a
+/// huge answer is never built whole.
+struct AnswerTooLarge: Error {
+    let limit: Int
 }
 
 /// Encodes responses: `{"jsonrpc":"2.0","id":…,"result":…}` or `…,"error":{…}}`, compact,

@@ -13,6 +13,38 @@ public struct ServerConfiguration: Sendable {
     /// Threads for network I/O.
     public var ioThreads: Int
 
+    // MARK: Limits on requests, answers and resources (`docs/PROTOCOL.md`, Limits)
+
+    /// The most requests one batch may hold; a longer batch is refused whole (-32005).
+    public var maximumBatchRequests: Int = ServerConfiguration.defaultMaximumBatchRequests
+    /// The longest answer line to one request, in bytes; a request whose answer would be
+    /// longer gets a -32005 error instead.
+    public var maximumAnswerBytes: Int = ServerConfiguration.defaultMaximumAnswerBytes
+    /// The longest answer line to one batch, in bytes; once the answers of a batch reach it,
+    /// its remaining requests are not run and each gets a -32005 error.
+    public var maximumBatchAnswerBytes: Int = ServerConfiguration.defaultMaximumBatchAnswerBytes
+    /// A connection that sends no complete line for this many seconds while it waits for no
+    /// answer is closed; 0 never closes one.
+    public var idleTimeoutSeconds: Int = ServerConfiguration.defaultIdleTimeoutSeconds
+    /// The most connections open at once; one more gets a -32008 error line and is closed.
+    public var maximumConnections: Int = ServerConfiguration.defaultMaximumConnections
+    /// The most bytes of incomplete lines held for all connections together; the connection
+    /// that would hold more gets a -32005 error and is closed.
+    public var maximumBufferedBytes: Int = ServerConfiguration.defaultMaximumBufferedBytes
+
+    /// The default batch limit: 256 requests.
+    public static let defaultMaximumBatchRequests = 256
+    /// The default answer limit: 32 MiB.
+    public static let defaultMaximumAnswerBytes = 32 << 20
+    /// The default batch answer limit: 64 MiB.
+    public static let defaultMaximumBatchAnswerBytes = 64 << 20
+    /// The default idle timeout: 300 seconds.
+    public static let defaultIdleTimeoutSeconds = 300
+    /// The default connection limit: 512.
+    public static let defaultMaximumConnections = 512
+    /// The default limit on bytes of incomplete lines: 256 MiB.
+    public static let defaultMaximumBufferedBytes = 256 << 20
+
     /// The default port.
     public static let defaultPort = 7878
     /// The default line limit: 16 MiB.

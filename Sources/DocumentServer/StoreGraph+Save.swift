@@ -21,7 +21,8 @@ extension StoreGraph {
     /// Saves that share no object share one commit. A save touching an object an earlier
     /// staged save touched commits the earlier ones first, so that every version a client
     /// is told belongs to exactly one save.
-    func stage(_ call: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+    func stage(_ named: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+        let call = named.mappingIDs { self.canonical($0) ?? $0 }
         if call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) { commit() }
         if let conflict = conflicts(of: call) {
             reply(.error(conflict))
@@ -47,11 +48,14 @@ extension StoreGraph {
                     return nil
                 }
             }
+            // null for a required attribute is a validation failure, as a missing value is:
+            // an insert keeps the value unset (and validation reports it), an update reports it here.
+            var nullFailures: [ValidationFailure] = []
             for (insert, (_, object)) in zip(call.inserts, inserted) {
-                try assign(insert.values, to: object, resolve: resolve)
+                try assign(insert.values, to: object, resolve: resolve, reportingNulls: false, in: &nullFailures)
             }
             for update in call.updates {
-                try assign(update.values, to: try child.existingObject(with: update.id), resolve: resolve)
+                try assign(update.values, to: try child.existingObject(with: update.id), resolve: resolve, reportingNulls: true, in: &nullFailures)
             }
             if !missing.isEmpty {
                 reply(.error(.notFound(missing, "related objects do not exist")))
@@ -66,7 +70,9 @@ extension StoreGraph {
             let changedIDs = Set(changed.map(\.objectID)).union(deleted.map(\.objectID))
             if !changedIDs.isDisjoint(with: touched) { commit() }
 
-            let failures = child.validationFailures()
+            let failures = nullFailures + child.validationFailures().filter { failure in
+                !nullFailures.contains { $0.objectID == failure.objectID && $0.key == failure.key }
+            }
             if !failures.isEmpty {
                 reply(.error(validationError(failures, inserted: inserted)))
                 return
@@ -95,9 +101,13 @@ extension StoreGraph {
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
+        let deletedIDs = context.deletedObjects.map(\.objectID)
         do {
             try context.save()
             cache.remove(changed)
+            // Objects that still refer to a deleted one read differently now, without a change of their own.
+            let holders = dangling.isEmpty ? [] : dangling.holders(ofDeleted: deletedIDs)
+            if !holders.isEmpty { cache.removeAll { holders.contains($0.entityName) } }
         } catch {
             context.rollback()
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
@@ -121,10 +131,15 @@ extension StoreGraph {
     }
 
     private func assign(_ values: [(key: String, value: SaveCall.Assignment)], to object: ManagedObject,
-                        resolve: (SaveCall.Reference) throws -> ManagedObject?) throws {
+                        resolve: (SaveCall.Reference) throws -> ManagedObject?,
+                        reportingNulls: Bool, in nullFailures: inout [ValidationFailure]) throws {
         for (key, assignment) in values {
             switch assignment {
             case .attribute(let value):
+                if value.isNull, case .attribute(let attribute)? = object.entity.property(named: key), !attribute.isOptional {
+                    if reportingNulls { nullFailures.append(ValidationFailure(objectID: object.objectID, key: key, reason: .missingValue)) }
+                    continue
+                }
                 try object.setValue(value, forKey: key)
             case .toOne(let reference):
                 try object.setObject(try reference.flatMap(resolve), forKey: key)
@@ -181,5 +196,32 @@ extension StoreGraph {
         for id in save.implicitlyUpdated { try out.string(id.uriRepresentation) }
         try out.closeArray()
         try out.closeObject()
+    }
+}
+
+extension SaveCall {
+    /// The same save with every existing object's ID passed through `transform`.
+    func mappingIDs(_ transform: (ObjectID) -> ObjectID) -> SaveCall {
+        func mapped(_ values: [(key: String, value: Assignment)]) -> [(key: String, value: Assignment)] {
+            values.map { key, assignment in
+                switch assignment {
+                case .attribute: return (key, assignment)
+                case .toOne(let reference): return (key, .toOne(reference.map { $0.mappingID(transform) }))
+                case .toMany(let references): return (key, .toMany(references.map { $0.mappingID(transform) }))
+                }
+            }
+        }
+        var call = SaveCall()
+        call.inserts = inserts.map { Insert(temporaryID: $0.temporaryID, entity: $0.entity, values: mapped($0.values)) }
+        call.updates = updates.map { Update(id: transform($0.id), version: $0.version, values: mapped($0.values)) }
+        call.deletes = deletes.map { Delete(id: transform($0.id), version: $0.version) }
+        return call
+    }
+}
+
+extension SaveCall.Reference {
+    func mappingID(_ transform: (ObjectID) -> ObjectID) -> SaveCall.Reference {
+        if case .existing(let id, let path) = self { return .existing(transform(id), path: path) }
+        return self
     }
 }

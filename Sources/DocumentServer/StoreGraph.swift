@@ -20,6 +20,10 @@ final class StoreGraph {
     var touched: Set<ObjectID> = []
     /// Wire forms of committed objects, shared with the connections.
     let cache: WireObjectCache
+    /// Relationships whose references may outlive their target, read as cleared.
+    let dangling: DanglingReferences
+    /// A fetch stops encoding its answer past this many bytes (``AnswerTooLarge``).
+    var maximumAnswerBytes = Int.max
     /// Objects to put in the cache while the store thread has nothing else to do.
     private var warmUpQueue: ArraySlice<ObjectID> = []
 
@@ -27,6 +31,7 @@ final class StoreGraph {
     init(model: ObjectModel, storeType: String, storeURL: URL, cache: WireObjectCache) throws {
         self.model = model
         self.cache = cache
+        dangling = DanglingReferences(model: model)
         coordinator = StoreCoordinator(model: model)
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL)
         context = ObjectContext(coordinator: coordinator)
@@ -69,10 +74,35 @@ final class StoreGraph {
 
     // MARK: - Reads
 
-    /// The committed state of an object, or nil when the store has none.
+    /// The committed state of an object, or nil when the store has none. References to
+    /// deleted objects that nothing cleared read as cleared (``DanglingReferences``).
     func snapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard let snapshot = storedSnapshot(of: id) else { return nil }
+        return dangling.isEmpty ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
+    }
+
+    private func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == store.identifier else { return nil }
         return try? store.snapshot(for: id)
+    }
+
+    /// The ID of the object `id` names as the store holds it: an ID may name the object's
+    /// entity or one of its ancestors (`graph://S/Animal/7` for `graph://S/Dog/7`). Nil when
+    /// there is no such object (an ID naming a sibling entity names none).
+    func canonical(_ id: ObjectID) -> ObjectID? {
+        if exists(id) { return id }
+        guard id.storeIdentifier == store.identifier, let atomic = store as? AtomicStore else { return nil }
+        for entity in model.entities where entity.name != id.entity.name && !entity.isAbstract && entity.isKind(of: id.entity) {
+            let candidate = atomic.objectID(for: entity, referenceObject: id.referenceObject)
+            if atomic.cacheNode(for: candidate) != nil { return candidate }
+        }
+        return nil
+    }
+
+    /// Whether the store holds the object.
+    func exists(_ id: ObjectID) -> Bool {
+        if let atomic = store as? AtomicStore { return id.storeIdentifier == store.identifier && atomic.cacheNode(for: id) != nil }
+        return storedSnapshot(of: id) != nil
     }
 
     /// `get`, filling the cache with the objects it encodes.
@@ -80,14 +110,17 @@ final class StoreGraph {
         do {
             var objects: [WireObjectCache.Entry?] = []
             objects.reserveCapacity(call.ids.count)
+            var answerBytes = 0
             for id in call.ids {
-                guard let snapshot = snapshot(of: id) else {
+                guard let snapshot = canonical(id).flatMap(snapshot(of:)) else {
                     objects.append(nil)
                     continue
                 }
                 let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
-                cache.insert(bytes, version: snapshot.version, for: id)
+                cache.insert(bytes, version: snapshot.version, for: snapshot.objectID)
                 objects.append(WireObjectCache.Entry(version: snapshot.version, bytes: bytes))
+                answerBytes += bytes.count + 1
+                if answerBytes > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }
             }
             return .result(call.result(objects))
         } catch {
@@ -112,7 +145,13 @@ final class StoreGraph {
         do {
             switch call.resultType {
             case .count:
-                let count = try context.count(for: call.request)
+                // The number of objects the same fetch would return: after offset, at most limit.
+                var unpaged = call.request
+                unpaged.fetchLimit = 0
+                unpaged.fetchOffset = 0
+                let total = try context.count(for: unpaged)
+                let remaining = total - min(max(0, call.request.fetchOffset), total)
+                let count = call.request.fetchLimit > 0 ? min(remaining, call.request.fetchLimit) : remaining
                 return .result { out in
                     try out.openObject()
                     try out.string("count")
@@ -132,13 +171,16 @@ final class StoreGraph {
                         } else if let snapshot = snapshot(of: id) {
                             try WireObjectEncoder.write(snapshot, to: out)
                         }
+                        if out.bufferedCount > maximumAnswerBytes { throw AnswerTooLarge(limit: maximumAnswerBytes) }
                     }
                     try out.closeArray()
                     try out.closeObject()
                 }
             }
         } catch let error as GraphCore.PredicateError {
-            return .error(.invalidParams("params.predicate", error.description, position: error.offset))
+            var answer = RPCError.invalidParams("params.predicate", error.description, position: error.offset)
+            answer.predicateSubject = PredicatePosition.subject(of: error)
+            return .error(answer)
         } catch let error as GraphError {
             switch error {
             case .unknownKey, .wrongKind, .typeMismatch:

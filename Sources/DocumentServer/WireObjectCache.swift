@@ -29,12 +29,18 @@ final class WireObjectCache: Sendable {
     }
 
     /// The entries of all `ids`, or nil when any one is not cached.
+    ///
+    /// IDs of one entity hierarchy are equal (`graph://S/Dog/7` is `graph://S/Cat/7`): an
+    /// entry found under an ID of an entity that is not the object's own or an ancestor of
+    /// it does not count, so that the store thread answers it (missing).
     func lookup(_ ids: [ObjectID]) -> [Entry]? {
         state.withLockedValue { state in
             var found: [Entry] = []
             found.reserveCapacity(ids.count)
             for id in ids {
-                guard let entry = state.entries[id] else { return nil }
+                guard let index = state.entries.index(forKey: id) else { return nil }
+                let (cachedID, entry) = state.entries[index]
+                guard cachedID.entity.isKind(of: id.entity) else { return nil }
                 found.append(entry)
             }
             return found
@@ -59,6 +65,15 @@ final class WireObjectCache: Sendable {
     func remove(_ ids: some Sequence<ObjectID>) {
         state.withLockedValue { state in
             for id in ids {
+                if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.bytes.count }
+            }
+        }
+    }
+
+    /// Forgets the entries of every object `shouldRemove` picks.
+    func removeAll(where shouldRemove: (ObjectID) -> Bool) {
+        state.withLockedValue { state in
+            for id in state.entries.keys where shouldRemove(id) {
                 if let old = state.entries.removeValue(forKey: id) { state.bytes -= old.bytes.count }
             }
         }

@@ -7,6 +7,12 @@ import JSONAtomicStore
 enum WireValues {
     /// The value of an attribute of `type` from its JSON form.
     static func attribute(_ json: JSONValue, type: AttributeType, path: String) throws(RPCError) -> Value {
+        if type == .decimal, case .number(let text) = json, let problem = DecimalLimits.problem(text) {
+            throw .invalidParams(path, "the decimal \(RPCError.capped(text)) \(problem)")
+        }
+        if type == .decimal, case .string(let text) = json, let problem = DecimalLimits.problem(text) {
+            throw .invalidParams(path, "the decimal \(RPCError.capped(text)) \(problem)")
+        }
         let value: Value?
         switch json {
         case .null: value = .null

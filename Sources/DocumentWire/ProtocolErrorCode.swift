@@ -20,4 +20,6 @@ public enum ProtocolErrorCode {
     public static let tooLarge = -32005
     /// The store cannot be written, or the server is stopping.
     public static let storeUnavailable = -32006
+    /// The server has its limit of connections open; the connection is closed.
+    public static let serverBusy = -32008
 }

@@ -10,7 +10,9 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Reads the whole file as the server would (read-only: it takes no lock, so it also works on the \
             store of a running server) and checks its syntax, shape, value types, required values, references \
-            and inverse relationships. Exits 0 with a one-line summary, or 1 with the first error and where it is.
+            and inverse relationships. Exit status: 0 with a one-line summary when the store is valid; 1 with \
+            the first error and where it is when it is not; 2 when it cannot be checked: the store file does \
+            not exist (check creates nothing), or the model file is missing or invalid.
             """
     )
 
@@ -21,11 +23,19 @@ struct CheckCommand: ParsableCommand {
     var store: String
 
     func run() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            FileHandle.standardError.write(Data("\(store): no such store file (check creates nothing; serve creates a missing store)\n".utf8))
+            throw ExitCode(2)
+        }
+        let objectModel: ObjectModel
         do {
-            guard FileManager.default.fileExists(atPath: store) else {
-                throw CheckFailure("\(store): no such file")
-            }
-            let objectModel = try SampleModel.load(path: model)
+            objectModel = try SampleModel.load(path: model)
+        } catch {
+            FileHandle.standardError.write(Data("cannot check: the model cannot be used: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
             JSONAtomicStore.register()
             let coordinator = StoreCoordinator(model: objectModel)
             var options = StoreOptions()
@@ -44,9 +54,4 @@ struct CheckCommand: ParsableCommand {
             throw ExitCode(1)
         }
     }
-}
-
-struct CheckFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -16,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
             in progress (a save in progress becomes durable and is answered), releases the store lock and exits 0.
 
             Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE and \
-            DOCSERVER_LOG_LEVEL stand for the options of the same names (an option wins).
+            DOCSERVER_LOG_LEVEL stand for the options of the same names (an option wins), and so do \
+            DOCSERVER_MAX_BATCH_REQUESTS, DOCSERVER_MAX_ANSWER_BYTES, DOCSERVER_MAX_BATCH_ANSWER_BYTES, \
+            DOCSERVER_IDLE_TIMEOUT, DOCSERVER_MAX_CONNECTIONS and DOCSERVER_MAX_BUFFERED_BYTES for the limits.
             """
     )
 
@@ -48,6 +50,26 @@ struct ServeCommand: AsyncParsableCommand {
         return cores <= 2 ? 1 : min(cores, 4)
     }
 
+    // Limits on requests, answers and resources (docs/PROTOCOL.md, Limits).
+
+    @Option(help: ArgumentHelp("The most requests in one batch; a longer batch is refused with 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchRequests)]", valueName: "count"))
+    var maxBatchRequests: Int?
+
+    @Option(help: ArgumentHelp("The longest answer to one request, in bytes; a request whose answer would be longer gets 'too large' (-32005) instead. [default: \(ServerConfiguration.defaultMaximumAnswerBytes) (32 MiB)]", valueName: "bytes"))
+    var maxAnswerBytes: Int?
+
+    @Option(help: ArgumentHelp("The longest answer to one batch, in bytes; the requests after the limit is reached are not run and get 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchAnswerBytes) (64 MiB)]", valueName: "bytes"))
+    var maxBatchAnswerBytes: Int?
+
+    @Option(help: ArgumentHelp("Close a connection that sends no complete line for this many seconds while it waits for no answer; 0: never. [default: \(ServerConfiguration.defaultIdleTimeoutSeconds)]", valueName: "seconds"))
+    var idleTimeout: Int?
+
+    @Option(help: ArgumentHelp("The most connections open at once; one more gets 'server busy' (-32008) and is closed. [default: \(ServerConfiguration.defaultMaximumConnections)]", valueName: "count"))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", valueName: "bytes"))
+    var maxBufferedBytes: Int?
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. [default: info]", valueName: "level"))
     var logLevel: String?
 
@@ -57,6 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let ioThreads, !(1...64).contains(ioThreads) { throw ValidationError("--io-threads must be from 1 to 64, not \(ioThreads)") }
         if maxLineBytes < 1024 { throw ValidationError("--max-line-bytes must be at least 1024, not \(maxLineBytes)") }
+        try validateLimits()
         if let level = logLevel ?? Environment.string("DOCSERVER_LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
             throw ValidationError("unknown log level '\(level)' (trace, debug, info, notice, warning, error, critical)")
         }
@@ -70,12 +93,13 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "docserver")
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host ?? Environment.string("DOCSERVER_HOST") ?? "127.0.0.1",
             port: port ?? Environment.int("DOCSERVER_PORT") ?? ServerConfiguration.defaultPort,
             authToken: authToken ?? Environment.string("DOCSERVER_AUTH_TOKEN"),
             maximumLineLength: maxLineBytes,
             ioThreads: ioThreads ?? Self.defaultIOThreads)
+        applyLimits(to: &configuration)
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
         let storeURL = URL(fileURLWithPath: storePath)
         let server: DocumentServer

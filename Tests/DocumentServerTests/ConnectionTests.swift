@@ -171,7 +171,7 @@ import Testing
         let answer = try client.request(tooLong)
         #expect(answer["id"].isNull)
         #expect(answer["error"]["code"].int == -32005)
-        #expect(answer["error"]["data"] == JSON(["limit": 1024]))
+        #expect(answer["error"]["data"] == JSON(["limit": 1024, "what": "line"]))
         #expect(try client.bytesUntilClosed() == [], "closed after the answer")
         #expect(try other.exchange(#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#) == #"{"jsonrpc":"2.0","id":2,"result":"pong"}"#)
         try server.stop()
@@ -190,7 +190,7 @@ import Testing
         try? client.send(line + [10])   // the server may close before the last bytes are sent
         let answer = try JSON(parsing: client.readLine())
         #expect(answer["error"]["code"].int == -32005)
-        #expect(answer["error"]["data"] == JSON(["limit": 16_777_216]))
+        #expect(answer["error"]["data"] == JSON(["limit": 16_777_216, "what": "line"]))
         try server.stop()
     }
 

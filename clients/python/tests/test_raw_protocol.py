@@ -294,7 +294,7 @@ def save_of_length(length: int, label: str = "too long") -> bytes:
 
 def check_too_large(answer: Dict[str, Any], limit: int) -> None:
     assert answer == {"jsonrpc": "2.0", "id": None,
-                      "error": {"code": TOO_LARGE, "message": answer["error"]["message"], "data": {"limit": limit}}}
+                      "error": {"code": TOO_LARGE, "message": answer["error"]["message"], "data": {"limit": limit, "what": "line"}}}
     assert answer["error"]["message"]
 
 
@@ -507,3 +507,62 @@ def test_escaped_line_breaks_in_strings_do_not_split_a_message(scene: Scene) -> 
         assert json.loads(line)["result"]["objects"][0]["values"]["label"] == "two\nlines\r\u2028"
         assert bad.is_silent(0.1)
     scene.finish()
+
+
+# -- limits and resources (PROTOCOL.md, Limits) --------------------------------------------
+
+SERVER_BUSY, UNAUTHORIZED = -32008, -32004
+
+
+def test_a_batch_over_max_batch_requests_is_refused_whole_and_runs_nothing(start_server: Any) -> None:
+    scene = Scene(start_server(extra_args=["--max-batch-requests", "2"]))
+    with scene.connect() as client:
+        save = {"jsonrpc": "2.0", "id": 3, "method": "save",
+                "params": {"insert": [{"id": "t", "entity": "Tag", "values": {"label": "batched"}}]}}
+        client.send_line([{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, save])
+        answer = client.read_message()
+        assert answer["id"] is None
+        assert answer["error"]["code"] == TOO_LARGE
+        assert answer["error"]["data"] == {"limit": 2, "what": "batch"}
+        assert client.result("fetch", {"entity": "Tag", "resultType": "count"}) == {"count": 0}
+    scene.file_unchanged()
+    scene.finish()
+
+
+def test_an_answer_over_max_answer_bytes_is_too_large_and_a_page_of_it_is_not(start_server: Any) -> None:
+    scene = Scene(start_server(extra_args=["--max-answer-bytes", "2048"]))
+    with scene.connect() as client:
+        client.result("save", {"insert": [{"id": "t%d" % i, "entity": "Tag", "values": {"label": "x" * 300}} for i in range(10)]})
+        client.send_line({"jsonrpc": "2.0", "id": 7, "method": "fetch", "params": {"entity": "Tag"}})
+        answer = client.read_message()
+        assert answer["id"] == 7
+        assert answer["error"]["code"] == TOO_LARGE
+        assert answer["error"]["data"] == {"limit": 2048, "what": "answer"}
+        assert len(client.result("fetch", {"entity": "Tag", "limit": 3})["objects"]) == 3
+    scene.other_works()
+
+
+def test_past_max_connections_a_new_connection_gets_server_busy_and_is_closed(start_server: Any) -> None:
+    server = start_server(extra_args=["--max-connections", "1"])
+    with server.connect() as first:
+        assert first.result("ping") == "pong"
+        with server.connect(hello=False) as refused:
+            answer = refused.read_message()
+            assert answer["id"] is None
+            assert answer["error"]["code"] == SERVER_BUSY
+            assert answer["error"]["data"] == {"limit": 1}
+            assert refused.read_until_closed() == b""
+        assert first.result("ping") == "pong"
+    assert server.stop() == 0
+
+
+@pytest.mark.parametrize("token", [42, True, ["s3cret"], {"token": "s3cret"}])
+def test_a_token_that_is_not_a_string_is_unauthorized_and_closes_the_connection(start_server: Any, token: Any) -> None:
+    server = start_server(token="s3cret")
+    with server.connect(hello=False) as client:
+        client.send_line({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"token": token}})
+        answer = client.read_message()
+        assert answer["error"]["code"] == UNAUTHORIZED
+        assert answer["error"]["data"] == {"reason": "wrong token"}
+        assert client.read_until_closed() == b""
+    assert server.stop() == 0
