@@ -1,6 +1,6 @@
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 
 /// What a `fetch` answered: objects with values, IDs, or a count.

@@ -1,4 +1,4 @@
-import JSONAtomicStore
+import JSONCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

@@ -1,5 +1,5 @@
 import DocumentWire
-import JSONAtomicStore
+import JSONCore
 
 /// What went wrong talking to a `docserver`. Every case says where (the server's address)
 /// and what a user can do about it.

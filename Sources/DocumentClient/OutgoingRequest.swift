@@ -1,4 +1,4 @@
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 
 /// One request on its way to the server: its line and the promise of its answer.

@@ -1,5 +1,5 @@
 import DocumentWire
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 
 /// Matches answer lines to requests. The server answers the requests of a connection in the
@@ -45,7 +45,7 @@ final class RPCClientHandler: ChannelDuplexHandler {
             return close(context, .invalidResponse(address: address, reason: "an answer came with no request waiting for it"))
         }
         do {
-            let answer = try line.withUnsafeReadableBytes { try JSONValue.parse($0, source: "answer") }
+            let answer = try line.withUnsafeReadableBytes { try JSONValue.parse($0) }
             try complete(request, with: answer)
         } catch let error as DocumentClientError {
             request.response.fail(error)

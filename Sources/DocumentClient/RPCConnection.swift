@@ -1,5 +1,5 @@
 import DocumentWire
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 import NIOPosix
 import Synchronization

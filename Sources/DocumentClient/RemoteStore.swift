@@ -1,6 +1,6 @@
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 
 /// An incremental store whose objects live in a running `docserver`: the same object graph

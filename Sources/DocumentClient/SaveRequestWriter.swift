@@ -1,5 +1,5 @@
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// The `params` of `save` for a context's changes: inserted objects under temporary wire
 /// IDs with every value, updated objects with the properties that differ from what was

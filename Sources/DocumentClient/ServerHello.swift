@@ -1,4 +1,4 @@
-import JSONAtomicStore
+import JSONCore
 
 /// What a server says of itself in answer to `hello`.
 public struct ServerHello: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// An object as a `get` or `fetch` answers it.
 enum WireObject: Sendable {
@@ -121,7 +121,7 @@ struct WireObjectReader {
         let bytes = try JSONText.make { out in
             try WireRequestWriter.writeValues(snapshot.values, of: entity, indexes: entity.properties.indices, to: out)
         }
-        let values = try bytes.withUnsafeBytes { try JSONValue.parse($0, source: "values") }
+        let values = try bytes.withUnsafeBytes { try JSONValue.parse($0) }
         let object = JSONValue.object([("id", .string(snapshot.objectID.uriRepresentation)),
                                        ("version", .integer(snapshot.version)), ("values", values)])
         guard case .snapshot(let normalized) = try self.object(object, at: "saved object") else { return snapshot }

@@ -1,5 +1,5 @@
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// Writes GraphCore values in their wire form (PROTOCOL.md): attributes as in the store
 /// file, relationships as object IDs, and objects inserted by the same save by their

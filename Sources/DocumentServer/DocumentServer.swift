@@ -2,6 +2,7 @@ import DocumentWire
 import Foundation
 import GraphCore
 import JSONAtomicStore
+import JSONCore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,6 +1,6 @@
 import DocumentWire
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// An error as it goes on the wire: a JSON-RPC code, a message for people and `data` for
 /// programs (`docs/PROTOCOL.md`, Errors).

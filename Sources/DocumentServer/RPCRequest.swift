@@ -1,4 +1,4 @@
-import JSONAtomicStore
+import JSONCore
 
 /// One JSON-RPC 2.0 request or notification, its envelope checked.
 struct RPCRequest: Sendable {

@@ -1,4 +1,4 @@
-import JSONAtomicStore
+import JSONCore
 
 /// What a method answers: the JSON text of its result, or an error.
 enum Reply: Sendable {

@@ -1,5 +1,5 @@
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// Writes objects in their wire form:
 /// `{"id":"graph://…/Song/12","entity":"Song","version":3,"values":{…}}`, values in the

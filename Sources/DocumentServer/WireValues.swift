@@ -1,6 +1,6 @@
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// Reads values sent by a client: attribute values as in the store file, object IDs,
 /// and predicate arguments.

@@ -2,6 +2,7 @@
 import Foundation
 import GraphCore
 import JSONAtomicStore
+import JSONCore
 import Synchronization
 import Testing
 

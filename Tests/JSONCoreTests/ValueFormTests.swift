@@ -1,41 +1,11 @@
 import Foundation
 import GraphCore
 import Testing
-@testable import JSONAtomicStore
+@testable import JSONCore
 
-/// The text forms the loader accepts beyond the ones the writer produces, and the fast
-/// paths for numbers and dates against GraphCore's reference functions.
+/// The fast paths for numbers against the C library's readers, and the JSON form of dates
+/// against the calendar.
 @Suite struct ValueFormTests {
-    let model: ObjectModel
-    let directory: TemporaryDirectory
-
-    init() throws {
-        model = try CatalogModel.make()
-        directory = try TemporaryDirectory()
-    }
-
-    @Test func otherSpellingsOfValuesAreAcceptedOnLoad() throws {
-        let values = "\"uid\":\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\",\"added\":\"2024-05-01T14:30:00.2504+02:00\","
-            + "\"ratio\":3,\"weight\":-0,\"price\":12,\"blob\":\"\",\"medium\":-2147483648,\"small\":-0"
-        let url = directory.file("store.json")
-        try Data(StoreFiles.document(model, objects: "{\"Item\":[\(StoreFiles.item(1, values))]}").utf8).write(to: url)
-        let open = try OpenStore(url, model: model)
-        let node = try #require(open.store.cacheNodes().first)
-        let value = { (key: String) in node.value(forKey: key) }
-        #expect(value("uid") == .uuid(UUID(uuidString: "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")!))
-        #expect(value("added") == .date(Date(timeIntervalSince1970: 1_714_566_600.25)))
-        #expect(value("ratio") == .double(3))
-        #expect(value("price") == .decimal(12))
-        #expect(value("blob") == .binary(Data()))
-        #expect(value("medium") == .int(-2_147_483_648))
-        #expect(value("small") == .int(0))
-        try open.store.save()
-        let text = try fileText(url)
-        #expect(text.contains("\"uid\":\"e621e1f8-c36c-495a-93fc-0c247a3e6e5f\""))
-        #expect(text.contains("\"added\":\"2024-05-01T12:30:00.250Z\""))
-        #expect(text.contains("\"ratio\":3.0") && text.contains("\"weight\":-0.0") && text.contains("\"price\":\"12\""))
-    }
-
     @Test func integersAreReadExactlyTo64Bits() {
         func integer(_ text: String) -> Int64? { text.utf8.withContiguousStorageIfAvailable { JSONNumberText.integer(UnsafeRawBufferPointer($0)) } ?? nil }
         #expect(integer("9223372036854775807") == .max)
@@ -62,27 +32,44 @@ import Testing
         }
     }
 
-    @Test func datesAreWrittenAndReadAsGraphCoreWritesAndReadsThem() {
+    /// The text of a date as ``ValueForm`` writes it, without the quotes.
+    static func written(_ date: Date) throws -> String {
+        let bytes = try JSONText.make { try ValueForm.write(.date(date), as: .date, to: $0) }
+        return String(decoding: bytes.dropFirst().dropLast(), as: UTF8.self)
+    }
+
+    @Test func datesAreWrittenAsTheGregorianCalendarSpellsThem() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        for _ in 0..<2_000 {
+            // 1583-01-01 ... 9999-12-31: Foundation's Gregorian calendar is Julian before October 1582.
+            let seconds = Int64.random(in: -12_212_553_600...253_402_300_799)
+            let milliseconds = Int64.random(in: 0...999)
+            let date = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                                from: Date(timeIntervalSince1970: Double(seconds)))
+            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                                  parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, Int(milliseconds))
+            let text = try Self.written(date)
+            #expect(text == expected)
+            #expect(text == ISO8601.string(from: date))
+        }
+        #expect(try Self.written(Date(timeIntervalSince1970: 253_402_300_800)) == "+010000-01-01T00:00:00.000Z")
+    }
+
+    @Test func datesAreReadAsGraphCoreReadsThem() {
         var texts: [String] = []
-        for _ in 0..<20_000 {
-            let date = Date(timeIntervalSince1970: Double.random(in: -62_167_219_200...253_402_300_799.999))
-            let reference = ISO8601.string(from: date)
-            let written = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer in
-                String(decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<DateText.write(date, into: buffer)]), as: UTF8.self)
-            }
-            #expect(written == reference)
-            texts.append(reference)
+        for _ in 0..<2_000 {
+            texts.append(ISO8601.string(from: Date(timeIntervalSince1970: Double.random(in: -62_167_219_200...253_402_300_799.999))))
         }
         texts += ["+010000-01-01T00:00:00.000Z", "2024-02-29T23:59:59.999Z", "2023-02-29T00:00:00.000Z", "2024-05-01T12:30:00Z",
                   "2024-05-01T12:30:00.250+02:00", "2024-13-01T00:00:00.000Z", "2024-05-01T24:00:00.000Z", "2024-05-01 12:30:00.000Z"]
         for text in texts {
-            let parsed = text.utf8.withContiguousStorageIfAvailable { DateText.date(UnsafeRawBufferPointer($0)) } ?? nil
-            #expect(parsed == ISO8601.date(from: text), "\(text)")
+            var utf8 = text
+            let read = utf8.withUTF8 { ValueForm.value(string: UnsafeRawBufferPointer($0), as: .date) }
+            #expect(read == ISO8601.date(from: text).map(Value.date), "\(text)")
         }
-        let far = Date(timeIntervalSince1970: 253_402_300_800)
-        let written = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer in
-            String(decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<DateText.write(far, into: buffer)]), as: UTF8.self)
-        }
-        #expect(written == "+010000-01-01T00:00:00.000Z")
+        #expect(ISO8601.date(from: "2024-05-01T14:30:00.2504+02:00") == Date(timeIntervalSince1970: 1_714_566_600.25))
+        #expect(ISO8601.date(from: "2023-02-29T00:00:00.000Z") == nil)
     }
 }
