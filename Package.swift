@@ -36,15 +36,16 @@ let package = Package(
             name: "JSONAtomicStore",
             dependencies: ["GraphCore", "JSONCore"]
         ),
-        // The line framing and error codes both ends of the protocol share.
+        // The protocol both ends share: line framing, envelopes, the one error type, the
+        // object wire form.
         .target(
-            name: "DocumentWire",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+            name: "DocumentProtocol",
+            dependencies: ["GraphCore", "JSONCore", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .target(
             name: "DocumentServer",
             dependencies: [
-                "DocumentWire",
+                "DocumentProtocol",
                 "GraphCore",
                 "JSONCore",
                 "JSONAtomicStore",
@@ -57,7 +58,7 @@ let package = Package(
         .target(
             name: "DocumentClient",
             dependencies: [
-                "DocumentWire",
+                "DocumentProtocol",
                 "GraphCore",
                 "JSONCore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -83,7 +84,7 @@ let package = Package(
             name: "DocumentServerTests",
             dependencies: [
                 "DocumentServer",
-                "DocumentWire",
+                "DocumentProtocol",
                 "GraphCore",
                 "JSONCore",
                 "JSONAtomicStore",
@@ -96,7 +97,20 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentClientTests",
-            dependencies: ["DocumentClient", "GraphCore", "JSONCore", "JSONAtomicStore", "ServerTestSupport"]
+            dependencies: [
+                "DocumentClient", "DocumentProtocol", "GraphCore", "JSONCore", "JSONAtomicStore", "ServerTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "DocumentProtocolTests",
+            dependencies: [
+                "DocumentProtocol", "GraphCore", "JSONCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ]
         ),
         // Test support shared by DocumentServerTests and DocumentClientTests: a `docserver`
         // process started by a test, temporary directories, the harness's errors.

@@ -1,5 +1,6 @@
 import Foundation
 import GraphCore
+import DocumentProtocol
 import JSONCore
 import NIOCore
 

@@ -1,3 +1,4 @@
+import DocumentProtocol
 import GraphCore
 import JSONCore
 
@@ -19,33 +20,7 @@ enum WireRequestWriter {
 
     /// `{"key": value, …}` for the properties at `indexes`.
     static func writeValues(_ values: [Value], of entity: EntityDescription, indexes: some Sequence<Int>, to out: JSONGenerator) throws {
-        try out.openObject()
-        for index in indexes {
-            let property = entity.properties[index]
-            try out.string(property.name)
-            let value = index < values.count ? values[index] : .null
-            switch property {
-            case .attribute(let attribute):
-                try ValueForm.write(value, as: attribute.type, to: out)
-            case .relationship(let relationship):
-                switch value {
-                case .object(let id):
-                    try out.string(idText(id))
-                case .objects(let ids):
-                    try out.openArray()
-                    for id in ids { try out.string(idText(id)) }
-                    try out.closeArray()
-                default:
-                    if relationship.isToMany {
-                        try out.openArray()
-                        try out.closeArray()
-                    } else {
-                        try out.null()
-                    }
-                }
-            }
-        }
-        try out.closeObject()
+        try WireObjectEncoder.writeValues(values, of: entity, indexes: indexes, idText: idText, sortsUnorderedByReference: false, to: out)
     }
 
     /// The `params` of `fetch`.

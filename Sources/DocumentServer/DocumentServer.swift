@@ -1,4 +1,4 @@
-import DocumentWire
+import DocumentProtocol
 import Foundation
 import GraphCore
 import JSONAtomicStore

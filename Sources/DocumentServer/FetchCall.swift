@@ -1,3 +1,4 @@
+import DocumentProtocol
 import GraphCore
 import JSONCore
 

@@ -1,3 +1,4 @@
+import DocumentProtocol
 import JSONCore
 
 /// Reads the named parameters of a method, each error naming the parameter's path
