@@ -103,7 +103,7 @@ public final class DocumentClient: Sendable {
     /// Sends `ping` and returns the seconds the answer took.
     public func ping() async throws -> Double {
         let start = ContinuousClock.now
-        _ = try await request("ping", params: nil).get()
+        _ = try await request(ProtocolMethod.ping.rawValue, params: nil).get()
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
@@ -126,13 +126,13 @@ public final class DocumentClient: Sendable {
         let connecting = RPCConnection.connect(configuration, group: group, statistics: statistics, notifications: notificationSink).flatMap { connection in
             self.statistics.countConnection()  // made: an attempt that fails is not counted
             self.statistics.countRequest()
-            return connection.call("hello", params: { out in
+            return connection.call(ProtocolMethod.hello.rawValue, params: { out in
                 try out.openObject()
                 if let token = configuration.token {
-                    try out.string("token")
+                    try out.string(HelloMembers.token)
                     try out.string(token)
                 }
-                try out.string("client")
+                try out.string(HelloMembers.client)
                 try out.string(configuration.clientName)
                 try out.closeObject()
             })

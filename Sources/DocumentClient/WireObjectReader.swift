@@ -1,3 +1,4 @@
+import DocumentProtocol
 import GraphCore
 import JSONCore
 
@@ -70,9 +71,9 @@ struct WireObjectReader {
         var idJSON: JSONValue?, versionJSON: JSONValue?, valuesJSON: JSONValue?
         for (key, value) in members {
             switch key {
-            case "id": idJSON = value
-            case "version": versionJSON = value
-            case "values": valuesJSON = value
+            case WireObjectMembers.id: idJSON = value
+            case WireObjectMembers.version: versionJSON = value
+            case WireObjectMembers.values: valuesJSON = value
             default: break
             }
         }

@@ -27,42 +27,42 @@ enum WireRequestWriter {
     static func fetch(_ request: FetchRequest, resultType: String, sortedAndPaged: Bool) -> ParamsWriter {
         { out in
             try out.openObject()
-            try out.string("entity")
+            try out.string(FetchMembers.entity)
             try out.string(request.entityName)
             if let predicate = request.predicate {
-                try out.string("predicate")
+                try out.string(FetchMembers.predicate)
                 try out.string(predicate.description)
             }
             if sortedAndPaged {
                 if !request.sortDescriptors.isEmpty {
-                    try out.string("sort")
+                    try out.string(FetchMembers.sort)
                     try out.openArray()
                     for descriptor in request.sortDescriptors {
                         try out.openObject()
-                        try out.string("key")
+                        try out.string(FetchMembers.sortKey)
                         try out.string(descriptor.keyPath)
-                        try out.string("ascending")
+                        try out.string(FetchMembers.ascending)
                         try out.bool(descriptor.ascending)
-                        try out.string("caseInsensitive")
+                        try out.string(FetchMembers.caseInsensitive)
                         try out.bool(descriptor.caseInsensitive)
                         try out.closeObject()
                     }
                     try out.closeArray()
                 }
                 if request.fetchLimit > 0 {
-                    try out.string("limit")
+                    try out.string(FetchMembers.limit)
                     try out.integer(Int64(request.fetchLimit))
                 }
                 if request.fetchOffset > 0 {
-                    try out.string("offset")
+                    try out.string(FetchMembers.offset)
                     try out.integer(Int64(request.fetchOffset))
                 }
             }
             if !request.includesSubentities {
-                try out.string("includeSubentities")
+                try out.string(FetchMembers.includeSubentities)
                 try out.bool(false)
             }
-            try out.string("resultType")
+            try out.string(FetchMembers.resultType)
             try out.string(resultType)
             try out.closeObject()
         }
@@ -72,12 +72,12 @@ enum WireRequestWriter {
     static func get(_ idTexts: [String], knownVersions: [Int64?]?) -> ParamsWriter {
         { out in
             try out.openObject()
-            try out.string("ids")
+            try out.string(GetMembers.ids)
             try out.openArray()
             for text in idTexts { try out.string(text) }
             try out.closeArray()
             if let knownVersions, knownVersions.contains(where: { $0 != nil }) {
-                try out.string("versions")
+                try out.string(GetMembers.versions)
                 try out.openArray()
                 for version in knownVersions {
                     if let version { try out.integer(version) } else { try out.null() }

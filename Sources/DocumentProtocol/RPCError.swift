@@ -52,7 +52,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     package static func methodNotFound(_ method: String) -> RPCError {
         let echoed = String(method.prefix(echoLimit))
         return RPCError(code: Code.methodNotFound,
-                        message: "unknown method '\(capped(method))' (methods: hello, model, ping, fetch, get, save)",
+                        message: "unknown method '\(capped(method))' (methods: \(ProtocolMethod.list))",
                         data: .object([("method", .string(echoed))]))
     }
 

@@ -13,13 +13,13 @@ public enum WireObjectEncoder {
     public static func write(_ snapshot: ObjectSnapshot, to out: JSONGenerator) throws {
         let entity = snapshot.objectID.entity
         try out.openObject()
-        try out.string("id")
+        try out.string(WireObjectMembers.id)
         try out.string(snapshot.objectID.uriRepresentation)
-        try out.string("entity")
+        try out.string(WireObjectMembers.entity)
         try out.string(entity.name)
-        try out.string("version")
+        try out.string(WireObjectMembers.version)
         try out.integer(snapshot.version)
-        try out.string("values")
+        try out.string(WireObjectMembers.values)
         try writeValues(snapshot.values, of: entity, indexes: entity.properties.indices,
                         idText: { $0.uriRepresentation }, sortsUnorderedByReference: true, to: out)
         try out.closeObject()
