@@ -16,6 +16,27 @@ public enum RPCEnvelope {
     public static let result = "result"
     /// `"error"`.
     public static let error = "error"
+
+    /// The bytes of a request (with `id`) or a notification (without): `jsonrpc`, `id`,
+    /// `method`, then `params` when there are any.
+    static func call(id: Int64?, method: String, params: ParamsWriter?) throws -> [UInt8] {
+        try JSONText.make { out in
+            try out.openObject()
+            try out.string(jsonrpc)
+            try out.string(version)
+            if let id {
+                try out.string(Self.id)
+                try out.integer(id)
+            }
+            try out.string(Self.method)
+            try out.string(method)
+            if let params {
+                try out.string(Self.params)
+                try params(out)
+            }
+            try out.closeObject()
+        }
+    }
 }
 
 /// Writes a request's `params` object.

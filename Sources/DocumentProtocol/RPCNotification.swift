@@ -19,15 +19,7 @@ public struct RPCNotification: Sendable, Equatable {
 
     /// The compact bytes of the notification (no newline).
     public func encode() throws -> [UInt8] {
-        try JSONText.make { out in
-            try out.openObject()
-            try out.string(RPCEnvelope.jsonrpc)
-            try out.string(RPCEnvelope.version)
-            try out.string(RPCEnvelope.method)
-            try out.string(method)
-            try out.string(RPCEnvelope.params)
-            try params.write(to: out)
-            try out.closeObject()
-        }
+        let params = self.params
+        return try RPCEnvelope.call(id: nil, method: method, params: { try params.write(to: $0) })
     }
 }

@@ -16,20 +16,7 @@ public struct RPCRequest: Sendable {
     /// The compact bytes of a request (no newline):
     /// `{"jsonrpc":"2.0","id":7,"method":"get","params":{…}}`, without `params` when nil.
     public static func encode(id: Int64, method: String, params: ParamsWriter?) throws -> [UInt8] {
-        try JSONText.make { out in
-            try out.openObject()
-            try out.string(RPCEnvelope.jsonrpc)
-            try out.string(RPCEnvelope.version)
-            try out.string(RPCEnvelope.id)
-            try out.integer(id)
-            try out.string(RPCEnvelope.method)
-            try out.string(method)
-            if let params {
-                try out.string(RPCEnvelope.params)
-                try params(out)
-            }
-            try out.closeObject()
-        }
+        try RPCEnvelope.call(id: id, method: method, params: params)
     }
 
     /// Checks the envelope of one message.
