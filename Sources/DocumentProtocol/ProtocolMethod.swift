@@ -5,7 +5,7 @@ public enum ProtocolMethod: String, Sendable, CaseIterable {
     case hello
     /// Answers the server's model file.
     case model
-    /// Answers `{}`.
+    /// Answers `"pong"`.
     case ping
     /// Finds objects by entity and predicate.
     case fetch
