@@ -99,15 +99,7 @@ struct WireObjectReader {
     private mutating func value(_ json: JSONValue, for property: PropertyDescription, at path: String) throws(DocumentClientError) -> Value {
         switch property {
         case .attribute(let attribute):
-            let value: Value?
-            switch json {
-            case .null: value = .null
-            case .bool(let flag): value = attribute.type == .bool ? .bool(flag) : nil
-            case .number(var text): value = text.withUTF8 { ValueForm.value(number: UnsafeRawBufferPointer($0), as: attribute.type) }
-            case .string(var text): value = text.withUTF8 { ValueForm.value(string: UnsafeRawBufferPointer($0), as: attribute.type) }
-            case .array, .object: value = nil
-            }
-            guard let value else { throw invalid("\(path) is not \(ValueForm.expectation(for: attribute.type)): \(json.jsonText)") }
+            guard let value = ValueForm.value(json, as: attribute.type) else { throw invalid("\(path) is not \(ValueForm.expectation(for: attribute.type)): \(json.jsonText)") }
             return value
         case .relationship(let relationship):
             if relationship.isToMany { return .objects(try objectIDs(json, at: path)) }

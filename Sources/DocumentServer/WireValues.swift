@@ -8,15 +8,7 @@ import JSONCore
 enum WireValues {
     /// The value of an attribute of `type` from its JSON form.
     static func attribute(_ json: JSONValue, type: AttributeType, path: String) throws(RPCError) -> Value {
-        let value: Value?
-        switch json {
-        case .null: value = .null
-        case .bool(let flag): value = type == .bool ? .bool(flag) : nil
-        case .number(var text): value = text.withUTF8 { ValueForm.value(number: UnsafeRawBufferPointer($0), as: type) }
-        case .string(var text): value = text.withUTF8 { ValueForm.value(string: UnsafeRawBufferPointer($0), as: type) }
-        case .array, .object: value = nil
-        }
-        guard let value else {
+        guard let value = ValueForm.value(json, as: type) else {
             throw .invalidParams(path, "must be \(ValueForm.expectation(for: type)), not \(Params.describe(json))")
         }
         return value

@@ -32,6 +32,19 @@ import Testing
         }
     }
 
+    @Test func valuesOfAMessageAreReadAsTheStoreFileReadsThem() {
+        #expect(ValueForm.value(.number("32767"), as: .int16) == .int(32767))
+        #expect(ValueForm.value(.number("32768"), as: .int16) == nil)
+        #expect(ValueForm.value(.number("1.5"), as: .double) == .double(1.5))
+        #expect(ValueForm.value(.string("NaN"), as: .double)?.description == Value.double(.nan).description)
+        #expect(ValueForm.value(.bool(true), as: .bool) == .bool(true))
+        #expect(ValueForm.value(.bool(true), as: .int64) == nil)
+        #expect(ValueForm.value(.null, as: .string) == .null)
+        #expect(ValueForm.value(.string("2024-05-01T12:30:00.250Z"), as: .date) == .date(Date(timeIntervalSince1970: 1_714_566_600.25)))
+        #expect(ValueForm.value(.array([]), as: .string) == nil)
+        #expect(ValueForm.value(.object([]), as: .string) == nil)
+    }
+
     /// The text of a date as ``ValueForm`` writes it, without the quotes.
     static func written(_ date: Date) throws -> String {
         let bytes = try JSONText.make { try ValueForm.write(.date(date), as: .date, to: $0) }
