@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "GraphCore", targets: ["GraphCore"]),
+        .library(name: "JSONCore", targets: ["JSONCore"]),
         .library(name: "JSONAtomicStore", targets: ["JSONAtomicStore"]),
         .library(name: "DocumentServer", targets: ["DocumentServer"]),
         .library(name: "DocumentClient", targets: ["DocumentClient"]),
@@ -25,20 +26,28 @@ let package = Package(
         .target(
             name: "GraphCore"
         ),
+        // Strict streaming JSON over yajl. GraphCore only for `ValueForm`, the JSON form of
+        // attribute values that the store file and the wire share.
+        .target(
+            name: "JSONCore",
+            dependencies: ["CYajl", "GraphCore"]
+        ),
         .target(
             name: "JSONAtomicStore",
-            dependencies: ["GraphCore", "CYajl"]
+            dependencies: ["GraphCore", "JSONCore"]
         ),
-        // The line framing and error codes both ends of the protocol share.
+        // The protocol both ends share: line framing, envelopes, the one error type, the
+        // object wire form.
         .target(
-            name: "DocumentWire",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+            name: "DocumentProtocol",
+            dependencies: ["GraphCore", "JSONCore", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .target(
             name: "DocumentServer",
             dependencies: [
-                "DocumentWire",
+                "DocumentProtocol",
                 "GraphCore",
+                "JSONCore",
                 "JSONAtomicStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -49,9 +58,9 @@ let package = Package(
         .target(
             name: "DocumentClient",
             dependencies: [
-                "DocumentWire",
+                "DocumentProtocol",
                 "GraphCore",
-                "JSONAtomicStore",
+                "JSONCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -62,6 +71,7 @@ let package = Package(
             dependencies: [
                 "DocumentServer",
                 "GraphCore",
+                "JSONCore",
                 "JSONAtomicStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -74,8 +84,9 @@ let package = Package(
             name: "DocumentServerTests",
             dependencies: [
                 "DocumentServer",
-                "DocumentWire",
+                "DocumentProtocol",
                 "GraphCore",
+                "JSONCore",
                 "JSONAtomicStore",
                 "ServerTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -86,7 +97,20 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentClientTests",
-            dependencies: ["DocumentClient", "GraphCore", "JSONAtomicStore", "ServerTestSupport"]
+            dependencies: [
+                "DocumentClient", "DocumentProtocol", "GraphCore", "JSONCore", "JSONAtomicStore", "ServerTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "DocumentProtocolTests",
+            dependencies: [
+                "DocumentProtocol", "GraphCore", "JSONCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ]
         ),
         // Test support shared by DocumentServerTests and DocumentClientTests: a `docserver`
         // process started by a test, temporary directories, the harness's errors.
@@ -100,8 +124,12 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
+            name: "JSONCoreTests",
+            dependencies: ["JSONCore", "GraphCore"]
+        ),
+        .testTarget(
             name: "JSONAtomicStoreTests",
-            dependencies: ["JSONAtomicStore", "GraphCore", "ServerTestSupport"],
+            dependencies: ["JSONAtomicStore", "JSONCore", "GraphCore", "ServerTestSupport"],
             exclude: ["Fixtures"]
         ),
         // Test support: a process that saves in a loop, killed at random by the crash test.

@@ -21,12 +21,12 @@ let package = Package(
         .executableTarget(name: "GraphCoreBenchmarks", dependencies: ["BenchmarkSupport", documentStore("GraphCore")]),
         .executableTarget(
             name: "JSONStoreBenchmarks",
-            dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore")]
+            dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONCore"), documentStore("JSONAtomicStore")]
         ),
         .executableTarget(
             name: "ServerBenchmarks",
             dependencies: [
-                "BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore"),
+                "BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONCore"), documentStore("JSONAtomicStore"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

@@ -1,6 +1,7 @@
+import DocumentProtocol
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 
 /// What a `fetch` answered: objects with values, IDs, or a count.
@@ -61,27 +62,27 @@ extension DocumentClient {
     // MARK: - Futures, shared with RemoteStore
 
     func modelFuture() -> EventLoopFuture<ObjectModel> {
-        request("model", params: nil).flatMapThrowing { result in
+        request(ProtocolMethod.model.rawValue, params: nil).flatMapThrowing { result in
             try ObjectModel(json: Data(result.jsonText.utf8), path: "the model of docserver at \(self.configuration.address)")
         }
     }
 
     func fetchFuture(_ request: FetchRequest, model: ObjectModel, resultType: String, sortedAndPaged: Bool) -> EventLoopFuture<RemoteFetchResult> {
         let address = configuration.address
-        return self.request("fetch", params: WireRequestWriter.fetch(request, resultType: resultType, sortedAndPaged: sortedAndPaged))
+        return self.request(ProtocolMethod.fetch.rawValue, params: WireRequestWriter.fetch(request, resultType: resultType, sortedAndPaged: sortedAndPaged))
             .flatMapThrowing { result in
                 var reader = WireObjectReader(model: model, address: address)
                 var answer = RemoteFetchResult()
                 switch resultType {
-                case "count":
-                    guard case .number(let text)? = result["count"], let count = Int(text) else {
+                case FetchMembers.ResultType.count.rawValue:
+                    guard case .number(let text)? = result[FetchMembers.ResultType.count.rawValue], let count = Int(text) else {
                         throw DocumentClientError.invalidResponse(address: address, reason: "the answer to `fetch` has no integer count")
                     }
                     answer.count = count
-                case "ids":
-                    answer.ids = try reader.objectIDs(result["ids"], at: "result.ids")
+                case FetchMembers.ResultType.ids.rawValue:
+                    answer.ids = try reader.objectIDs(result[FetchMembers.ResultType.ids.rawValue], at: "result.ids")
                 default:
-                    guard case .array(let elements)? = result["objects"] else {
+                    guard case .array(let elements)? = result[FetchMembers.ResultType.objects.rawValue] else {
                         throw DocumentClientError.invalidResponse(address: address, reason: "the answer to `fetch` has no objects array")
                     }
                     answer.objects.reserveCapacity(elements.count)
@@ -100,8 +101,8 @@ extension DocumentClient {
         let address = configuration.address
         // Each ID is written once; the answer names the same IDs, which then need no parsing.
         let texts = ids.map(\.uriRepresentation)
-        return request("get", params: WireRequestWriter.get(texts, knownVersions: knownVersions)).flatMapThrowing { result in
-            guard case .array(let elements)? = result["objects"], elements.count == ids.count else {
+        return request(ProtocolMethod.get.rawValue, params: WireRequestWriter.get(texts, knownVersions: knownVersions)).flatMapThrowing { result in
+            guard case .array(let elements)? = result[GetMembers.objects], elements.count == ids.count else {
                 throw DocumentClientError.invalidResponse(address: address, reason: "the answer to `get` has no objects array with one element per ID")
             }
             var reader = WireObjectReader(model: model, address: address)
@@ -126,10 +127,10 @@ extension DocumentClient {
     func saveFuture(_ writer: SaveRequestWriter, model: ObjectModel) -> EventLoopFuture<RemoteSaveResult> {
         let address = configuration.address
         let temporaryIDs = writer.temporaryIDs
-        return request("save", params: { try writer.write(to: $0) }).flatMapThrowing { result in
+        return request(ProtocolMethod.save.rawValue, params: { try writer.write(to: $0) }).flatMapThrowing { result in
             var reader = WireObjectReader(model: model, address: address)
             var answer = RemoteSaveResult()
-            if case .object(let pairs)? = result["ids"] {
+            if case .object(let pairs)? = result[SaveMembers.ids] {
                 for (temporary, permanent) in pairs {
                     guard let temporaryID = temporaryIDs[temporary] else { continue }
                     answer.permanentIDs[temporaryID] = try reader.objectID(permanent, at: "result.ids.\(temporary)")
@@ -138,7 +139,7 @@ extension DocumentClient {
             guard answer.permanentIDs.count == temporaryIDs.count else {
                 throw DocumentClientError.invalidResponse(address: address, reason: "the answer to `save` does not give every inserted object its ID")
             }
-            if case .object(let pairs)? = result["versions"] {
+            if case .object(let pairs)? = result[SaveMembers.versions] {
                 for (id, version) in pairs {
                     guard case .number(let text) = version, let number = Int64(text) else {
                         throw DocumentClientError.invalidResponse(address: address, reason: "result.versions.\(id) is not an integer")
@@ -146,8 +147,8 @@ extension DocumentClient {
                     answer.versions[try reader.objectID(id, at: "result.versions")] = number
                 }
             }
-            answer.deleted = try reader.objectIDs(result["deleted"] ?? .array([]), at: "result.deleted")
-            answer.updated = try reader.objectIDs(result["updated"] ?? .array([]), at: "result.updated")
+            answer.deleted = try reader.objectIDs(result[SaveMembers.deleted] ?? .array([]), at: "result.deleted")
+            answer.updated = try reader.objectIDs(result[SaveMembers.updated] ?? .array([]), at: "result.updated")
             return answer
         }
     }

@@ -1,4 +1,5 @@
-import JSONAtomicStore
+import DocumentProtocol
+import JSONCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -32,9 +33,22 @@ public final class DocumentClient: Sendable {
     /// Requests, connections and bytes so far.
     public let statistics = ClientStatistics()
 
+    /// The notifications the server pushes (its messages without an `id`), from every
+    /// connection the client makes, in the order they came; the stream ends at shutdown.
+    ///
+    /// Reserved: the server sends none yet; the change feed (live changes) will. When nobody
+    /// reads, the newest ``notificationBufferLimit`` notifications are kept and older ones
+    /// dropped, so that a client that never reads them never grows without bound.
+    public let notifications: AsyncStream<RPCNotification>
+    private let notificationSink: AsyncStream<RPCNotification>.Continuation
+    /// How many unread notifications ``notifications`` keeps (the newest).
+    public static let notificationBufferLimit = 1024
+
     /// A client; it runs on `eventLoopGroup`, or on a thread of its own when nil.
     public init(configuration: ClientConfiguration, eventLoopGroup: EventLoopGroup? = nil) {
         self.configuration = configuration
+        (notifications, notificationSink) = AsyncStream.makeStream(
+            of: RPCNotification.self, bufferingPolicy: .bufferingNewest(Self.notificationBufferLimit))
         if let eventLoopGroup {
             group = eventLoopGroup
             ownsGroup = false
@@ -89,7 +103,7 @@ public final class DocumentClient: Sendable {
     /// Sends `ping` and returns the seconds the answer took.
     public func ping() async throws -> Double {
         let start = ContinuousClock.now
-        _ = try await request("ping", params: nil).get()
+        _ = try await request(ProtocolMethod.ping.rawValue, params: nil).get()
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
@@ -109,16 +123,16 @@ public final class DocumentClient: Sendable {
 
     private func connect() -> EventLoopFuture<RPCConnection> {
         let configuration = self.configuration
-        let connecting = RPCConnection.connect(configuration, group: group, statistics: statistics).flatMap { connection in
+        let connecting = RPCConnection.connect(configuration, group: group, statistics: statistics, notifications: notificationSink).flatMap { connection in
             self.statistics.countConnection()  // made: an attempt that fails is not counted
             self.statistics.countRequest()
-            return connection.call("hello", params: { out in
+            return connection.call(ProtocolMethod.hello.rawValue, params: { out in
                 try out.openObject()
                 if let token = configuration.token {
-                    try out.string("token")
+                    try out.string(HelloMembers.token)
                     try out.string(token)
                 }
-                try out.string("client")
+                try out.string(HelloMembers.client)
                 try out.string(configuration.clientName)
                 try out.closeObject()
             })
@@ -188,6 +202,7 @@ public final class DocumentClient: Sendable {
             defer { state.connection = nil }
             return state.connection
         }
+        notificationSink.finish()
         return connection?.flatMap { connection -> EventLoopFuture<Void> in
             connection.close()
             return connection.channel.closeFuture

@@ -1,5 +1,5 @@
-import DocumentWire
-import JSONAtomicStore
+import DocumentProtocol
+import JSONCore
 
 /// What went wrong talking to a `docserver`. Every case says where (the server's address)
 /// and what a user can do about it.
@@ -54,26 +54,31 @@ public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// An error answer of the server: its code, message and data, as PROTOCOL.md lists them.
-public struct RemoteError: Error, CustomStringConvertible, Sendable {
-    /// The JSON-RPC error code (``ProtocolErrorCode``: `-32001` conflict, `-32602` invalid params, …).
-    public let code: Int
-    /// The server's sentence for people.
-    public let message: String
-    /// The error's `data`, if any.
-    public let data: JSONValue?
+/// An error answer of the server: the protocol's ``RPCError`` (code, message, data, as
+/// PROTOCOL.md lists them) and the method it answered.
+public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The error as the server sent it.
+    public let error: RPCError
     /// The method that failed.
     public let method: String
 
     /// The codes, by name: `RemoteError.Code.conflict`.
-    public typealias Code = ProtocolErrorCode
+    public typealias Code = ErrorCode
 
-    public init(code: Int, message: String, data: JSONValue?, method: String) {
-        self.code = code
-        self.message = message
-        self.data = data
+    /// The server's `error` answering `method`.
+    public init(_ error: RPCError, method: String) {
+        self.error = error
         self.method = method
     }
 
+    /// The error code (`.conflict`, `.invalidParams`, …; ``ErrorCode/other(_:)`` for one this
+    /// client does not know).
+    public var code: ErrorCode { error.code }
+    /// The server's sentence for people.
+    public var message: String { error.message }
+    /// The error's `data`, if any.
+    public var data: JSONValue? { error.data == .null ? nil : error.data }
+
+    /// `docserver refused `save` (-32001): conflict: …`.
     public var description: String { "docserver refused `\(method)` (\(code)): \(message)" }
 }

@@ -1,4 +1,4 @@
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 
 /// One request on its way to the server: its line and the promise of its answer.
@@ -14,6 +14,7 @@ struct OutgoingRequest: Sendable {
 /// A request's answer did not come in time: the connection is closed, and the request and
 /// every one after it fail with ``DocumentClientError/timedOut(address:method:seconds:)``.
 struct RequestTimedOut: Sendable {
+    let id: Int64
     let method: String
     let seconds: Double
 }

@@ -1,14 +1,19 @@
-import DocumentWire
-import JSONAtomicStore
+import DocumentProtocol
+import JSONCore
 import NIOCore
 
-/// Matches answer lines to requests. The server answers the requests of a connection in the
-/// order they came, so answers complete the pending requests first to last; each answer's
-/// `id` is checked against its request's.
+/// Matches answer lines to requests by their `id`, and hands messages without an `id`
+/// (notifications the server pushes) to a stream of their own.
+///
+/// Requests wait in a table by id, so answers may come in any order. An answer whose id no
+/// request is waiting for breaks the protocol: the connection is closed with
+/// ``DocumentClientError/invalidResponse(address:reason:)``.
 ///
 /// When the connection closes, every pending request fails: with
 /// ``DocumentClientError/connectionLost(address:method:outcomeUnknown:)``, or with the reason
 /// the connection was closed for (a timeout, an answer that breaks the protocol).
+///
+/// Not `Sendable`: it belongs to its channel's event loop.
 final class RPCClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = OutgoingRequest
@@ -16,14 +21,19 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     private let address: String
     private let statistics: ClientStatistics
-    private var pending = CircularBuffer<OutgoingRequest>()
+    private let notifications: AsyncStream<RPCNotification>.Continuation?
+    /// The requests sent and not answered yet, by id (ids grow in the order of sending).
+    private var pending: [Int64: OutgoingRequest] = [:]
     /// Why this side closed the connection; pending requests fail with it.
     private var closeReason: DocumentClientError?
     private var isClosed = false
 
-    init(address: String, statistics: ClientStatistics) {
+    /// A handler for the connection to `address`; notifications go to `notifications`
+    /// (dropped when nil).
+    init(address: String, statistics: ClientStatistics, notifications: AsyncStream<RPCNotification>.Continuation? = nil) {
         self.address = address
         self.statistics = statistics
+        self.notifications = notifications
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -34,51 +44,42 @@ final class RPCClientHandler: ChannelDuplexHandler {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        pending.append(request)
+        pending[request.id] = request
         context.write(wrapOutboundOut(request.line), promise: promise)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
         statistics.countReceived(line.readableBytes + 1)
-        guard let request = pending.popFirst() else {
-            return close(context, .invalidResponse(address: address, reason: "an answer came with no request waiting for it"))
-        }
+        let message: ServerMessage
         do {
-            let answer = try line.withUnsafeReadableBytes { try JSONValue.parse($0, source: "answer") }
-            try complete(request, with: answer)
-        } catch let error as DocumentClientError {
-            request.response.fail(error)
-            close(context, error)
+            let value = try line.withUnsafeReadableBytes { try JSONValue.parse($0) }
+            message = try ServerMessage.parse(value)
+        } catch let error as RPCError {
+            return close(context, .invalidResponse(address: address, reason: error.reason))
         } catch {
-            let failure = DocumentClientError.invalidResponse(address: address, reason: "the answer to `\(request.method)` is not JSON: \(error)")
-            request.response.fail(failure)
-            close(context, failure)
+            return close(context, .invalidResponse(address: address, reason: "a message is not JSON: \(error)"))
         }
-    }
-
-    /// Completes a request with its answer: its `result`, or its `error`.
-    private func complete(_ request: OutgoingRequest, with answer: JSONValue) throws(DocumentClientError) {
-        guard answer["id"] == .integer(request.id) else {
-            throw .invalidResponse(address: address, reason: "the answer to request \(request.id) (`\(request.method)`) carries id \(answer["id"]?.jsonText ?? "nothing")")
-        }
-        if let error = answer["error"] {
-            guard case .number(let codeText)? = error["code"], let code = Int(codeText) else {
-                throw .invalidResponse(address: address, reason: "the error answering `\(request.method)` has no integer code")
+        switch message {
+        case .notification(let notification):
+            notifications?.yield(notification)
+        case .response(let id, let outcome):
+            guard case .number(let text) = id, let number = Int64(text), let request = pending.removeValue(forKey: number) else {
+                return close(context, .invalidResponse(address: address, reason: "an answer carries id \(id.jsonText), which no request is waiting for"))
             }
-            var message = ""
-            if case .string(let text)? = error["message"] { message = text }
-            request.response.fail(DocumentClientError.server(RemoteError(code: code, message: message, data: error["data"], method: request.method)))
-            return
+            switch outcome {
+            case .success(let result):
+                request.response.succeed(result)
+            case .failure(let error):
+                request.response.fail(DocumentClientError.server(RemoteError(error, method: request.method)))
+            }
         }
-        guard let result = answer["result"] else {
-            throw .invalidResponse(address: address, reason: "the answer to `\(request.method)` has neither result nor error")
-        }
-        request.response.succeed(result)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let timeout = event as? RequestTimedOut {
+            // Only a request still waiting times out; one answered meanwhile is done.
+            guard pending[timeout.id] != nil else { return }
             close(context, .timedOut(address: address, method: timeout.method, seconds: timeout.seconds))
         } else {
             context.fireUserInboundEventTriggered(event)
@@ -95,8 +96,10 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosed = true
-        while let request = pending.popFirst() {
-            request.response.fail(closeReason ?? lost(request))
+        let waiting = pending
+        pending = [:]
+        for id in waiting.keys.sorted() {
+            if let request = waiting[id] { request.response.fail(closeReason ?? lost(request)) }
         }
         context.fireChannelInactive()
     }

@@ -1,11 +1,8 @@
-import DocumentWire
-import JSONAtomicStore
+import DocumentProtocol
+import JSONCore
 import NIOCore
 import NIOPosix
 import Synchronization
-
-/// Writes a request's `params` object.
-typealias ParamsWriter = @Sendable (JSONGenerator) throws -> Void
 
 /// One TCP connection to a server, with requests pipelined on it.
 final class RPCConnection: Sendable {
@@ -19,7 +16,8 @@ final class RPCConnection: Sendable {
     }
 
     /// Connects (no `hello` yet).
-    static func connect(_ configuration: ClientConfiguration, group: EventLoopGroup, statistics: ClientStatistics) -> EventLoopFuture<RPCConnection> {
+    static func connect(_ configuration: ClientConfiguration, group: EventLoopGroup, statistics: ClientStatistics,
+                        notifications: AsyncStream<RPCNotification>.Continuation? = nil) -> EventLoopFuture<RPCConnection> {
         let address = configuration.address
         let maximumLineLength = configuration.maximumLineLength
         let eventLoop = group.next()
@@ -33,7 +31,7 @@ final class RPCConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
-                        RPCClientHandler(address: address, statistics: statistics),
+                        RPCClientHandler(address: address, statistics: statistics, notifications: notifications),
                     ])
                 }
             }
@@ -52,20 +50,7 @@ final class RPCConnection: Sendable {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let line: ByteBuffer
         do {
-            var bytes = try JSONText.make { out in
-                try out.openObject()
-                try out.string("jsonrpc")
-                try out.string("2.0")
-                try out.string("id")
-                try out.integer(id)
-                try out.string("method")
-                try out.string(method)
-                if let params {
-                    try out.string("params")
-                    try params(out)
-                }
-                try out.closeObject()
-            }
+            var bytes = try RPCRequest.encode(id: id, method: method, params: params)
             bytes.append(UInt8(ascii: "\n"))
             line = channel.allocator.buffer(bytes: bytes)
         } catch {
@@ -75,7 +60,7 @@ final class RPCConnection: Sendable {
         let seconds = configuration.requestTimeout
         let channel = self.channel
         let timeout = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
-            channel.pipeline.fireUserInboundEventTriggered(RequestTimedOut(method: method, seconds: seconds))
+            channel.pipeline.fireUserInboundEventTriggered(RequestTimedOut(id: id, method: method, seconds: seconds))
         }
         response.futureResult.whenComplete { _ in timeout.cancel() }
         // A channel closed already never reaches the handler: the failed write fails the request.

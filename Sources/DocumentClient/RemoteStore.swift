@@ -1,6 +1,7 @@
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import DocumentProtocol
+import JSONCore
 import NIOCore
 
 /// An incremental store whose objects live in a running `docserver`: the same object graph

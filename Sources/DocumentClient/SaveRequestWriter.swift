@@ -1,5 +1,6 @@
+import DocumentProtocol
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// The `params` of `save` for a context's changes: inserted objects under temporary wire
 /// IDs with every value, updated objects with the properties that differ from what was
@@ -30,44 +31,44 @@ struct SaveRequestWriter: Sendable {
     func write(to out: JSONGenerator) throws {
         try out.openObject()
         if !request.insertedObjects.isEmpty {
-            try out.string("insert")
+            try out.string(SaveMembers.insert)
             try out.openArray()
             for snapshot in request.insertedObjects {
                 let entity = snapshot.objectID.entity
                 try out.openObject()
-                try out.string("id")
+                try out.string(WireObjectMembers.id)
                 try out.string(WireRequestWriter.idText(snapshot.objectID))
-                try out.string("entity")
+                try out.string(WireObjectMembers.entity)
                 try out.string(entity.name)
-                try out.string("values")
+                try out.string(WireObjectMembers.values)
                 try WireRequestWriter.writeValues(snapshot.values, of: entity, indexes: entity.properties.indices, to: out)
                 try out.closeObject()
             }
             try out.closeArray()
         }
         if !request.updatedObjects.isEmpty {
-            try out.string("update")
+            try out.string(SaveMembers.update)
             try out.openArray()
             for snapshot in request.updatedObjects {
                 try out.openObject()
-                try out.string("id")
+                try out.string(WireObjectMembers.id)
                 try out.string(snapshot.objectID.uriRepresentation)
-                try out.string("version")
+                try out.string(WireObjectMembers.version)
                 try out.integer(snapshot.version)
-                try out.string("values")
+                try out.string(WireObjectMembers.values)
                 try WireRequestWriter.writeValues(snapshot.values, of: snapshot.objectID.entity, indexes: changedIndexes(of: snapshot), to: out)
                 try out.closeObject()
             }
             try out.closeArray()
         }
         if !request.deletedObjects.isEmpty {
-            try out.string("delete")
+            try out.string(SaveMembers.delete)
             try out.openArray()
             for snapshot in request.deletedObjects {
                 try out.openObject()
-                try out.string("id")
+                try out.string(WireObjectMembers.id)
                 try out.string(snapshot.objectID.uriRepresentation)
-                try out.string("version")
+                try out.string(WireObjectMembers.version)
                 try out.integer(snapshot.version)
                 try out.closeObject()
             }

@@ -1,4 +1,5 @@
-import JSONAtomicStore
+import DocumentProtocol
+import JSONCore
 
 /// What a server says of itself in answer to `hello`.
 public struct ServerHello: Sendable, Equatable {
@@ -20,11 +21,11 @@ public struct ServerHello: Sendable, Equatable {
             }
             return text
         }
-        server = try string("server")
-        version = try string("version")
-        storeUUID = try string("storeUUID")
-        modelHash = try string("modelHash")
-        guard case .number(let text)? = result["protocol"], let number = Int(text) else {
+        server = try string(HelloMembers.server)
+        version = try string(HelloMembers.version)
+        storeUUID = try string(HelloMembers.storeUUID)
+        modelHash = try string(HelloMembers.modelHash)
+        guard case .number(let text)? = result[HelloMembers.protocolVersion], let number = Int(text) else {
             throw .invalidResponse(address: address, reason: "the answer to `hello` has no integer protocol")
         }
         protocolVersion = number

@@ -1,5 +1,6 @@
+import DocumentProtocol
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// An object as a `get` or `fetch` answers it.
 enum WireObject: Sendable {
@@ -70,9 +71,9 @@ struct WireObjectReader {
         var idJSON: JSONValue?, versionJSON: JSONValue?, valuesJSON: JSONValue?
         for (key, value) in members {
             switch key {
-            case "id": idJSON = value
-            case "version": versionJSON = value
-            case "values": valuesJSON = value
+            case WireObjectMembers.id: idJSON = value
+            case WireObjectMembers.version: versionJSON = value
+            case WireObjectMembers.values: valuesJSON = value
             default: break
             }
         }
@@ -98,15 +99,7 @@ struct WireObjectReader {
     private mutating func value(_ json: JSONValue, for property: PropertyDescription, at path: String) throws(DocumentClientError) -> Value {
         switch property {
         case .attribute(let attribute):
-            let value: Value?
-            switch json {
-            case .null: value = .null
-            case .bool(let flag): value = attribute.type == .bool ? .bool(flag) : nil
-            case .number(var text): value = text.withUTF8 { ValueForm.value(number: UnsafeRawBufferPointer($0), as: attribute.type) }
-            case .string(var text): value = text.withUTF8 { ValueForm.value(string: UnsafeRawBufferPointer($0), as: attribute.type) }
-            case .array, .object: value = nil
-            }
-            guard let value else { throw invalid("\(path) is not \(ValueForm.expectation(for: attribute.type)): \(json.jsonText)") }
+            guard let value = ValueForm.value(json, as: attribute.type) else { throw invalid("\(path) is not \(ValueForm.expectation(for: attribute.type)): \(json.jsonText)") }
             return value
         case .relationship(let relationship):
             if relationship.isToMany { return .objects(try objectIDs(json, at: path)) }
@@ -121,7 +114,7 @@ struct WireObjectReader {
         let bytes = try JSONText.make { out in
             try WireRequestWriter.writeValues(snapshot.values, of: entity, indexes: entity.properties.indices, to: out)
         }
-        let values = try bytes.withUnsafeBytes { try JSONValue.parse($0, source: "values") }
+        let values = try bytes.withUnsafeBytes { try JSONValue.parse($0) }
         let object = JSONValue.object([("id", .string(snapshot.objectID.uriRepresentation)),
                                        ("version", .integer(snapshot.version)), ("values", values)])
         guard case .snapshot(let normalized) = try self.object(object, at: "saved object") else { return snapshot }

@@ -1,5 +1,6 @@
+import DocumentProtocol
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// Writes GraphCore values in their wire form (PROTOCOL.md): attributes as in the store
 /// file, relationships as object IDs, and objects inserted by the same save by their
@@ -19,75 +20,49 @@ enum WireRequestWriter {
 
     /// `{"key": value, …}` for the properties at `indexes`.
     static func writeValues(_ values: [Value], of entity: EntityDescription, indexes: some Sequence<Int>, to out: JSONGenerator) throws {
-        try out.openObject()
-        for index in indexes {
-            let property = entity.properties[index]
-            try out.string(property.name)
-            let value = index < values.count ? values[index] : .null
-            switch property {
-            case .attribute(let attribute):
-                try ValueForm.write(value, as: attribute.type, to: out)
-            case .relationship(let relationship):
-                switch value {
-                case .object(let id):
-                    try out.string(idText(id))
-                case .objects(let ids):
-                    try out.openArray()
-                    for id in ids { try out.string(idText(id)) }
-                    try out.closeArray()
-                default:
-                    if relationship.isToMany {
-                        try out.openArray()
-                        try out.closeArray()
-                    } else {
-                        try out.null()
-                    }
-                }
-            }
-        }
-        try out.closeObject()
+        try WireObjectEncoder.writeValues(values, of: entity, indexes: indexes, idText: idText, sortsUnorderedByReference: false, to: out)
     }
 
     /// The `params` of `fetch`.
     static func fetch(_ request: FetchRequest, resultType: String, sortedAndPaged: Bool) -> ParamsWriter {
         { out in
             try out.openObject()
-            try out.string("entity")
+            try out.string(FetchMembers.entity)
             try out.string(request.entityName)
             if let predicate = request.predicate {
-                try out.string("predicate")
+                try out.string(FetchMembers.predicate)
                 try out.string(predicate.description)
             }
             if sortedAndPaged {
                 if !request.sortDescriptors.isEmpty {
-                    try out.string("sort")
+                    try out.string(FetchMembers.sort)
                     try out.openArray()
                     for descriptor in request.sortDescriptors {
                         try out.openObject()
-                        try out.string("key")
+                        try out.string(FetchMembers.sortKey)
                         try out.string(descriptor.keyPath)
-                        try out.string("ascending")
+                        try out.string(FetchMembers.ascending)
                         try out.bool(descriptor.ascending)
-                        try out.string("caseInsensitive")
+                        try out.string(FetchMembers.caseInsensitive)
                         try out.bool(descriptor.caseInsensitive)
                         try out.closeObject()
                     }
                     try out.closeArray()
                 }
                 if request.fetchLimit > 0 {
-                    try out.string("limit")
+                    try out.string(FetchMembers.limit)
                     try out.integer(Int64(request.fetchLimit))
                 }
                 if request.fetchOffset > 0 {
-                    try out.string("offset")
+                    try out.string(FetchMembers.offset)
                     try out.integer(Int64(request.fetchOffset))
                 }
             }
             if !request.includesSubentities {
-                try out.string("includeSubentities")
+                try out.string(FetchMembers.includeSubentities)
                 try out.bool(false)
             }
-            try out.string("resultType")
+            try out.string(FetchMembers.resultType)
             try out.string(resultType)
             try out.closeObject()
         }
@@ -97,12 +72,12 @@ enum WireRequestWriter {
     static func get(_ idTexts: [String], knownVersions: [Int64?]?) -> ParamsWriter {
         { out in
             try out.openObject()
-            try out.string("ids")
+            try out.string(GetMembers.ids)
             try out.openArray()
             for text in idTexts { try out.string(text) }
             try out.closeArray()
             if let knownVersions, knownVersions.contains(where: { $0 != nil }) {
-                try out.string("versions")
+                try out.string(GetMembers.versions)
                 try out.openArray()
                 for version in knownVersions {
                     if let version { try out.integer(version) } else { try out.null() }

@@ -1,4 +1,4 @@
-import DocumentWire
+import DocumentProtocol
 import Logging
 import NIOCore
 

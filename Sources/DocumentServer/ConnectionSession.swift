@@ -1,5 +1,6 @@
+import DocumentProtocol
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 import Logging
 import NIOCore
 
@@ -81,12 +82,12 @@ final class ConnectionSession {
         }
         let message: JSONValue
         do {
-            message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128, source: "message") }
-        } catch JSONStoreError.invalidJSON(_, let offset, let lineNumber, let column, let reason) {
+            message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128) }
+        } catch JSONError.invalidJSON(let offset, let lineNumber, let column, let reason) {
             logger.debug("parse error", metadata: ["offset": "\(offset)", "reason": "\(LogText.escaped(reason))"])
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(offset: offset, line: lineNumber, column: column, reason: reason)))))
-        } catch JSONStoreError.notAStoreFile(_, let reason) {
-            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: reason)))))
+        } catch let error as JSONError {
+            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: error.description)))))
         } catch {
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)")))))
         }

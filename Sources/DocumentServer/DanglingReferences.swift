@@ -1,5 +1,5 @@
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// The relationships that may still hold an object after it is deleted: those without an
 /// inverse, and those whose inverse has the `noAction` delete rule (deleting the target

@@ -1,7 +1,8 @@
-import DocumentWire
+import DocumentProtocol
 import Foundation
 import GraphCore
 import JSONAtomicStore
+import JSONCore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

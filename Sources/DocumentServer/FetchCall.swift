@@ -1,5 +1,6 @@
+import DocumentProtocol
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// The parameters of `fetch`, checked and turned into a fetch request before the store
 /// thread sees them.

@@ -1,5 +1,6 @@
+import DocumentProtocol
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// The parameters of `get`: the IDs, and optionally the version the client holds of each.
 struct GetCall: Sendable {

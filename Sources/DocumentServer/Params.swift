@@ -1,4 +1,5 @@
-import JSONAtomicStore
+import DocumentProtocol
+import JSONCore
 
 /// Reads the named parameters of a method, each error naming the parameter's path
 /// (`params.sort[0].key`) and what was expected.

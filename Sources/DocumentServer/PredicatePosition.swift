@@ -1,4 +1,6 @@
 import GraphCore
+import DocumentProtocol
+import JSONCore
 
 /// Gives a predicate error found after parsing (an unknown key, a `$variable`, a value of
 /// the wrong type for a key) the `position` that syntax errors have: the character offset

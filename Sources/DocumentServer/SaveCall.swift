@@ -1,5 +1,6 @@
+import DocumentProtocol
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// The parameters of `save`, checked against the model before the store thread sees them:
 /// entities, keys, value types, IDs and versions. What needs the store (does an object

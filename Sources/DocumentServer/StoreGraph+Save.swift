@@ -1,6 +1,7 @@
+import DocumentProtocol
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// A save that passed every check and sits in the graph's context, waiting for the
 /// durable write that will make it real.

@@ -1,6 +1,7 @@
+import DocumentProtocol
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// The server's object graph: one coordinator, one store, one context. It belongs to the
 /// store thread (``StoreWorker``) and is used by nothing else, so it needs no locks.

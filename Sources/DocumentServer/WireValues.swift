@@ -1,6 +1,7 @@
+import DocumentProtocol
 import Foundation
 import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// Reads values sent by a client: attribute values as in the store file, object IDs,
 /// and predicate arguments.
@@ -13,15 +14,7 @@ enum WireValues {
         if type == .decimal, case .string(let text) = json, let problem = DecimalLimits.problem(text) {
             throw .invalidParams(path, "the decimal \(RPCError.capped(text)) \(problem)")
         }
-        let value: Value?
-        switch json {
-        case .null: value = .null
-        case .bool(let flag): value = type == .bool ? .bool(flag) : nil
-        case .number(var text): value = text.withUTF8 { ValueForm.value(number: UnsafeRawBufferPointer($0), as: type) }
-        case .string(var text): value = text.withUTF8 { ValueForm.value(string: UnsafeRawBufferPointer($0), as: type) }
-        case .array, .object: value = nil
-        }
-        guard let value else {
+        guard let value = ValueForm.value(json, as: type) else {
             throw .invalidParams(path, "must be \(ValueForm.expectation(for: type)), not \(Params.describe(json))")
         }
         return value

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 
 /// JSON events written down in a buffer by one thread and read back by another, so that a
 /// load can parse (yajl) on one core while it builds objects on the other.

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 
 /// Generates the objects of a large store on two threads while the calling thread writes.
 ///

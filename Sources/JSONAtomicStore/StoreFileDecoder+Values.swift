@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 import GraphCore
 
 /// Objects and their values: what the decoder does at the start and end of an object, and

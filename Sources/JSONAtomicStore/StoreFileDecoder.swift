@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 import GraphCore
 
 /// Turns the events of a store file into cache nodes as they arrive: a state machine over

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 import GraphCore
 
 /// Writes a whole store file with `yajl_gen`, in the one deterministic form

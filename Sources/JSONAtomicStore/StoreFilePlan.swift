@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 import GraphCore
 
 /// What the reader and writer need to know about each property of each entity, worked out

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,12 +17,16 @@ enum StoreFileReader {
     static let pipelineThreshold = 4 << 20
 
     static func read(_ descriptor: Int32, size: Int, path: String, into decoder: StoreFileDecoder) throws {
-        if size < pipelineThreshold {
-            let parser = JSONEventParser(handler: decoder, source: path)
-            try readChunks(descriptor, path: path) { try parser.parse($0) }
-            try parser.finish()
-        } else {
-            try readPipelined(descriptor, path: path, into: decoder)
+        do {
+            if size < pipelineThreshold {
+                let parser = JSONEventParser(handler: decoder)
+                try readChunks(descriptor, path: path) { try parser.parse($0) }
+                try parser.finish()
+            } else {
+                try readPipelined(descriptor, path: path, into: decoder)
+            }
+        } catch let error as JSONError {
+            throw JSONStoreError(error, file: path)
         }
     }
 
@@ -98,7 +103,7 @@ final class ParsingThread: @unchecked Sendable {
 
     func run() {
         let recorder = TapeRecorder(channel: channel)
-        let parser = JSONEventParser(handler: recorder, source: path)
+        let parser = JSONEventParser(handler: recorder)
         recorder.probe = parser.offsetProbe
         do {
             try StoreFileReader.readChunks(descriptor, path: path) { try parser.parse($0) }

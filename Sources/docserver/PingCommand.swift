@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 import NIOPosix
 

@@ -1,7 +1,9 @@
+import DocumentProtocol
 @testable import DocumentServer
 import Foundation
 import GraphCore
 import JSONAtomicStore
+import JSONCore
 import Synchronization
 import Testing
 
@@ -62,7 +64,7 @@ struct GroupCommitTests {
             switch replies.withLock({ $0.removeValue(forKey: tag) }) {
             case .result(let bytes)?: return try bytes.withUnsafeBytes { try JSONValue.parse($0) }
             case .error(let error)?: throw error
-            case nil: throw RPCError(code: 0, message: "no answer for \(tag)", data: .null)
+            case nil: throw RPCError(code: .other(0), message: "no answer for \(tag)", data: .null)
             }
         }
 

@@ -2,6 +2,7 @@ import Foundation
 import GraphCore
 import Testing
 @testable import JSONAtomicStore
+import JSONCore
 
 /// Each error the loader reports, from a file crafted to produce it, with its message.
 @Suite struct LoadErrorTests {
@@ -82,7 +83,7 @@ import Testing
             do {
                 _ = try bytes.withUnsafeBytes { try JSONValue.parse($0) }
                 Issue.record("\(bytes) was accepted")
-            } catch let JSONStoreError.invalidJSON(_, offset, line, column, reason) {
+            } catch let JSONError.invalidJSON(offset, line, column, reason) {
                 #expect(offset == expected, "\(bytes): \(reason)")
                 #expect(line == 1 && column == expected + 1)
                 #expect(reason.contains("invalid UTF-8"))

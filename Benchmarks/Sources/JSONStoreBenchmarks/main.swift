@@ -2,6 +2,7 @@ import Foundation
 import BenchmarkSupport
 import GraphCore
 import JSONAtomicStore
+import JSONCore
 
 // JSON store benchmark: a store of N objects (4 attributes: string, int64, double, date; one
 // to-one relationship each), loaded and saved by JSONAtomicStore and by Python's json module.
@@ -112,7 +113,7 @@ if arguments.count >= 3, arguments[1] == "syntax" {
     let data = try Data(contentsOf: URL(fileURLWithPath: arguments[2]))
     let time = try seconds {
         try data.withUnsafeBytes { bytes in
-            let parser = JSONEventParser(handler: JSONSyntaxChecker(), source: arguments[2])
+            let parser = JSONEventParser(handler: JSONSyntaxChecker())
             var offset = 0
             while offset < bytes.count {
                 let end = min(offset + (1 << 20), bytes.count)

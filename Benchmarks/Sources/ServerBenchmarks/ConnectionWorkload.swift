@@ -1,4 +1,4 @@
-import JSONAtomicStore
+import JSONCore
 import NIOCore
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 /// Day arithmetic of the proleptic Gregorian calendar, used by the hand-written ISO 8601
-/// reader and writer (``ISO8601``) and by stores with fast date paths of their own.
+/// reader and writer (``ISO8601``), the one date text of the project.
 /// Howard Hinnant's `days_from_civil` / `civil_from_days`, exact for any Int64 year in range.
 public enum CivilCalendar {
     /// Days from 1970-01-01 to `year`-`month`-`day` (negative before).

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import JSONAtomicStore
+@testable import JSONCore
 
-/// The store's JSON reader against JSONTestSuite's `test_parsing`: every `y_` file accepted,
+/// The JSON reader against JSONTestSuite's `test_parsing`: every `y_` file accepted,
 /// every `n_` file refused. The `i_` files (where RFC 8259 lets a parser choose) are parsed
 /// and their outcome printed, for docs/FILE_FORMAT.md.
 @Suite struct ConformanceTests {
@@ -18,12 +18,12 @@ import Testing
     }
 
     /// nil when the parser accepts the file, else its error.
-    static func parse(_ url: URL) throws -> JSONStoreError? {
+    static func parse(_ url: URL) throws -> JSONError? {
         let data = try Data(contentsOf: url)
         do {
-            try data.withUnsafeBytes { try JSONEventParser.parse($0, handler: JSONSyntaxChecker(), source: url.lastPathComponent) }
+            try data.withUnsafeBytes { try JSONEventParser.parse($0, handler: JSONSyntaxChecker()) }
             return nil
-        } catch let error as JSONStoreError {
+        } catch let error as JSONError {
             return error
         }
     }
@@ -31,7 +31,7 @@ import Testing
     /// The same, fed one byte at a time (chunk boundaries must not matter).
     static func parseBytewise(_ url: URL) throws -> Bool {
         let data = try Data(contentsOf: url)
-        let parser = JSONEventParser(handler: JSONSyntaxChecker(), source: url.lastPathComponent)
+        let parser = JSONEventParser(handler: JSONSyntaxChecker())
         do {
             try data.withUnsafeBytes { bytes in
                 for index in bytes.indices { try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + 1)])) }
@@ -89,7 +89,7 @@ import Testing
         // Python's json.dumps writes characters beyond the BMP as escaped surrogate pairs.
         let pair = #"["a\uD834\uDD1Eb", "\\uD800"]"#
         let recorder = StringRecorder()
-        try Array(pair.utf8).withUnsafeBytes { try JSONEventParser.parse($0, handler: recorder, source: "pair") }
+        try Array(pair.utf8).withUnsafeBytes { try JSONEventParser.parse($0, handler: recorder) }
         #expect(recorder.strings == ["a\u{1D11E}b", "\\uD800"])
 
         // Each text with the offset of the unpaired escape's backslash.
@@ -97,18 +97,18 @@ import Testing
             let bytes = Array(text.utf8)
             // Fed whole and cut at every place: refused each time, at the escape's backslash.
             for cut in 0...bytes.count {
-                let parser = JSONEventParser(handler: JSONSyntaxChecker(), source: "t")
-                var found: JSONStoreError?
+                let parser = JSONEventParser(handler: JSONSyntaxChecker())
+                var found: JSONError?
                 do {
                     try bytes.withUnsafeBytes { all in
                         try parser.parse(UnsafeRawBufferPointer(rebasing: all[0..<cut]))
                         try parser.parse(UnsafeRawBufferPointer(rebasing: all[cut...]))
                     }
                     try parser.finish()
-                } catch let error as JSONStoreError {
+                } catch let error as JSONError {
                     found = error
                 }
-                guard case .invalidJSON(_, let offset, _, _, let reason)? = found else {
+                guard case .invalidJSON(let offset, _, _, let reason)? = found else {
                     Issue.record("\(text) cut at \(cut) was accepted")
                     continue
                 }

@@ -1,16 +1,16 @@
 /// Strict UTF-8 validation (RFC 3629): no overlong forms, no surrogates (U+D800...U+DFFF),
 /// nothing past U+10FFFF. yajl's own check accepts some of these.
-enum UTF8Check {
+package enum UTF8Check {
     /// Whether `bytes` is valid UTF-8; ASCII is checked eight bytes at a time.
     @inline(__always)
-    static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         firstInvalidIndex(bytes) == nil
     }
 
     /// The index of the first byte of the first sequence that is not valid UTF-8 (its lead
     /// byte, or a stray continuation byte), or nil when all of `bytes` is valid.
     @inline(__always)
-    static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         let count = bytes.count
         var index = 0

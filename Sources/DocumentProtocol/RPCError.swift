@@ -1,6 +1,4 @@
-import DocumentWire
-import GraphCore
-import JSONAtomicStore
+import JSONCore
 
 /// An error as it goes on the wire: a JSON-RPC code, a message for people and `data` for
 /// programs (`docs/PROTOCOL.md`, Errors).
@@ -8,17 +6,18 @@ import JSONAtomicStore
 /// Echoed input is capped, as Redis does, so an error never repeats a huge request back.
 public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The JSON-RPC error code.
-    public var code: Int
+    public var code: ErrorCode
     /// A sentence saying what was wrong and where.
     public var message: String
-    /// Details for programs; always an object.
+    /// Details for programs: an object in every error this project's server sends; `null`
+    /// when a peer's error has none (and then left out of the wire form).
     public var data: JSONValue
     /// For a predicate error found after parsing: the key or variable it is about, for
     /// ``PredicatePosition`` to find (not sent).
-    var predicateSubject: String?
+    package var predicateSubject: String?
 
     /// An error with its wire parts.
-    public init(code: Int, message: String, data: JSONValue) {
+    public init(code: ErrorCode, message: String, data: JSONValue) {
         self.code = code
         self.message = message
         self.data = data
@@ -28,45 +27,45 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "\(message) (\(code))" }
 
     /// The codes of `docs/PROTOCOL.md`.
-    public typealias Code = ProtocolErrorCode
+    public typealias Code = ErrorCode
 
     /// At most this many characters of client input are echoed in a message.
-    static let echoLimit = 128
+    package static let echoLimit = 128
 
-    static func capped(_ text: String) -> String {
+    package static func capped(_ text: String) -> String {
         text.count <= echoLimit ? text : String(text.prefix(echoLimit)) + "…"
     }
 
     // MARK: - The errors
 
-    static func parseError(offset: Int, line: Int, column: Int, reason: String) -> RPCError {
+    package static func parseError(offset: Int, line: Int, column: Int, reason: String) -> RPCError {
         RPCError(code: Code.parseError, message: "invalid JSON at byte \(offset) (line \(line), column \(column)): \(reason)",
                  data: .object([("offset", .integer(Int64(offset))), ("line", .integer(Int64(line))),
                                 ("column", .integer(Int64(column))), ("reason", .string(reason))]))
     }
 
-    static func parseError(reason: String) -> RPCError {
+    package static func parseError(reason: String) -> RPCError {
         RPCError(code: Code.parseError, message: "invalid JSON: \(reason)", data: .object([("reason", .string(reason))]))
     }
 
-    static func invalidRequest(_ reason: String) -> RPCError {
+    package static func invalidRequest(_ reason: String) -> RPCError {
         RPCError(code: Code.invalidRequest, message: "invalid request: \(reason)", data: .object([("reason", .string(reason))]))
     }
 
-    static func methodNotFound(_ method: String) -> RPCError {
+    package static func methodNotFound(_ method: String) -> RPCError {
         let echoed = String(method.prefix(echoLimit))
         return RPCError(code: Code.methodNotFound,
-                        message: "unknown method '\(capped(method))' (methods: hello, model, ping, fetch, get, save)",
+                        message: "unknown method '\(capped(method))' (methods: \(ProtocolMethod.list))",
                         data: .object([("method", .string(echoed))]))
     }
 
-    static func invalidParams(_ path: String, _ reason: String, position: Int? = nil) -> RPCError {
+    package static func invalidParams(_ path: String, _ reason: String, position: Int? = nil) -> RPCError {
         var data: [(key: String, value: JSONValue)] = [("path", .string(path)), ("reason", .string(reason))]
         if let position { data.append(("position", .integer(Int64(position)))) }
         return RPCError(code: Code.invalidParams, message: "invalid params: \(path): \(reason)", data: .object(data))
     }
 
-    static func conflict(_ conflicts: [(id: String, expected: Int64, current: Int64?)]) -> RPCError {
+    package static func conflict(_ conflicts: [(id: String, expected: Int64, current: Int64?)]) -> RPCError {
         let list = conflicts.map { conflict -> JSONValue in
             .object([("id", .string(conflict.id)), ("expected", .integer(conflict.expected)),
                      ("current", conflict.current.map { JSONValue.integer($0) } ?? .null)])
@@ -80,7 +79,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                         data: .object([("conflicts", .array(list))]))
     }
 
-    static func validation(_ failures: [(id: String, entity: String, key: String, reason: String)]) -> RPCError {
+    package static func validation(_ failures: [(id: String, entity: String, key: String, reason: String)]) -> RPCError {
         let list = failures.map { failure -> JSONValue in
             .object([("id", .string(failure.id)), ("entity", .string(failure.entity)),
                      ("key", .string(failure.key)), ("reason", .string(failure.reason))])
@@ -91,21 +90,21 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                         data: .object([("failures", .array(list))]))
     }
 
-    static func notFound(_ ids: [String], _ what: String) -> RPCError {
+    package static func notFound(_ ids: [String], _ what: String) -> RPCError {
         RPCError(code: Code.notFound, message: "not found: \(what): " + ids.prefix(5).joined(separator: ", ") + "; nothing was saved",
                  data: .object([("ids", .array(ids.map { .string($0) }))]))
     }
 
-    static func unauthorized(_ reason: String) -> RPCError {
+    package static func unauthorized(_ reason: String) -> RPCError {
         RPCError(code: Code.unauthorized, message: "unauthorized: \(reason)", data: .object([("reason", .string(reason))]))
     }
 
-    static func tooLarge(limit: Int) -> RPCError {
+    package static func tooLarge(limit: Int) -> RPCError {
         tooLarge(.line, limit: limit)
     }
 
     /// What a `too large` error is about: its `data.what`.
-    enum TooLarge: String {
+    package enum TooLarge: String {
         /// A line longer than `--max-line-bytes` (the connection is closed).
         case line
         /// A batch with more requests than `--max-batch-requests`.
@@ -117,7 +116,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The server holds `--max-buffered-bytes` of incomplete lines (the connection is closed).
         case bufferedBytes
 
-        func message(limit: Int) -> String {
+        package func message(limit: Int) -> String {
             switch self {
             case .line: return "the line is longer than the limit of \(limit) bytes; closing the connection"
             case .batch: return "the batch holds more than \(limit) requests; none of them was run: send them in smaller batches"
@@ -128,22 +127,22 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func tooLarge(_ what: TooLarge, limit: Int) -> RPCError {
+    package static func tooLarge(_ what: TooLarge, limit: Int) -> RPCError {
         RPCError(code: Code.tooLarge, message: what.message(limit: limit),
                  data: .object([("limit", .integer(Int64(limit))), ("what", .string(what.rawValue))]))
     }
 
-    static func serverBusy(reason: String) -> RPCError {
+    package static func serverBusy(reason: String) -> RPCError {
         RPCError(code: Code.serverBusy, message: "server busy: \(reason); closing this connection, try again later",
                  data: .object([("reason", .string(reason))]))
     }
 
-    static func serverBusy(limit: Int) -> RPCError {
+    package static func serverBusy(limit: Int) -> RPCError {
         RPCError(code: Code.serverBusy, message: "server busy: it has its limit of \(limit) connections open; closing this one, try again later",
                  data: .object([("limit", .integer(Int64(limit)))]))
     }
 
-    static func storeUnavailable(_ reason: String) -> RPCError {
+    package static func storeUnavailable(_ reason: String) -> RPCError {
         RPCError(code: Code.storeUnavailable, message: "store unavailable: \(reason); nothing was saved",
                  data: .object([("reason", .string(reason))]))
     }

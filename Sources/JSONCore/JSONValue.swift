@@ -64,12 +64,12 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Parses one JSON text strictly (see ``JSONEventParser``).
     ///
-    /// - Throws: ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)`` for a syntax
-    ///   error, and ``JSONStoreError/notAStoreFile(file:reason:)`` (with the place in its
-    ///   reason) when arrays and objects nest deeper than `maximumDepth`.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = 128, source: String = "message") throws -> JSONValue {
+    /// - Throws: ``JSONError/invalidJSON(offset:line:column:reason:)`` for a syntax error, and
+    ///   ``JSONError/unexpectedShape(offset:line:column:reason:)`` when arrays and objects nest
+    ///   deeper than `maximumDepth`.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = 128) throws -> JSONValue {
         let builder = TreeBuilder(maximumDepth: maximumDepth)
-        try JSONEventParser.parse(bytes, handler: builder, source: source)
+        try JSONEventParser.parse(bytes, handler: builder)
         return builder.result ?? .null
     }
 

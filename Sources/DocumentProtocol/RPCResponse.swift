@@ -1,13 +1,14 @@
-import JSONAtomicStore
+import JSONCore
 
 /// What a method answers: the JSON text of its result, or an error.
-enum Reply: Sendable {
+public enum Reply: Sendable {
     /// The compact JSON text of the `result` member.
     case result([UInt8])
+    /// The error answered.
     case error(RPCError)
 
     /// A result written with a generator.
-    static func result(_ body: (JSONGenerator) throws -> Void) -> Reply {
+    public static func result(_ body: (JSONGenerator) throws -> Void) -> Reply {
         do {
             return .result(try JSONText.make(body))
         } catch let error as AnswerTooLarge {
@@ -20,19 +21,23 @@ enum Reply: Sendable {
 
 /// Thrown by a result's generator once the answer grows past the answer limit, so that a
 /// huge answer is never built whole.
-struct AnswerTooLarge: Error {
-    let limit: Int
+package struct AnswerTooLarge: Error {
+    package let limit: Int
+
+    package init(limit: Int) {
+        self.limit = limit
+    }
 }
 
 /// Encodes responses: `{"jsonrpc":"2.0","id":…,"result":…}` or `…,"error":{…}}`, compact,
-/// keys in that order.
-enum RPCResponse {
+/// keys in that order. A client reads them with ``ServerMessage/parse(_:)``.
+public enum RPCResponse {
     private static let prefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
     private static let resultKey = Array(#","result":"#.utf8)
     private static let errorKey = Array(#","error":"#.utf8)
 
     /// The bytes of one response (no newline).
-    static func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
+    public static func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
         var bytes = prefix
         bytes += (try? JSONText.make { try id.write(to: $0) }) ?? Array("null".utf8)
         switch reply {
@@ -47,8 +52,9 @@ enum RPCResponse {
         return bytes
     }
 
-    static func errorText(_ error: RPCError) -> [UInt8] {
-        let object = JSONValue.object([("code", .integer(Int64(error.code))), ("message", .string(error.message)), ("data", error.data)])
+    /// The compact JSON text of an error object.
+    public static func errorText(_ error: RPCError) -> [UInt8] {
+        let object = error.wireValue
         return (try? JSONText.make { try object.write(to: $0) }) ?? Array(#"{"code":-32603,"message":"internal error"}"#.utf8)
     }
 }

@@ -7,21 +7,19 @@ import Foundation
 /// Strict means RFC 8259 and nothing more: comments are refused, strings must be valid
 /// UTF-8 (overlong forms, surrogates and code points past U+10FFFF included), exactly one
 /// top-level value, nothing but whitespace (space, tab, line feed, carriage return) after
-/// it, and a NUL byte anywhere is an error (not the end of the input). Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
+/// it, and a NUL byte anywhere is an error (not the end of the input). Errors are ``JSONError/invalidJSON(offset:line:column:reason:)``
 /// with the byte offset, line and column.
 ///
 /// Feed the text in chunks of any size, then call ``finish()``:
 ///
 /// ```swift
-/// let parser = JSONEventParser(handler: JSONSyntaxChecker(), source: "input.json")
+/// let parser = JSONEventParser(handler: JSONSyntaxChecker())
 /// try data.withUnsafeBytes { try parser.parse($0) }
 /// try parser.finish()
 /// ```
 ///
 /// Not `Sendable`: a parser and its handler belong to the thread that feeds them.
 public final class JSONEventParser {
-    /// The name of the input in errors (a file path).
-    public let source: String
     private let box: CallbackBox
     private let callbacks: UnsafeMutablePointer<yajl_callbacks>
     private let handle: yajl_handle
@@ -40,13 +38,12 @@ public final class JSONEventParser {
     private var newlines = 0
     private var lineStart = 0
     private var currentChunk: UnsafeRawBufferPointer?
-    private var failure: JSONStoreError?
+    private var failure: JSONError?
     private var finished = false
     private var surrogates = SurrogateEscapeScanner()
 
-    /// A parser that sends events to `handler`; `source` names the input in errors.
-    public init(handler: any JSONEventHandler, source: String) {
-        self.source = source
+    /// A parser that sends events to `handler`.
+    public init(handler: any JSONEventHandler) {
         box = CallbackBox(handler: handler)
         callbacks = .allocate(capacity: 1)
         callbacks.initialize(to: Self.makeCallbacks())
@@ -68,16 +65,16 @@ public final class JSONEventParser {
 
     /// Reads the offset just after the token of the event being handled, without touching
     /// the parser object (no reference counting); valid while the parser lives.
-    struct OffsetProbe {
+    package struct OffsetProbe {
         fileprivate let handle: yajl_handle
         fileprivate let chunkStart: UnsafeMutablePointer<Int>
 
         /// The offset; meaningful only inside an event callback.
         @inline(__always)
-        var offset: Int { chunkStart.pointee + yajl_get_bytes_consumed(handle) }
+        package var offset: Int { chunkStart.pointee + yajl_get_bytes_consumed(handle) }
     }
 
-    var offsetProbe: OffsetProbe { OffsetProbe(handle: handle, chunkStart: chunkStartStorage) }
+    package var offsetProbe: OffsetProbe { OffsetProbe(handle: handle, chunkStart: chunkStartStorage) }
 
     /// The number of bytes fed so far.
     public var bytesParsed: Int { chunkStart }
@@ -116,8 +113,8 @@ public final class JSONEventParser {
     }
 
     /// Parses a whole text in memory.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, handler: any JSONEventHandler, source: String) throws {
-        let parser = JSONEventParser(handler: handler, source: source)
+    public static func parse(_ bytes: UnsafeRawBufferPointer, handler: any JSONEventHandler) throws {
+        let parser = JSONEventParser(handler: handler)
         try parser.parse(bytes)
         try parser.finish()
     }
@@ -174,14 +171,13 @@ public final class JSONEventParser {
         location(offsetInChunk: currentChunk == nil ? 0 : yajl_get_bytes_consumed(handle))
     }
 
-    private func fail(at offset: Int, _ reason: String) -> JSONStoreError {
+    private func fail(at offset: Int, _ reason: String) -> JSONError {
         var place = location(offsetInChunk: offset - chunkStart)
         if offset < chunkStart, offset >= lineStart {
             // In an earlier chunk (an escape cut by a chunk's end), on the current line.
             place = (offset, newlines + 1, offset - lineStart + 1)
         }
-        let error = JSONStoreError.invalidJSON(file: source, offset: place.offset, line: place.line,
-                                               column: place.column, reason: reason)
+        let error = JSONError.invalidJSON(offset: place.offset, line: place.line, column: place.column, reason: reason)
         failure = error
         return error
     }
@@ -194,12 +190,11 @@ public final class JSONEventParser {
                 error = fail(at: chunkStart + invalidTextOffset(text, tokenEnd: offsetInChunk), text.reason)
             } else if let shape = thrown as? JSONShapeError {
                 let place = location(offsetInChunk: offsetInChunk)
-                error = JSONStoreError.notAStoreFile(
-                    file: source, reason: "\(shape.reason) (at byte \(place.offset), line \(place.line), column \(place.column))")
+                error = JSONError.unexpectedShape(offset: place.offset, line: place.line, column: place.column, reason: shape.reason)
             } else {
                 error = thrown
             }
-            if let storeError = error as? JSONStoreError { failure = storeError }
+            if let jsonError = error as? JSONError { failure = jsonError }
             return error
         }
         var reason = "invalid JSON"

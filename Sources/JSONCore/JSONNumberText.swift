@@ -1,11 +1,11 @@
 import Foundation
 
 /// Reading JSON number text (as the parser hands it over) without making Strings.
-enum JSONNumberText {
+package enum JSONNumberText {
     /// The integer a number's text spells, or nil when it has a fraction or an exponent or
     /// does not fit in 64 bits. The parser has checked the syntax already.
     @inline(__always)
-    static func integer(_ text: UnsafeRawBufferPointer) -> Int64? {
+    package static func integer(_ text: UnsafeRawBufferPointer) -> Int64? {
         guard let base = text.baseAddress, !text.isEmpty else { return nil }
         var index = 0
         let negative = base.load(as: UInt8.self) == UInt8(ascii: "-")
@@ -27,14 +27,14 @@ enum JSONNumberText {
     }
 
     /// Whether the text is an integer (no fraction, no exponent), of any size.
-    static func isIntegerSyntax(_ text: UnsafeRawBufferPointer) -> Bool {
+    package static func isIntegerSyntax(_ text: UnsafeRawBufferPointer) -> Bool {
         !text.contains(UInt8(ascii: ".")) && !text.contains(UInt8(ascii: "e")) && !text.contains(UInt8(ascii: "E"))
     }
 
     private static let powersOf10: [Double] = (0...22).map { pow(10, Double($0)) }
 
     /// The double nearest to the number (infinity when it is too large).
-    static func double(_ text: UnsafeRawBufferPointer) -> Double {
+    package static func double(_ text: UnsafeRawBufferPointer) -> Double {
         if let fast = fastDouble(text) { return fast }
         // strtod needs a NUL-terminated copy; the C locale is used by Swift programs unless
         // they call setlocale, and JSON numbers have no thousands separators anyway.

@@ -6,7 +6,7 @@
 /// read integers exactly and choose how to read the rest.
 ///
 /// Throw from a method to stop the parse: the parser rethrows the error, except for a
-/// ``JSONShapeError``, which it turns into ``JSONStoreError/notAStoreFile(file:reason:)``
+/// ``JSONShapeError``, which it turns into ``JSONError/unexpectedShape(offset:line:column:reason:)``
 /// naming the byte offset, line and column of the event.
 public protocol JSONEventHandler: AnyObject {
     /// `null`.
@@ -30,7 +30,7 @@ public protocol JSONEventHandler: AnyObject {
 }
 
 /// Thrown by a ``JSONEventHandler`` for valid JSON of the wrong shape: the parser adds the
-/// place in the file.
+/// place in the input.
 public struct JSONShapeError: Error, Equatable, Sendable {
     /// What was expected and found, e.g. `"metadata" must be an object`.
     public var reason: String

@@ -37,7 +37,7 @@ public enum ValueForm {
         case .string:
             return .string(bytes.string)
         case .date:
-            return DateText.date(bytes).map(Value.date)
+            return ISO8601.date(utf8: bytes).map(Value.date)
         case .double, .float:
             if bytes.equals("NaN") { return .double(.nan) }
             if bytes.equals("Infinity") { return .double(.infinity) }
@@ -63,8 +63,8 @@ public enum ValueForm {
         case (.string, .string(let s)): try out.string(s)
         case (.bool, .bool(let b)): try out.bool(b)
         case (.date, .date(let date)):
-            try withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer in
-                let count = DateText.write(date, into: buffer)
+            try withUnsafeTemporaryAllocation(byteCount: ISO8601.maximumLength, alignment: 8) { buffer in
+                let count = ISO8601.write(date, into: buffer)
                 try out.string(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count]))
             }
         case (.decimal, .decimal), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):

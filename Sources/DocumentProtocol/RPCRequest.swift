@@ -1,20 +1,29 @@
-import JSONAtomicStore
+import JSONCore
 
-/// One JSON-RPC 2.0 request or notification, its envelope checked.
-struct RPCRequest: Sendable {
+/// One JSON-RPC 2.0 request or notification, its envelope checked: the server reads it with
+/// ``parse(_:)``, a client writes it with ``encode(id:method:params:)``.
+public struct RPCRequest: Sendable {
     /// The request's `id`; nil for a notification (no `id` key at all).
-    let id: JSONValue?
-    let method: String
+    public let id: JSONValue?
+    /// The method called.
+    public let method: String
     /// The parameters: always an object (an empty one when the request had none).
-    let params: JSONValue
+    public let params: JSONValue
 
-    var isNotification: Bool { id == nil }
+    /// Whether the request has no `id` (and gets no answer).
+    public var isNotification: Bool { id == nil }
+
+    /// The compact bytes of a request (no newline):
+    /// `{"jsonrpc":"2.0","id":7,"method":"get","params":{…}}`, without `params` when nil.
+    public static func encode(id: Int64, method: String, params: ParamsWriter?) throws -> [UInt8] {
+        try RPCEnvelope.call(id: id, method: method, params: params)
+    }
 
     /// Checks the envelope of one message.
     ///
     /// - Returns: the request, or the error to answer with and the `id` to answer it under
     ///   (`null` when the id itself could not be read; nil for a notification).
-    static func parse(_ message: JSONValue) -> Result<RPCRequest, Rejection> {
+    public static func parse(_ message: JSONValue) -> Result<RPCRequest, Rejection> {
         guard case .object(let pairs) = message else {
             return .failure(Rejection(id: .null, error: .invalidRequest("a request must be a JSON object, not \(message.kindDescription)")))
         }
@@ -45,8 +54,10 @@ struct RPCRequest: Sendable {
     }
 
     /// A message refused before its method ran.
-    struct Rejection: Error {
-        let id: JSONValue
-        let error: RPCError
+    public struct Rejection: Error {
+        /// The `id` to answer under.
+        public let id: JSONValue
+        /// The error to answer with.
+        public let error: RPCError
     }
 }

@@ -1,4 +1,4 @@
-@testable import DocumentWire
+@testable import DocumentProtocol
 import NIOCore
 import NIOTestUtils
 import Testing

@@ -1,0 +1,76 @@
+import GraphCore
+import JSONCore
+
+/// Writes objects in their wire form:
+/// `{"id":"graph://…/Song/12","entity":"Song","version":3,"values":{…}}`, values in the
+/// model's property order, attributes as in the store file, relationships as IDs.
+///
+/// One writer for both ends: the server writes objects (IDs as URIs, unordered to-many
+/// lists sorted by reference, so that an answer does not depend on set order), a client
+/// writes the values of a save (its new objects by temporary wire IDs, lists as it holds them).
+public enum WireObjectEncoder {
+    /// Writes an object as the server answers it.
+    public static func write(_ snapshot: ObjectSnapshot, to out: JSONGenerator) throws {
+        let entity = snapshot.objectID.entity
+        try out.openObject()
+        try out.string(WireObjectMembers.id)
+        try out.string(snapshot.objectID.uriRepresentation)
+        try out.string(WireObjectMembers.entity)
+        try out.string(entity.name)
+        try out.string(WireObjectMembers.version)
+        try out.integer(snapshot.version)
+        try out.string(WireObjectMembers.values)
+        try writeValues(snapshot.values, of: entity, indexes: entity.properties.indices,
+                        idText: { $0.uriRepresentation }, sortsUnorderedByReference: true, to: out)
+        try out.closeObject()
+    }
+
+    /// Writes `{"key": value, …}` for the properties at `indexes`: attributes in their
+    /// ``ValueForm``, relationships as the IDs `idText` spells; unordered to-many lists sorted
+    /// by reference when `sortsUnorderedByReference`, else as they are.
+    public static func writeValues(_ values: [Value], of entity: EntityDescription, indexes: some Sequence<Int>,
+                                   idText: (ObjectID) -> String, sortsUnorderedByReference: Bool,
+                                   to out: JSONGenerator) throws {
+        try out.openObject()
+        for index in indexes {
+            let property = entity.properties[index]
+            try out.string(property.name)
+            let value = index < values.count ? values[index] : .null
+            switch property {
+            case .attribute(let attribute):
+                try ValueForm.write(value, as: attribute.type, to: out)
+            case .relationship(let relationship):
+                try writeRelationship(value, isToMany: relationship.isToMany,
+                                      sorted: sortsUnorderedByReference && !relationship.isOrdered, idText: idText, to: out)
+            }
+        }
+        try out.closeObject()
+    }
+
+    private static func writeRelationship(_ value: Value, isToMany: Bool, sorted: Bool, idText: (ObjectID) -> String,
+                                          to out: JSONGenerator) throws {
+        switch value {
+        case .object(let id):
+            try out.string(idText(id))
+        case .objects(let ids):
+            try out.openArray()
+            for id in sorted ? ids.sorted(by: referenceOrder) : ids { try out.string(idText(id)) }
+            try out.closeArray()
+        default:
+            if isToMany {
+                try out.openArray()
+                try out.closeArray()
+            } else {
+                try out.null()
+            }
+        }
+    }
+
+    /// IDs of one store by reference: integers by value, other references by their text.
+    public static func referenceOrder(_ a: ObjectID, _ b: ObjectID) -> Bool {
+        switch (a.referenceObject, b.referenceObject) {
+        case (.int(let x), .int(let y)): return a.entityName == b.entityName ? x < y : a.entityName < b.entityName
+        default: return a.uriRepresentation < b.uriRepresentation
+        }
+    }
+}
