@@ -42,8 +42,9 @@ public struct RemoteStoreOptions: Sendable, Equatable {
         let values = options.values
         func number(_ name: String, _ fallback: Double) throws(DocumentClientError) -> Double {
             guard let text = values[name] else { return fallback }
-            guard let value = Double(text), value.isFinite, value > 0 else {
-                throw .invalidOption(name: name, value: text, expected: "a number of seconds greater than 0")
+            // At most 10^9 seconds (about 31 years): the time is kept in Int64 nanoseconds.
+            guard let value = Double(text), value.isFinite, value > 0, value <= 1e9 else {
+                throw .invalidOption(name: name, value: text, expected: "a number of seconds greater than 0 and at most 1000000000")
             }
             return value
         }
