@@ -12,6 +12,8 @@ import GraphCore
 /// | `prefetchLifetime` | seconds a row loaded ahead answers its fault without a round trip | 5 |
 /// | `rowCacheCapacity` | how many objects' last-read values are kept (and how many faults are queued to load ahead) | 100000 |
 /// | `client` | the name sent with `hello` | `RemoteStore` |
+///
+/// Times are seconds greater than 0 and at most 1,000,000,000.
 public struct RemoteStoreOptions: Sendable, Equatable {
     public static let token = "token"
     public static let connectTimeout = "connectTimeout"
