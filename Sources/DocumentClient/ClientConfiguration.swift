@@ -28,6 +28,14 @@ public struct ClientConfiguration: Sendable, Equatable {
         self.maximumLineLength = maximumLineLength
     }
 
+    /// Seconds as a NIO time amount, without a trapping conversion: NaN and negative times
+    /// become 0, times past the Int64 nanosecond range (about 292 years) that range's end.
+    static func nanoseconds(_ seconds: Double) -> Int64 {
+        let nanoseconds = seconds * 1e9
+        guard nanoseconds > 0 else { return 0 }
+        return nanoseconds < 9.2e18 ? Int64(nanoseconds) : Int64.max
+    }
+
     /// `host:port`, for messages.
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

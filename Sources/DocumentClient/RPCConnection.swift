@@ -25,7 +25,7 @@ final class RPCConnection: Sendable {
             return eventLoop.makeFailedFuture(DocumentClientError.cannotConnect(address: address, reason: "the port must be 0 to 65535"))
         }
         return ClientBootstrap(group: eventLoop)
-            .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout * 1e9)))
+            .connectTimeout(.nanoseconds(ClientConfiguration.nanoseconds(configuration.connectTimeout)))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -59,7 +59,7 @@ final class RPCConnection: Sendable {
         let response = eventLoop.makePromise(of: JSONValue.self)
         let seconds = configuration.requestTimeout
         let channel = self.channel
-        let timeout = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+        let timeout = eventLoop.scheduleTask(in: .nanoseconds(ClientConfiguration.nanoseconds(seconds))) {
             channel.pipeline.fireUserInboundEventTriggered(RequestTimedOut(id: id, method: method, seconds: seconds))
         }
         response.futureResult.whenComplete { _ in timeout.cancel() }

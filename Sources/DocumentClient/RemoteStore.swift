@@ -49,7 +49,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         settings = try RemoteStoreOptions(url: url, options: options)
         client = DocumentClient(configuration: settings.client)
         rows = RowCache(capacity: settings.rowCacheCapacity,
-                        prefetchLifetime: .nanoseconds(Int64(settings.prefetchLifetime * 1e9)))
+                        prefetchLifetime: .nanoseconds(ClientConfiguration.nanoseconds(settings.prefetchLifetime)))
         faults = FaultQueue(capacity: settings.rowCacheCapacity)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
@@ -142,7 +142,10 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
             }
         }
         for snapshot in request.insertedObjects { saved(snapshot, defaultVersion: 1) }
-        for snapshot in request.updatedObjects { saved(snapshot, defaultVersion: snapshot.version + 1) }
+        for snapshot in request.updatedObjects {
+            // The server refuses to save an object at Int64.max, so this never saturates for real.
+            saved(snapshot, defaultVersion: snapshot.version < Int64.max ? snapshot.version + 1 : Int64.max)
+        }
         for id in answer.deleted + answer.updated {
             rows.remove(id)
             faults.remove(id)

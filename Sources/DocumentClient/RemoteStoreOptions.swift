@@ -12,6 +12,8 @@ import GraphCore
 /// | `prefetchLifetime` | seconds a row loaded ahead answers its fault without a round trip | 5 |
 /// | `rowCacheCapacity` | how many objects' last-read values are kept (and how many faults are queued to load ahead) | 100000 |
 /// | `client` | the name sent with `hello` | `RemoteStore` |
+///
+/// Times are seconds greater than 0 and at most 1,000,000,000.
 public struct RemoteStoreOptions: Sendable, Equatable {
     public static let token = "token"
     public static let connectTimeout = "connectTimeout"
@@ -42,8 +44,9 @@ public struct RemoteStoreOptions: Sendable, Equatable {
         let values = options.values
         func number(_ name: String, _ fallback: Double) throws(DocumentClientError) -> Double {
             guard let text = values[name] else { return fallback }
-            guard let value = Double(text), value.isFinite, value > 0 else {
-                throw .invalidOption(name: name, value: text, expected: "a number of seconds greater than 0")
+            // At most 10^9 seconds (about 31 years): the time is kept in Int64 nanoseconds.
+            guard let value = Double(text), value.isFinite, value > 0, value <= 1e9 else {
+                throw .invalidOption(name: name, value: text, expected: "a number of seconds greater than 0 and at most 1000000000")
             }
             return value
         }

@@ -78,6 +78,10 @@ extension StoreGraph {
                 reply(.error(validationError(failures, inserted: inserted)))
                 return
             }
+            if let exhausted = numbersExhausted(inserts: call.inserts.map(\.entity.name), updated: call.updates.map(\.id) + changed.map(\.objectID)) {
+                reply(.error(exhausted))
+                return
+            }
             try child.save()
             let staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
                                     implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID), reply: reply)
@@ -120,6 +124,26 @@ extension StoreGraph {
     }
 
     // MARK: - Helpers
+
+    /// A save the store could not number: an updated object at the largest version, or no
+    /// reference left for the inserted objects. Checked before staging, so that the commit
+    /// (shared with other saves) never fails for it.
+    private func numbersExhausted(inserts: [String], updated: [ObjectID]) -> RPCError? {
+        for id in updated {
+            if let version = snapshot(of: id)?.version, version == Int64.max {
+                return .invalidParams("params.update", GraphError.versionExhausted(id, version: version).description)
+            }
+        }
+        if let entity = inserts.first, let atomic = store as? AtomicStore {
+            let needed = Int64(exactly: inserts.count) ?? Int64.max
+            if atomic.nextReference < 1 || atomic.nextReference.addingReportingOverflow(needed).overflow {
+                let error = GraphError.referencesExhausted(store: atomic.url?.path ?? atomic.identifier, entity: entity,
+                                                           nextReference: atomic.nextReference)
+                return .invalidParams("params.insert", error.description)
+            }
+        }
+        return nil
+    }
 
     /// Optimistic locking: every updated or deleted object must be at the version the client read.
     private func conflicts(of call: SaveCall) -> RPCError? {

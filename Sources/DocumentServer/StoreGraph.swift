@@ -137,8 +137,9 @@ final class StoreGraph {
         unpaged.fetchLimit = 0
         unpaged.fetchOffset = 0
         let ids = try context.fetchObjectIDs(unpaged).sorted(by: WireObjectEncoder.referenceOrder)
-        let start = min(request.fetchOffset, ids.count)
-        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, ids.count) : ids.count
+        let start = min(max(0, request.fetchOffset), ids.count)
+        // The limit counts from `start`, at most `ids.count`: no sum that could overflow.
+        let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, ids.count - start) : ids.count
         return Array(ids[start..<end])
     }
 

@@ -107,7 +107,9 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
             entityVersionHashes: decoder.entityVersionHashes ?? [:],
             modelVersionHash: decoder.modelVersionHash,
             userInfo: decoder.userInfo)
-        nextReference = max(decoder.fileNextReference ?? 1, decoder.maxReference + 1)
+        // One past the largest reference, saturated: a file holding reference Int64.max loads,
+        // and leaves no reference for an insert (which then fails with a clear error).
+        nextReference = max(decoder.fileNextReference ?? 1, StoreFileFormat.reference(after: decoder.maxReference))
         removeAllCacheNodes()
         addCacheNodes(decoder.nodes)
     }

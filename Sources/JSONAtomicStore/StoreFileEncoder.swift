@@ -48,7 +48,7 @@ struct StoreFileEncoder {
             groups.append((entity, entityNodes, references))
         }
         self.groups = groups
-        self.nextReference = max(nextReference, largest + 1)
+        self.nextReference = max(nextReference, StoreFileFormat.reference(after: largest))
     }
 
     /// Generates the file into `sink`.

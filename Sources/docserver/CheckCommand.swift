@@ -10,7 +10,8 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Reads the whole file as the server would (read-only: it takes no lock, so it also works on the \
             store of a running server) and checks its syntax, shape, value types, required values, references \
-            and inverse relationships. Exit status: 0 with a one-line summary when the store is valid; 1 with \
+            and inverse relationships. Exit status: 0 with a one-line summary when the store is valid (followed by \
+            warnings when no reference is left for new objects or objects are at the largest version); 1 with \
             the first error and where it is when it is not; 2 when it cannot be checked: the store file does \
             not exist (check creates nothing), or the model file is missing or invalid.
             """
@@ -48,10 +49,28 @@ struct CheckCommand: ParsableCommand {
             let perEntity = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             print("\(store): ok, \(nodes.count) objects" + (perEntity.isEmpty ? "" : " (\(perEntity))")
                   + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))")
+            for warning in Self.numberingWarnings(opened as? AtomicStore, nodes: nodes) { print("warning: \(warning)") }
         } catch {
             // Store errors name the file already.
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+}
+
+extension CheckCommand {
+    /// What the file allows but a save will refuse: no reference left for an insert, objects
+    /// at the largest version (they cannot be changed again).
+    static func numberingWarnings(_ store: AtomicStore?, nodes: [CacheNode]) -> [String] {
+        var warnings: [String] = []
+        if let store, store.nextReference == Int64.max {
+            warnings.append("no reference left for new objects (nextReference \(Int64.max)): every insert will be refused")
+        }
+        let stuck = nodes.filter { $0.version == Int64.max }
+        if let first = stuck.first {
+            warnings.append("\(stuck.count) object(s) at the largest version \(Int64.max), first \(first.objectID.uriRepresentation): "
+                            + "they cannot be saved again")
+        }
+        return warnings
     }
 }

@@ -55,6 +55,8 @@ import Testing
         ("requestTimeout", "abc"),
         ("connectTimeout", "-1"),
         ("prefetchLifetime", "inf"),
+        ("prefetchLifetime", "1e300"),  // past Int64 nanoseconds: used to trap converting
+        ("requestTimeout", "1e10"),
         ("rowCacheCapacity", "0"),
         ("prefetchSize", "100"),   // no such option
     ])

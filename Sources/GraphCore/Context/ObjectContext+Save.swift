@@ -169,7 +169,7 @@ extension ObjectContext {
                 object.version = result.versions[object.objectID] ?? 1
                 notification.inserted.append(object.objectID)
             } else if object.flags.contains(.updated), object.storage != committedStorage(of: object) {
-                object.version = result.versions[object.objectID] ?? object.version + 1
+                object.version = result.versions[object.objectID] ?? Self.nextVersion(after: object.version)
                 notification.updated.append(object.objectID)
             }
         }
@@ -274,5 +274,11 @@ extension ObjectContext {
         object.flags.insert(.deleted)
         list(object)
         undoStack?.record(.delete(object))
+    }
+
+    /// The version after `version`, saturated at `Int64.max` (the store refuses to save an
+    /// object at that version, so the saturated value never reaches a store).
+    static func nextVersion(after version: Int64) -> Int64 {
+        version < Int64.max ? version + 1 : Int64.max
     }
 }

@@ -57,15 +57,21 @@ enum ValueComparison {
         a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
     }
 
-    /// An integer against a double, exact even past 2^53.
-    private static func orderedMixed(_ a: Int64, _ b: Double) -> ComparisonResult? {
+    /// An integer against a double, exact for every pair: 2^63 as a double is greater than
+    /// every `Int64`, -0 equals 0, NaN is unordered. No conversion here can trap.
+    static func orderedMixed(_ a: Int64, _ b: Double) -> ComparisonResult? {
         if b.isNaN { return nil }
         if let exact = Int64(exactly: b) { return ordered(a, exact) }
-        if b >= 9.3e18 { return .orderedAscending }
-        if b <= -9.3e18 { return .orderedDescending }
-        let floor = Int64(b.rounded(.down))
+        // Not an integer in range: past the range (±∞ included), or with a fraction.
+        if b >= twoToThe63 { return .orderedAscending }
+        if b < -twoToThe63 { return .orderedDescending }
+        // |b| < 2^63 with a fraction: its floor is an Int64, and a != b.
+        guard let floor = Int64(exactly: b.rounded(.down)) else { return nil }
         return a <= floor ? .orderedAscending : .orderedDescending
     }
+
+    /// 2^63, exactly representable as a double; `Int64.max` is 2^63 - 1.
+    static let twoToThe63: Double = 9_223_372_036_854_775_808.0
 
     private static func flip(_ r: ComparisonResult) -> ComparisonResult {
         switch r {

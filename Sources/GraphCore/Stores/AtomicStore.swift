@@ -15,7 +15,9 @@ import Foundation
 open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Nodes by concrete entity name, then by ID.
     private var nodesByEntity: [String: ObjectIDTable<CacheNode>] = [:]
-    /// The integer reference the next inserted object gets.
+    /// The integer reference the next inserted object gets. References go from 1 up to
+    /// `Int64.max - 1`; at `Int64.max` none is left and an insert fails with
+    /// ``GraphError/referencesExhausted(store:entity:nextReference:)``.
     public var nextReference: Int64 = 1
 
     /// Reads the whole store. The default reads nothing (a new, empty store).
@@ -31,9 +33,34 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     // MARK: - Hooks for subclasses
 
     /// The reference for a newly inserted object; by default the next integer.
+    ///
+    /// The store checks that enough references are left before it asks (see
+    /// ``nextReference``); past the last one this gives `Int64.max` again rather than trap.
     open func newReferenceObject(for snapshot: ObjectSnapshot) -> ReferenceObject {
-        defer { nextReference += 1 }
-        return .int(nextReference)
+        let reference = nextReference
+        if nextReference < Int64.max { nextReference += 1 }
+        return .int(reference)
+    }
+
+    /// Throws when fewer references are left than `snapshots` need: the last one given must
+    /// stay below `Int64.max`.
+    private func checkReferencesLeft(for snapshots: [ObjectSnapshot]) throws {
+        guard let first = snapshots.first else { return }
+        let needed = Int64(exactly: snapshots.count) ?? Int64.max
+        let overflow = nextReference.addingReportingOverflow(needed).overflow
+        if nextReference < 1 || overflow {
+            throw GraphError.referencesExhausted(store: url?.path ?? identifier, entity: first.objectID.entityName,
+                                                 nextReference: nextReference)
+        }
+    }
+
+    /// Throws when an updated object is at the largest version already.
+    private func checkVersionsLeft(for snapshots: [ObjectSnapshot]) throws {
+        for snapshot in snapshots {
+            if let node = cacheNode(for: snapshot.objectID), node.version == Int64.max {
+                throw GraphError.versionExhausted(snapshot.objectID, version: node.version)
+            }
+        }
     }
 
     /// A node for a newly inserted object (its snapshot already has its permanent ID).
@@ -141,6 +168,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     open override func save(_ request: SaveChangesRequest) throws -> SaveResult {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
         try checkVersions(request)
+        try checkReferencesLeft(for: request.insertedObjects.filter(\.objectID.isTemporary))
+        try checkVersionsLeft(for: request.updatedObjects)
 
         var result = SaveResult()
         let savedNextReference = nextReference
@@ -171,7 +200,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             var rewritten = snapshot
             if !result.permanentIDs.isEmpty { rewritten.values = Self.rewrite(snapshot.values, result.permanentIDs) }
             updateCacheNode(node, from: rewritten)
-            node.version += 1
+            node.version += 1  // below Int64.max: checkVersionsLeft
             result.versions[node.objectID] = node.version
         }
         let removed = request.deletedObjects.compactMap { cacheNode(for: $0.objectID) }
@@ -194,6 +223,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     open override func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
+        try checkReferencesLeft(for: snapshots)
         return snapshots.map { objectID(for: $0.objectID.entity, referenceObject: newReferenceObject(for: $0)) }
     }
 

@@ -43,6 +43,12 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     case store(String)
     /// Nothing to undo or redo.
     case nothingToUndo
+    /// The store has no integer reference left for a new object: references go up to
+    /// 2^63 - 2, and `nextReference` 2^63 - 1 (`Int64.max`) means none is left.
+    case referencesExhausted(store: String, entity: String, nextReference: Int64)
+    /// The object is at the largest version (`Int64.max`): a save that changes it again
+    /// would need a version past it.
+    case versionExhausted(ObjectID, version: Int64)
 
     public var description: String {
         switch self {
@@ -86,6 +92,12 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
             return message
         case .nothingToUndo:
             return "nothing to undo or redo"
+        case .referencesExhausted(let store, let entity, let next):
+            return "store \(store) has no reference left for a new \(entity) object "
+                + "(next reference \(next); the largest a store gives is \(Int64.max - 1)); nothing was saved"
+        case .versionExhausted(let id, let version):
+            return "object \(id) is at version \(version), the largest a version can be: "
+                + "it cannot be saved again; nothing was saved"
         }
     }
 }
