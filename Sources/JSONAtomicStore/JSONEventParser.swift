@@ -7,7 +7,10 @@ import Foundation
 /// Strict means RFC 8259 and nothing more: comments are refused, strings must be valid
 /// UTF-8 (overlong forms, surrogates and code points past U+10FFFF included), exactly one
 /// top-level value, nothing but whitespace (space, tab, line feed, carriage return) after
-/// it, and a NUL byte anywhere is an error (not the end of the input). Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
+/// it (a string left open at the end of the input included: yajl alone lets that pass), and
+/// a NUL byte anywhere is an error (not the end of the input). A key given twice in one
+/// object is for the handler to refuse, with ``JSONDuplicateKeyError``, which the parser
+/// reports at its place: ``JSONValue`` and the store file reader do. Errors are ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)``
 /// with the byte offset, line and column.
 ///
 /// Feed the text in chunks of any size, then call ``finish()``:

@@ -338,10 +338,13 @@ def write_store(model: dict[str, Entity], path: str, graph: dict[str, dict[int, 
     }
     text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
     directory = os.path.dirname(os.path.abspath(path))
-    with open(path + ".lock", "a+") as lock:
+    lock_fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    with open(lock_fd, "r+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        temporary = os.path.join(directory, f".{os.path.basename(path)}.tmp-{os.getpid()}")
-        with open(temporary, "wb") as f:
+        # An unpredictable name, created exclusively, never through a symlink (FILE_FORMAT.md).
+        temporary = os.path.join(directory, f".{os.path.basename(path)}.tmp-{os.urandom(8).hex()}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with open(fd, "wb") as f:
             f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
