@@ -2,20 +2,26 @@ import Foundation
 import NIOCore
 
 /// Splits a byte stream into lines: each message of the protocol is one line ending in `\n`
-/// (a `\r` before it is dropped). A line longer than ``maximumLength`` is refused with
-/// ``LineTooLongError`` as soon as that many bytes arrived without a newline, so a client
-/// cannot make the server buffer without bound.
+/// (a `\r` just before it is dropped too; a `\r` anywhere else is part of the line).
 ///
+/// The limit: a line may hold at most ``maximumLength`` bytes, not counting its `\n` or
+/// `\r\n`. A longer one is refused with ``LineTooLongError`` as soon as more than that many
+/// bytes of it arrived (a `\r` at the end of what arrived so far is not counted yet: it may
+/// be the start of `\r\n`), so a client cannot make the server buffer without bound.
+///
+/// The result does not depend on how the bytes are split into reads: the same lines, and
+/// the same error after the same lines, whether they come in one read or byte by byte.
 /// Scanning resumes where the previous call stopped, so a long line arriving in many small
 /// reads costs linear time.
 public struct LineFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = ByteBuffer
 
-    /// The longest line accepted, in bytes, not counting the `\n`.
+    /// The longest line accepted, in bytes, not counting its `\n` or `\r\n`.
     public let maximumLength: Int
     /// How many readable bytes are known to hold no newline.
     private var scanned = 0
 
+    /// A decoder refusing lines longer than `maximumLength` bytes (without `\n` or `\r\n`).
     public init(maximumLength: Int) {
         self.maximumLength = maximumLength
     }
@@ -47,7 +53,12 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
         }
         guard let newline else {
             scanned = buffer.readableBytes
-            if scanned > maximumLength { throw LineTooLongError(limit: maximumLength) }
+            // A `\r` at the end may be the start of `\r\n`: it counts once the next byte says not.
+            var length = scanned
+            if length > 0, buffer.getInteger(at: buffer.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+                length -= 1
+            }
+            if length > maximumLength { throw LineTooLongError(limit: maximumLength) }
             return nil
         }
         scanned = 0
@@ -65,11 +76,14 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
 /// A line longer than the limit. The server answers it with a `too large` error, then the
 /// connection closes (the rest of the line cannot be told apart from the next message).
 public struct LineTooLongError: Error, Equatable, CustomStringConvertible {
+    /// The limit the line went past, in bytes (without its `\n` or `\r\n`).
     public let limit: Int
 
+    /// The error for a line past `limit` bytes.
     public init(limit: Int) {
         self.limit = limit
     }
 
+    /// "a line longer than N bytes".
     public var description: String { "a line longer than \(limit) bytes" }
 }

@@ -36,7 +36,9 @@ public final class DocumentServer: Sendable {
     /// - Throws: ``DocumentServerError`` for a configuration that must not run (a
     ///   non-loopback address without a token); the store's own errors when it cannot be
     ///   opened (a damaged file, a model mismatch, a lock held by another process).
+    /// `storeOptions` go to the store (for a JSON store, ``JSONAtomicStore/fileModeOption``).
     public init(model: ObjectModel, storeURL: URL, storeType: String = JSONAtomicStore.storeType,
+                storeOptions: StoreOptions = StoreOptions(),
                 configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
         if !configuration.isLoopback && (configuration.authToken ?? "").isEmpty {
             throw DocumentServerError.tokenRequired(host: configuration.host)
@@ -50,7 +52,7 @@ public final class DocumentServer: Sendable {
         let started = ContinuousClock.now
         let cache = WireObjectCache()
         let isNew = !FileManager.default.fileExists(atPath: storeURL.path)
-        let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, cache: cache)
+        let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache)
         graph.maximumAnswerBytes = configuration.maximumAnswerBytes
         if isNew, let atomic = graph.store as? AtomicStore {
             // Written now, so that the file and the store's UUID exist before the first save.

@@ -29,12 +29,13 @@ final class StoreGraph {
     private var warmUpQueue: ArraySlice<ObjectID> = []
 
     /// Opens the store (loading an atomic store whole).
-    init(model: ObjectModel, storeType: String, storeURL: URL, cache: WireObjectCache) throws {
+    init(model: ObjectModel, storeType: String, storeURL: URL, storeOptions: StoreOptions = StoreOptions(),
+         cache: WireObjectCache) throws {
         self.model = model
         self.cache = cache
         dangling = DanglingReferences(model: model)
         coordinator = StoreCoordinator(model: model)
-        store = try coordinator.addPersistentStore(type: storeType, at: storeURL)
+        store = try coordinator.addPersistentStore(type: storeType, at: storeURL, options: storeOptions)
         context = ObjectContext(coordinator: coordinator)
     }
 

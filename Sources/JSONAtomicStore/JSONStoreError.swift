@@ -49,6 +49,11 @@ public enum JSONStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case loadFailed(path: String)
     /// A value the file format cannot hold (a reference that is not an integer).
     case unencodableValue(entity: String, reference: String, property: String, reason: String)
+    /// A file the store would lock or write is not safe to use (a symlink or hard link where
+    /// a plain file must be, or not a regular file at all); `reason` says what and what to do.
+    case unsafeFile(path: String, reason: String)
+    /// A store option (``JSONAtomicStore/fileModeOption``) with a value the store refuses.
+    case invalidOption(name: String, value: String, reason: String)
     /// A system call failed.
     case io(path: String, operation: String, errno: Int32)
 
@@ -95,6 +100,10 @@ public enum JSONStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             return "store \(path) failed to load and refuses to save, so that the file is not overwritten"
         case .unencodableValue(let entity, let reference, let property, let reason):
             return "\(entity) \(reference), property \(Self.quoted(property)): cannot be written: \(reason)"
+        case .unsafeFile(let path, let reason):
+            return "\(path): refused: \(reason)"
+        case .invalidOption(let name, let value, let reason):
+            return "store option \(name)=\(Self.quoted(value)): \(reason)"
         case .io(let path, let operation, let code):
             return "\(path): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         }

@@ -33,6 +33,11 @@ final class StoreFileDecoder: JSONEventHandler {
     // Skipping a value of an unknown key: nesting depth, and the state to return to.
     @exclusivity(unchecked) var skipDepth = 0
     @exclusivity(unchecked) var afterSkip: State?
+    /// The keys of each object open in a skipped value (nil for an array), for duplicates.
+    var skippedKeys: [Set<String>?] = []
+    /// The keys seen at the top level and in `metadata` (each read once per file).
+    var rootKeys: Set<String> = []
+    var metadataKeys: Set<String> = []
     /// The key of the `entityVersionHashes` or `userInfo` entry being read.
     var mapKey = ""
 
@@ -230,7 +235,7 @@ final class StoreFileDecoder: JSONEventHandler {
     }
 
     func startObject() throws {
-        if skipOpen() { return }
+        if skipOpen() { skippedKeys.append([]); return }
         switch state {
         case .document: state = .root
         case .rootValue(.metadata): sawMetadata = true; state = .metadata
@@ -246,36 +251,38 @@ final class StoreFileDecoder: JSONEventHandler {
 
     func key(_ bytes: UnsafeRawBufferPointer) throws {
         // Keys never arrive while skipping at depth 0, so a skip of nested maps just continues.
-        if afterSkip != nil { return }
+        if afterSkip != nil {
+            if let last = skippedKeys.indices.last, skippedKeys[last]?.insert(bytes.string).inserted == false {
+                throw JSONDuplicateKeyError(key: bytes.string)
+            }
+            return
+        }
         switch state {
         case .values:
             guard let flat else { return }
             guard let index = flat.index(of: bytes, guess: nextGuess) ?? slowPropertyIndex(bytes) else {
                 throw JSONStoreError.unknownProperty(file: file, entity: entity?.name ?? "", reference: reference, key: bytes.string)
             }
-            if seen[index] {
-                throw JSONStoreError.invalidObject(file: file, entity: entity?.name ?? "", reference: reference,
-                                                   reason: "property \"\(flat.name(index).string)\" appears twice in \"values\"")
-            }
+            if seen[index] { throw JSONDuplicateKeyError(key: bytes.string) }
             seen[index] = true
             nextGuess = index + 1
             state = .propertyValue(index)
         case .object:
             if bytes.equals("ref") {
+                guard reference == nil else { throw JSONDuplicateKeyError(key: "ref") }
                 state = .objectValue(.ref)
             } else if bytes.equals("version") {
+                guard version == nil else { throw JSONDuplicateKeyError(key: "version") }
                 state = .objectValue(.version)
             } else if bytes.equals("values") {
-                guard !sawValues else {
-                    throw JSONStoreError.invalidObject(file: file, entity: entity?.name ?? "", reference: reference,
-                                                       reason: "\"values\" appears twice")
-                }
+                guard !sawValues else { throw JSONDuplicateKeyError(key: "values") }
                 state = .objectValue(.values)
             } else {
                 throw JSONStoreError.invalidObject(file: file, entity: entity?.name ?? "", reference: reference,
                                                    reason: "unknown key \(bytes.quotedForMessage()) (expected \"ref\", \"version\", \"values\")")
             }
         case .root:
+            guard rootKeys.insert(bytes.string).inserted else { throw JSONDuplicateKeyError(key: bytes.string) }
             if bytes.equals("format") {
                 state = .rootValue(.format)
             } else if bytes.equals("formatVersion") {
@@ -288,6 +295,7 @@ final class StoreFileDecoder: JSONEventHandler {
                 skip(thenReturnTo: .root)
             }
         case .metadata:
+            guard metadataKeys.insert(bytes.string).inserted else { throw JSONDuplicateKeyError(key: bytes.string) }
             if bytes.equals("storeType") {
                 state = .metadataValue(.storeType)
             } else if bytes.equals("storeUUID") {
@@ -305,6 +313,8 @@ final class StoreFileDecoder: JSONEventHandler {
             }
         case .stringMap(let map):
             mapKey = bytes.string
+            let known = map == .userInfo ? userInfo[mapKey] != nil : entityVersionHashes?[mapKey] != nil
+            if known { throw JSONDuplicateKeyError(key: mapKey) }
             state = .stringMapValue(map)
         case .objects:
             let name = bytes.string
@@ -312,9 +322,7 @@ final class StoreFileDecoder: JSONEventHandler {
                 throw JSONStoreError.unknownEntity(file: file, entity: name)
             }
             guard !entity.entity.isAbstract else { throw JSONStoreError.abstractEntity(file: file, entity: name) }
-            guard seenEntities.insert(name).inserted else {
-                throw JSONShapeError("entity \"\(name)\" appears twice in \"objects\"")
-            }
+            guard seenEntities.insert(name).inserted else { throw JSONDuplicateKeyError(key: name) }
             state = .objectsValue(entity.index)
         default:
             throw shapeError(found: "a key")
@@ -322,7 +330,7 @@ final class StoreFileDecoder: JSONEventHandler {
     }
 
     func endObject() throws {
-        if skipClose() { return }
+        if skipClose() { _ = skippedKeys.popLast(); return }
         switch state {
         case .values:
             state = .object
@@ -345,7 +353,7 @@ final class StoreFileDecoder: JSONEventHandler {
     }
 
     func startArray() throws {
-        if skipOpen() { return }
+        if skipOpen() { skippedKeys.append(nil); return }
         switch state {
         case .objectsValue(let index):
             let entity = plan.entities[index]
@@ -363,7 +371,7 @@ final class StoreFileDecoder: JSONEventHandler {
     }
 
     func endArray() throws {
-        if skipClose() { return }
+        if skipClose() { _ = skippedKeys.popLast(); return }
         switch state {
         case .references:
             if let last = toMany.indices.last { toMany[last].count = referencePool.count - toMany[last].start }

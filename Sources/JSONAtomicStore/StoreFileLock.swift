@@ -3,9 +3,16 @@ import Foundation
 import Glibc
 #endif
 
-/// The exclusive lock of a store open for writing: `flock(2)` on `<store>.lock`, which holds
-/// the owner's process ID in decimal. The store file itself cannot carry the lock, since
-/// every save replaces it with a new file.
+/// The exclusive lock of a store open for writing: `flock(2)` on `<store>.lock`, beside the
+/// store's real path (symlinks resolved, so that every name of the store meets the same
+/// lock). The store file itself cannot carry the lock, since every save replaces it with a
+/// new file.
+///
+/// The lock file is opened with `O_NOFOLLOW` and must be a regular file with one link: a
+/// symlink or hard link planted at its name is refused, never truncated or written through.
+/// It is created with the store's file mode (0600 unless an option says otherwise) and holds
+/// the owner's process ID in decimal, shown when a second opener is refused. The ID reveals
+/// nothing useful: temporary file names no longer derive from it, they are random.
 ///
 /// `flock` locks belong to an open file description, so a second open in the same process is
 /// refused too; the kernel drops the lock when the process dies. The lock file is left in
@@ -21,10 +28,29 @@ final class StoreFileLock {
 
     /// Takes the lock of the store at `storePath`, or throws
     /// ``JSONStoreError/storeInUse(path:processID:)`` naming the holder.
-    static func acquire(storePath: String) throws -> StoreFileLock {
+    /// `storePath` must be the store's real path; `mode` is the mode of a new lock file.
+    /// (`O_NONBLOCK` only keeps a FIFO planted at the name from hanging the open.)
+    static func acquire(storePath: String, mode: mode_t = DurableFile.defaultMode) throws -> StoreFileLock {
         let path = storePath + ".lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw JSONStoreError.io(path: path, operation: "open", errno: errno) }
+        let flags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        var descriptor = open(path, flags | O_CREAT | O_EXCL, mode)
+        if descriptor >= 0 {
+            _ = fchmod(descriptor, mode)  // the mode asked for, whatever the umask
+        } else if errno == EEXIST {
+            descriptor = open(path, flags)
+        }
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ELOOP {
+                throw JSONStoreError.unsafeFile(path: path, reason: "the lock file is a symbolic link")
+            }
+            throw JSONStoreError.io(path: path, operation: "open", errno: code)
+        }
+        var info = stat()
+        if fstat(descriptor, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG || info.st_nlink != 1 {
+            close(descriptor)
+            throw JSONStoreError.unsafeFile(path: path, reason: "the lock file must be a regular file with one link")
+        }
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }

@@ -63,6 +63,11 @@ enum StoreFileReader {
             let place = location(of: offset, in: descriptor)
             throw JSONStoreError.notAStoreFile(
                 file: path, reason: "\(shape.reason) (at byte \(place.offset), line \(place.line), column \(place.column))")
+        } catch let duplicate as JSONDuplicateKeyError {
+            channel.cancelAndWait()
+            let place = location(of: offset, in: descriptor)
+            throw JSONStoreError.invalidJSON(file: path, offset: place.offset, line: place.line, column: place.column,
+                                             reason: duplicate.reason)
         } catch {
             channel.cancelAndWait()
             throw error

@@ -39,6 +39,24 @@ public struct JSONShapeError: Error, Equatable, Sendable {
     public init(_ reason: String) { self.reason = reason }
 }
 
+/// Thrown by a ``JSONEventHandler`` when a key appears twice in one object: the parser turns
+/// it into ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)`` at the second
+/// key (the offset just after it). The parser itself does not look for duplicates: that
+/// costs a set per object, and a handler that knows the keys it expects does it for less.
+public struct JSONDuplicateKeyError: Error, Equatable, Sendable {
+    /// The key, unescaped.
+    public var key: String
+
+    /// An error for this key.
+    public init(key: String) { self.key = key }
+
+    /// The reason in the error message.
+    public var reason: String {
+        let shown = key.count > 100 ? String(key.prefix(100)) + "…" : key
+        return "the key \"\(shown.replacingOccurrences(of: "\"", with: "\\\""))\" appears twice in one object"
+    }
+}
+
 /// A handler that ignores every event: the parser then only checks the syntax.
 public final class JSONSyntaxChecker: JSONEventHandler {
     /// A checker.

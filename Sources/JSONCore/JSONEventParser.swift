@@ -7,7 +7,10 @@ import Foundation
 /// Strict means RFC 8259 and nothing more: comments are refused, strings must be valid
 /// UTF-8 (overlong forms, surrogates and code points past U+10FFFF included), exactly one
 /// top-level value, nothing but whitespace (space, tab, line feed, carriage return) after
-/// it, and a NUL byte anywhere is an error (not the end of the input). Errors are ``JSONError/invalidJSON(offset:line:column:reason:)``
+/// it (a string left open at the end of the input included: yajl alone lets that pass), and
+/// a NUL byte anywhere is an error (not the end of the input). A key given twice in one
+/// object is for the handler to refuse, with ``JSONDuplicateKeyError``, which the parser
+/// reports at its place: ``JSONValue`` and the store file reader do. Errors are ``JSONError/invalidJSON(offset:line:column:reason:)``
 /// with the byte offset, line and column.
 ///
 /// Feed the text in chunks of any size, then call ``finish()``:
@@ -50,6 +53,7 @@ public final class JSONEventParser {
         // yajl_alloc only fails when malloc does; yajl keeps the callbacks pointer, so it is
         // ours to free in deinit.
         handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(box).toOpaque())
+        box.probe = OffsetProbe(handle: handle, chunkStart: chunkStartStorage)
         _ = cyajl_config_bool(handle, yajl_allow_comments, 0)
         _ = cyajl_config_bool(handle, yajl_dont_validate_strings, 0)
         _ = cyajl_config_bool(handle, yajl_allow_trailing_garbage, 0)
@@ -129,8 +133,26 @@ public final class JSONEventParser {
         if status != yajl_status_ok {
             throw failure(status, offsetInChunk: yajl_get_bytes_consumed(handle))
         }
+        if let end = box.valueEnd { try refuseTrailingText(in: chunk, after: end) }
         countLines(in: chunk, upTo: chunk.count)
         chunkStart += chunk.count
+    }
+
+    /// Refuses anything but whitespace after the top-level value. yajl refuses most of it
+    /// itself, but not a string left open at the end of the input (`{}"abc`): in its
+    /// "parse complete" state the lexer waits for the rest of the token, and
+    /// `yajl_complete_parse` then finds the document complete and says nothing.
+    private func refuseTrailingText(in chunk: UnsafeRawBufferPointer, after end: Int) throws {
+        var index = max(end - chunkStart, 0)
+        while index < chunk.count {
+            switch chunk[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default:
+                currentChunk = chunk
+                defer { currentChunk = nil }
+                throw fail(at: chunkStart + index, "unexpected text after the JSON value")
+            }
+        }
     }
 
     /// Adds the newlines of `chunk[0..<end]` to the count (and moves `chunkStart` past them
@@ -188,6 +210,8 @@ public final class JSONEventParser {
             let error: Error
             if let text = thrown as? InvalidText {
                 error = fail(at: chunkStart + invalidTextOffset(text, tokenEnd: offsetInChunk), text.reason)
+            } else if let duplicate = thrown as? JSONDuplicateKeyError {
+                error = fail(at: chunkStart + offsetInChunk, duplicate.reason)
             } else if let shape = thrown as? JSONShapeError {
                 let place = location(offsetInChunk: offsetInChunk)
                 error = JSONError.unexpectedShape(offset: place.offset, line: place.line, column: place.column, reason: shape.reason)
@@ -235,15 +259,34 @@ public final class JSONEventParser {
         /// A `let` of an object the callbacks borrow: read without retaining it per event.
         let handler: any JSONEventHandler
         var error: Error?
+        /// Open arrays and objects.
+        var depth = 0
+        /// The offset just after the top-level value, once it is complete.
+        var valueEnd: Int?
+        /// Set right after yajl's handle is made.
+        var probe: OffsetProbe?
 
         init(handler: any JSONEventHandler) { self.handler = handler }
 
+        /// How an event changes the nesting.
+        enum Nesting { case open, close, scalar, key }
+
         @inline(__always)
-        static func run(_ context: UnsafeMutableRawPointer?, _ body: (any JSONEventHandler) throws -> Void) -> Int32 {
+        static func run(_ context: UnsafeMutableRawPointer?, _ nesting: Nesting,
+                        _ body: (any JSONEventHandler) throws -> Void) -> Int32 {
             guard let context else { return 0 }
             return Unmanaged<CallbackBox>.fromOpaque(context)._withUnsafeGuaranteedRef { box in
                 do {
                     try body(box.handler)
+                    switch nesting {
+                    case .open: box.depth += 1
+                    case .close:
+                        box.depth -= 1
+                        if box.depth == 0 { box.valueEnd = box.probe?.offset }
+                    case .scalar:
+                        if box.depth == 0 { box.valueEnd = box.probe?.offset }
+                    case .key: break
+                    }
                     return 1
                 } catch {
                     box.error = error
@@ -266,21 +309,21 @@ public final class JSONEventParser {
 
     private static func makeCallbacks() -> yajl_callbacks {
         var c = yajl_callbacks()
-        c.yajl_null = { CallbackBox.run($0) { try $0.null() } }
-        c.yajl_boolean = { context, value in CallbackBox.run(context) { try $0.bool(value != 0) } }
+        c.yajl_null = { CallbackBox.run($0, .scalar) { try $0.null() } }
+        c.yajl_boolean = { context, value in CallbackBox.run(context, .scalar) { try $0.bool(value != 0) } }
         c.yajl_number = { context, text, count in
-            CallbackBox.run(context) { try $0.number(UnsafeRawBufferPointer(start: text, count: count)) }
+            CallbackBox.run(context, .scalar) { try $0.number(UnsafeRawBufferPointer(start: text, count: count)) }
         }
         c.yajl_string = { context, text, count in
-            CallbackBox.run(context) { try $0.string(CallbackBox.text(text, count, key: false)) }
+            CallbackBox.run(context, .scalar) { try $0.string(CallbackBox.text(text, count, key: false)) }
         }
-        c.yajl_start_map = { CallbackBox.run($0) { try $0.startObject() } }
+        c.yajl_start_map = { CallbackBox.run($0, .open) { try $0.startObject() } }
         c.yajl_map_key = { context, text, count in
-            CallbackBox.run(context) { try $0.key(CallbackBox.text(text, count, key: true)) }
+            CallbackBox.run(context, .key) { try $0.key(CallbackBox.text(text, count, key: true)) }
         }
-        c.yajl_end_map = { CallbackBox.run($0) { try $0.endObject() } }
-        c.yajl_start_array = { CallbackBox.run($0) { try $0.startArray() } }
-        c.yajl_end_array = { CallbackBox.run($0) { try $0.endArray() } }
+        c.yajl_end_map = { CallbackBox.run($0, .close) { try $0.endObject() } }
+        c.yajl_start_array = { CallbackBox.run($0, .open) { try $0.startArray() } }
+        c.yajl_end_array = { CallbackBox.run($0, .close) { try $0.endArray() } }
         return c
     }
 }

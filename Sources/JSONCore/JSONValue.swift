@@ -21,8 +21,9 @@ public enum JSONValue: Sendable, Equatable {
     case string(String)
     /// An array.
     case array([JSONValue])
-    /// Key-value pairs in document order. A key given twice keeps both pairs; lookups with
-    /// ``subscript(_:)`` find the last, as most JSON readers do.
+    /// Key-value pairs in document order. ``parse(_:maximumDepth:)`` refuses an object
+    /// with a key given twice; one built in code may hold both pairs, and then lookups with
+    /// ``subscript(_:)`` find the last.
     case object([(key: String, value: JSONValue)])
 
     /// The value of `key` when this is an object (the last pair with that key).
@@ -64,7 +65,8 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Parses one JSON text strictly (see ``JSONEventParser``).
     ///
-    /// - Throws: ``JSONError/invalidJSON(offset:line:column:reason:)`` for a syntax error, and
+    /// - Throws: ``JSONError/invalidJSON(offset:line:column:reason:)`` for a syntax error or a
+    ///   key given twice in one object (the place is just after the second), and
     ///   ``JSONError/unexpectedShape(offset:line:column:reason:)`` when arrays and objects nest
     ///   deeper than `maximumDepth`.
     public static func parse(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = 128) throws -> JSONValue {
@@ -123,6 +125,22 @@ private final class TreeBuilder: JSONEventHandler {
         var elements: [JSONValue] = []
         var pairs: [(key: String, value: JSONValue)] = []
         var pendingKey = ""
+        /// The keys of a large object, for finding duplicates; small ones are searched.
+        var keys: Set<String>?
+
+        /// Takes `key` as the next key; false when the object already has it.
+        mutating func take(_ key: String) -> Bool {
+            if keys == nil {
+                guard !pairs.contains(where: { $0.key == key }) else { return false }
+                if pairs.count >= Frame.searchLimit { keys = Set(pairs.lazy.map(\.key)) }
+            }
+            if keys?.insert(key).inserted == false { return false }
+            pendingKey = key
+            return true
+        }
+
+        /// Objects with more keys than this look them up in a set (a search is quadratic).
+        static let searchLimit = 16
     }
 
     let maximumDepth: Int
@@ -157,9 +175,11 @@ private final class TreeBuilder: JSONEventHandler {
     func string(_ bytes: UnsafeRawBufferPointer) { add(.string(String(decoding: bytes, as: UTF8.self))) }
     func startObject() throws { try open(isArray: false) }
 
-    func key(_ bytes: UnsafeRawBufferPointer) {
+    func key(_ bytes: UnsafeRawBufferPointer) throws {
         let last = frames.count - 1
-        if last >= 0 { frames[last].pendingKey = String(decoding: bytes, as: UTF8.self) }
+        guard last >= 0 else { return }
+        let key = String(decoding: bytes, as: UTF8.self)
+        guard frames[last].take(key) else { throw JSONDuplicateKeyError(key: key) }
     }
 
     func endObject() {

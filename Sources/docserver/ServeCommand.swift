@@ -28,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The store file (docs/FILE_FORMAT.md), created when missing. [default: ./data/store.json]", valueName: "file"))
     var store: String?
 
+    @Flag(help: "Create the store and lock files readable by the group (0640); without it, by the owner only (0600). An existing store file keeps its mode.")
+    var shareWithGroup = false
+
     @Option(help: ArgumentHelp("The address to listen on; other than loopback needs --auth-token. [default: 127.0.0.1]", valueName: "address"))
     var host: String?
 
@@ -108,7 +111,9 @@ struct ServeCommand: AsyncParsableCommand {
             if store == nil && Environment.string("DOCSERVER_STORE") == nil {
                 try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             }
-            server = try DocumentServer(model: model, storeURL: storeURL, configuration: configuration, logger: logger)
+            let storeOptions = StoreOptions(values: shareWithGroup ? [JSONAtomicStore.fileModeOption: "640"] : [:])
+            server = try DocumentServer(model: model, storeURL: storeURL, storeOptions: storeOptions,
+                                        configuration: configuration, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(2)

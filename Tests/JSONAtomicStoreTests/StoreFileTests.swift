@@ -129,13 +129,19 @@ import Testing
         _ = try context.insert("Tag", values: ["label": "kept"])
         try context.save()
         let saved = try fileText(url)
-        // Make the next save fail: the directory entry of the temporary file is taken by a directory.
-        let temporary = directory.file(".store.json.tmp-\(getpid())")
-        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: false)
+        // Make the next save fail: the file is moved aside and its name taken by a directory
+        // that is not empty, so that the rename fails.
+        let aside = directory.file("aside.json")
+        try FileManager.default.moveItem(at: url, to: aside)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        try Data("x".utf8).write(to: url.appendingPathComponent("child"))
         _ = try context.insert("Tag", values: ["label": "lost"])
         #expect(throws: JSONStoreError.self) { try context.save() }
         #expect(open.store.cacheNodeCount == 1)
+        try FileManager.default.removeItem(at: url)
+        try FileManager.default.moveItem(at: aside, to: url)
         #expect(try fileText(url) == saved)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["store.json", "store.json.lock"])
     }
 
     @Test func userInfoAndNextReferenceSurviveAReopen() throws {

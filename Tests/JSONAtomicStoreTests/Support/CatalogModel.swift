@@ -72,10 +72,10 @@ struct OpenStore {
     let coordinator: StoreCoordinator
     let store: JSONAtomicStore
 
-    init(_ url: URL, model: ObjectModel, readOnly: Bool = false) throws {
+    init(_ url: URL, model: ObjectModel, readOnly: Bool = false, values: [String: String] = [:]) throws {
         JSONAtomicStore.register()
         coordinator = StoreCoordinator(model: model)
-        let added = try coordinator.addPersistentStore(type: "JSON", at: url, options: StoreOptions(isReadOnly: readOnly))
+        let added = try coordinator.addPersistentStore(type: "JSON", at: url, options: StoreOptions(isReadOnly: readOnly, values: values))
         guard let store = added as? JSONAtomicStore else { throw GraphError.store("not a JSON store") }
         self.store = store
     }

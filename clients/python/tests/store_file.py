@@ -295,18 +295,19 @@ def serialize(document: Mapping[str, Any]) -> bytes:
 
 def write_store_file(path: Union[str, Path], document: Mapping[str, Any]) -> bytes:
     """Saves ``document`` as FILE_FORMAT.md asks another program to: under the lock
-    (``<name>.lock``, holding our pid), into ``.<name>.tmp-<pid>``, fsync, rename over the
-    store file, fsync the directory. Returns the bytes written."""
+    (``<name>.lock``, 0600, holding our pid), into ``.<name>.tmp-<16 random hex digits>``
+    created exclusively and never through a symlink, fsync, rename over the store file, fsync
+    the directory. Returns the bytes written."""
     path = Path(path)
     data = serialize(document)
     lock_path = path.with_name(path.name + ".lock")
-    lock = os.open(str(lock_path), os.O_RDWR | os.O_CREAT, 0o644)
+    lock = os.open(str(lock_path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         os.ftruncate(lock, 0)
         os.write(lock, str(os.getpid()).encode("ascii"))
-        temporary = path.with_name(".%s.tmp-%d" % (path.name, os.getpid()))
-        descriptor = os.open(str(temporary), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        temporary = path.with_name(".%s.tmp-%s" % (path.name, os.urandom(8).hex()))
+        descriptor = os.open(str(temporary), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
             view = memoryview(data)
             while view:
