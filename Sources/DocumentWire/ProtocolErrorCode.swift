@@ -20,4 +20,6 @@ public enum ProtocolErrorCode {
     public static let tooLarge = -32005
     /// The store cannot be written, or the server is stopping.
     public static let storeUnavailable = -32006
+    /// The request ran past the server's request time limit and was stopped; it had no effect.
+    public static let timeLimitExceeded = -32007
 }

@@ -43,6 +43,9 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     case store(String)
     /// Nothing to undo or redo.
     case nothingToUndo
+    /// A fetch of `entity` ran past its ``FetchRequest/deadline`` and was stopped; it
+    /// returned nothing.
+    case timeLimitExceeded(entity: String)
 
     public var description: String {
         switch self {
@@ -86,6 +89,9 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
             return message
         case .nothingToUndo:
             return "nothing to undo or redo"
+        case .timeLimitExceeded(let entity):
+            return "the fetch of '\(entity)' ran past its deadline and was stopped before it finished; "
+                + "nothing was returned (make the predicate cheaper or allow more time)"
         }
     }
 }
