@@ -52,7 +52,8 @@ struct RegexCompiler {
         func bounded(_ value: Int) -> Int? { value <= limit ? value : nil }
         switch node {
         case .empty: return 0
-        case .scalar, .set, .assertion: return 1
+        case .scalar(_, let caseInsensitive): return caseInsensitive ? 7 : 1  // an expansion: split, 1, jump, up to 3
+        case .set, .assertion: return 1
         case .possessive(let inner, _): return size(of: inner)
         case .concatenation(let items), .alternation(let items):
             var total = 0
@@ -73,6 +74,15 @@ struct RegexCompiler {
         switch node {
         case .empty:
             break
+        case .scalar(let scalar, true) where CaseFolding.expansion(of: scalar) != nil:
+            let split = instructions.count
+            instructions.append(.jump(0))
+            instructions.append(.foldedScalar(CaseFolding.fold(scalar)))
+            let exit = instructions.count
+            instructions.append(.jump(0))
+            instructions[split] = .split(split + 1, instructions.count)
+            for part in CaseFolding.expansion(of: scalar) ?? [] { instructions.append(.foldedScalar(CaseFolding.fold(part))) }
+            instructions[exit] = .jump(instructions.count)
         case .scalar(let scalar, let caseInsensitive):
             if caseInsensitive, CaseFolding.variants(of: scalar).isEmpty == false {
                 instructions.append(.foldedScalar(CaseFolding.fold(scalar)))
