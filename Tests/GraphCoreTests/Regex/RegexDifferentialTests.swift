@@ -68,7 +68,7 @@ import Testing
 
     @Test func seededRandomPatternsAndTextsMatchAsICUDoes() {
         var generator = SplitMix(seed: 20)
-        let atoms = ["a", "b", "c", ".", "[ab]", "[^a]", "\\w", "\\d", "\\s", "(?:a|b)", "(?:ab|a)", "(a|)", "x", "[a-c]", "A", "é", "\\b", "^", "$"]
+        let atoms = ["a", "b", "c", ".", "[ab]", "[^a]", "\\w", "\\d", "\\s", "(?:a|b)", "(?:ab|a)", "x", "[a-c]", "A", "é"]
         let quantifiers = ["", "", "", "*", "+", "?", "{2}", "{1,2}", "{0,3}", "*?", "+?"]
         let alphabet: [Character] = ["a", "b", "c", "A", "x", "1", " ", "é", "\n"]
         var compared = 0
@@ -77,9 +77,14 @@ import Testing
             for _ in 0..<Int.random(in: 1...5, using: &generator) {
                 pattern += atoms[Int.random(in: 0..<atoms.count, using: &generator)]
                 pattern += quantifiers[Int.random(in: 0..<quantifiers.count, using: &generator)]
-                if Int.random(in: 0..<8, using: &generator) == 0 { pattern = "(?:\(pattern))" + quantifiers[Int.random(in: 0..<quantifiers.count, using: &generator)] }
-                if Int.random(in: 0..<10, using: &generator) == 0 { pattern += "|" }
+                // Only bounded repetitions of groups, and no empty branches: ICU can loop forever
+                // on an unbounded repetition of what matches the empty string.
+                if Int.random(in: 0..<8, using: &generator) == 0 { pattern = "(?:\(pattern))" + ["?", "{2}", "{1,2}", "??"][Int.random(in: 0..<4, using: &generator)] }
+                if Int.random(in: 0..<10, using: &generator) == 0 { pattern += "|" + atoms[Int.random(in: 0..<atoms.count, using: &generator)] }
             }
+            // Anchors only outside repetitions: ICU can loop forever on a repeated one
+            // (`(?:(?:a|b)*?(a|)){2}^+?[ab]+?x+?` on "ab").
+            pattern = ["", "", "^", "\\b"][Int.random(in: 0..<4, using: &generator)] + pattern + ["", "", "$", "\\b"][Int.random(in: 0..<4, using: &generator)]
             let caseInsensitive = Int.random(in: 0..<4, using: &generator) == 0
             for _ in 0..<12 {
                 let text = String((0..<Int.random(in: 0...7, using: &generator)).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
