@@ -180,13 +180,12 @@ extension RegexParser {
             switch try parseClassItem(flags, start: start) {
             case .set(let set): members.append(set)
             case .scalar(let low):
-                if peek() == "-", let high = peek(1), high != "]", !peekIs("--") {
+                if peek() == "-", let next = peek(1), next != "]", !peekIs("--") {
                     index += 1
                     let rangeStart = index
                     guard case .scalar(let highScalar) = try parseClassItem(flags, start: start) else {
                         throw error("a range ends with a single character, not a set", at: rangeStart)
                     }
-                    _ = high
                     guard low.value <= highScalar.value else {
                         throw error("the range \(low)-\(highScalar) runs backwards", at: rangeStart - 1)
                     }
