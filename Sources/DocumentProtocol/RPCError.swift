@@ -142,6 +142,16 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                  data: .object([("limit", .integer(Int64(limit)))]))
     }
 
+    package static func timeLimitExceeded(entity: String, limit: Duration?) -> RPCError {
+        let seconds = limit.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let within = seconds.map { "the request time limit of \($0) s" } ?? "its deadline"
+        var data: [(key: String, value: JSONValue)] = [("entity", .string(entity))]
+        if let seconds { data.append(("limit", .number(String(seconds)))) }
+        return RPCError(code: Code.timeLimitExceeded,
+                        message: "time limit exceeded: the fetch of '\(entity)' ran past \(within) and was stopped; nothing was returned (make the predicate cheaper, or ask for less)",
+                        data: .object(data))
+    }
+
     package static func storeUnavailable(_ reason: String) -> RPCError {
         RPCError(code: Code.storeUnavailable, message: "store unavailable: \(reason); nothing was saved",
                  data: .object([("reason", .string(reason))]))

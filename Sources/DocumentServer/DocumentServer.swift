@@ -69,7 +69,7 @@ public final class DocumentServer: Sendable {
             "loadSeconds": "\(String(format: "%.3f", Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)))",
             "storeUUID": "\(graph.store.identifier)",
         ])
-        worker = StoreWorker(graph: graph)
+        worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit)
         let hello = JSONValue.object([
             ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
             ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),

@@ -9,8 +9,19 @@ struct FetchCall: Sendable {
         case objects, ids, count
     }
 
-    let request: FetchRequest
+    private(set) var request: FetchRequest
     let resultType: ResultType
+    /// The time limit the request runs under, once ``started(timeLimit:)`` set its deadline.
+    private(set) var timeLimit: Duration?
+
+    /// The call with its deadline set `timeLimit` from now (nil: no limit), as the store
+    /// thread begins it.
+    func started(timeLimit: Duration?) -> FetchCall {
+        var call = self
+        call.timeLimit = timeLimit
+        call.request.deadline = timeLimit.map { ContinuousClock.now + $0 }
+        return call
+    }
 
     static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType"]
 
@@ -48,7 +59,7 @@ struct FetchCall: Sendable {
         guard let resultType = ResultType(rawValue: typeName) else {
             throw .invalidParams(params.path("resultType"), "must be \"objects\", \"ids\" or \"count\", not \"\(RPCError.capped(typeName))\"")
         }
-        return FetchCall(request: request, resultType: resultType)
+        return FetchCall(request: request, resultType: resultType, timeLimit: nil)
     }
 
     /// A sort key must lead through to-one relationships to an attribute.

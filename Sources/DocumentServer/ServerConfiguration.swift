@@ -12,6 +12,11 @@ public struct ServerConfiguration: Sendable {
     public var maximumLineLength: Int
     /// Threads for network I/O.
     public var ioThreads: Int
+    /// How long one fetch may run on the store thread; past it the request fails with
+    /// error -32007 (time limit exceeded) and the thread is free again. Nil: no limit.
+    public var requestTimeLimit: Duration?
+    /// The default request time limit: 10 seconds.
+    public static let defaultRequestTimeLimit: Duration = .seconds(10)
 
     // MARK: Limits on requests, answers and resources (`docs/PROTOCOL.md`, Limits)
 
@@ -52,12 +57,14 @@ public struct ServerConfiguration: Sendable {
 
     /// A configuration; every setting has a default.
     public init(host: String = "127.0.0.1", port: Int = ServerConfiguration.defaultPort, authToken: String? = nil,
-                maximumLineLength: Int = ServerConfiguration.defaultMaximumLineLength, ioThreads: Int = 1) {
+                maximumLineLength: Int = ServerConfiguration.defaultMaximumLineLength, ioThreads: Int = 1,
+                requestTimeLimit: Duration? = ServerConfiguration.defaultRequestTimeLimit) {
         self.host = host
         self.port = port
         self.authToken = authToken
         self.maximumLineLength = maximumLineLength
         self.ioThreads = ioThreads
+        self.requestTimeLimit = requestTimeLimit
     }
 
     /// Whether `host` names only this machine.

@@ -188,6 +188,8 @@ final class StoreGraph {
             switch error {
             case .unknownKey, .wrongKind, .typeMismatch:
                 return .error(.invalidParams("params", error.description))
+            case .timeLimitExceeded(let entity):
+                return .error(.timeLimitExceeded(entity: entity, limit: call.timeLimit))
             default:
                 return .error(.storeUnavailable("the fetch failed: \(error)"))
             }

@@ -32,9 +32,13 @@ final class StoreWorker: @unchecked Sendable {
     private var jobs: [Job] = []
     private var state = State.idle
     private let finished = DispatchSemaphore(value: 0)
+    /// How long one fetch may hold the thread (nil: no limit); past it the fetch fails with
+    /// ``RPCError`` code -32007 and the thread goes on with the next job.
+    private let requestTimeLimit: Duration?
 
-    init(graph: StoreGraph) {
+    init(graph: StoreGraph, requestTimeLimit: Duration? = nil) {
         self.graph = graph
+        self.requestTimeLimit = requestTimeLimit
     }
 
     /// Starts the thread.
@@ -53,7 +57,10 @@ final class StoreWorker: @unchecked Sendable {
     /// is durable or failed).
     func submit(_ job: StoreJob, completion: @escaping @Sendable (Reply) -> Void) {
         switch job {
-        case .fetch(let call): enqueue(.read { completion($0.fetch(call)) }, refused: completion)
+        case .fetch(let call):
+            let limit = requestTimeLimit
+            // The clock starts when the store thread takes the fetch, not while it waits in line.
+            enqueue(.read { completion($0.fetch(call.started(timeLimit: limit))) }, refused: completion)
         case .get(let call): enqueue(.read { completion($0.get(call)) }, refused: completion)
         case .save(let call): enqueue(.save(call, completion), refused: completion)
         }

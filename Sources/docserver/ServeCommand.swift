@@ -15,9 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             logs go to standard error. SIGINT or SIGTERM stops accepting connections, finishes the requests \
             in progress (a save in progress becomes durable and is answered), releases the store lock and exits 0.
 
-            Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE and \
-            DOCSERVER_LOG_LEVEL stand for the options of the same names (an option wins), and so do \
-            DOCSERVER_MAX_BATCH_REQUESTS, DOCSERVER_MAX_ANSWER_BYTES, DOCSERVER_MAX_BATCH_ANSWER_BYTES, \
+            Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE, \
+            DOCSERVER_LOG_LEVEL and DOCSERVER_REQUEST_TIME_LIMIT stand for the options of the same names (an option wins), \
+            and so do DOCSERVER_MAX_BATCH_REQUESTS, DOCSERVER_MAX_ANSWER_BYTES, DOCSERVER_MAX_BATCH_ANSWER_BYTES, \
             DOCSERVER_IDLE_TIMEOUT, DOCSERVER_MAX_CONNECTIONS and DOCSERVER_MAX_BUFFERED_BYTES for the limits.
             """
     )
@@ -73,6 +73,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", valueName: "bytes"))
     var maxBufferedBytes: Int?
 
+    @Option(help: ArgumentHelp("How long one fetch may run, in seconds, before it fails with error -32007 (time limit exceeded) and frees the store; 0 turns the limit off. [default: 10]", valueName: "seconds"))
+    var requestTimeLimit: Double?
+
+    /// The request time limit of the option or the environment; nil when it is 0 (off).
+    var requestTimeLimitDuration: Duration? {
+        let seconds = requestTimeLimit ?? Environment.string("DOCSERVER_REQUEST_TIME_LIMIT").flatMap { Double($0) } ?? 10
+        return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : nil
+    }
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. [default: info]", valueName: "level"))
     var logLevel: String?
 
@@ -81,6 +90,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--port must be from 0 to 65535, not \(port)")
         }
         if let ioThreads, !(1...64).contains(ioThreads) { throw ValidationError("--io-threads must be from 1 to 64, not \(ioThreads)") }
+        if let text = Environment.string("DOCSERVER_REQUEST_TIME_LIMIT"), requestTimeLimit == nil, Double(text) == nil {
+            throw ValidationError("DOCSERVER_REQUEST_TIME_LIMIT must be a number of seconds, not '\(text)'")
+        }
+        if let seconds = requestTimeLimit ?? Environment.string("DOCSERVER_REQUEST_TIME_LIMIT").flatMap({ Double($0) }),
+           !(seconds >= 0 && seconds <= 1_000_000) {
+            throw ValidationError("--request-time-limit must be from 0 (no limit) to 1000000 seconds, not \(seconds)")
+        }
         if maxLineBytes < 1024 { throw ValidationError("--max-line-bytes must be at least 1024, not \(maxLineBytes)") }
         try validateLimits()
         if let level = logLevel ?? Environment.string("DOCSERVER_LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
@@ -101,7 +117,8 @@ struct ServeCommand: AsyncParsableCommand {
             port: port ?? Environment.int("DOCSERVER_PORT") ?? ServerConfiguration.defaultPort,
             authToken: authToken ?? Environment.string("DOCSERVER_AUTH_TOKEN"),
             maximumLineLength: maxLineBytes,
-            ioThreads: ioThreads ?? Self.defaultIOThreads)
+            ioThreads: ioThreads ?? Self.defaultIOThreads,
+            requestTimeLimit: requestTimeLimitDuration)
         applyLimits(to: &configuration)
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
         let storeURL = URL(fileURLWithPath: storePath)

@@ -40,6 +40,7 @@ extension ObjectContext {
         if ordered { return objects }
         if !request.sortDescriptors.isEmpty {
             objects = try RecordSorter(request.sortDescriptors, entity: entity, resolve: relatedObject).sorted(objects)
+            try FetchDeadline(request)?.checkNow()  // a sort that ran past the deadline answers late: refuse
         }
         return Self.page(objects, request)
     }
@@ -145,8 +146,9 @@ extension ObjectContext {
     @discardableResult
     func forEachMatch(_ request: FetchRequest, entity: EntityDescription, registering: Bool, reserve: (Int, ObjectID) -> Void,
                       counted: (Int) -> Void = { _ in }, _ body: (FetchCandidate) throws -> Void) throws -> Bool {
+        let deadline = FetchDeadline(request)
         let evaluator = try request.predicate.map {
-            try PredicateEvaluator<ManagedObject>($0, entity: entity, resolve: relatedObject)
+            try PredicateEvaluator<ManagedObject>($0, entity: entity, watching: deadline, resolve: relatedObject)
         }
         let pending = request.includesPendingChanges
         // A predicate that follows relationships may see an unsaved change of a related
@@ -165,6 +167,7 @@ extension ObjectContext {
         }
         var included = Set<ObjectIdentifier>()
         func consider(_ object: ManagedObject) throws {
+            try deadline?.check()
             if pending, object.hasChanges {
                 guard !object.isDeleted, try evaluator?.matches(object) ?? true else { return }
                 included.insert(ObjectIdentifier(object))
@@ -174,6 +177,7 @@ extension ObjectContext {
             try body(.object(object))
         }
         for snapshot in found.snapshots {
+            try deadline?.check()
             if registering {
                 try consider(register(snapshot))  // the registered object if there is one, with its changes
             } else if let object = registered[snapshot.objectID] {

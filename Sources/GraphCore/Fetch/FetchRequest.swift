@@ -45,6 +45,15 @@ public struct FetchRequest: Sendable, Hashable {
     /// ``ObjectContext/fetchObjectIDs(_:)``: IDs, ``ObjectContext/count(for:)``: a count), so a
     /// store that can answer with less (a remote store sending only IDs or a number) may.
     public var resultType: FetchResultType
+    /// When set, the fetch stops at this instant with ``GraphError/timeLimitExceeded(entity:)``
+    /// instead of answering late: the stores and the context check it while they scan
+    /// objects, evaluate the predicate (subqueries, aggregates, long `MATCHES` texts) and
+    /// sort. Nil (the default) lets a fetch take as long as it needs.
+    ///
+    /// ```swift
+    /// request.deadline = .now + .seconds(2)
+    /// ```
+    public var deadline: ContinuousClock.Instant?
 
     /// A request for objects of `entityName`.
     public init(
@@ -63,6 +72,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.returnsObjectsAsFaults = false
         self.propertiesToFetch = nil
         self.resultType = .objects
+        self.deadline = nil
     }
 
     /// Whether objects of `entity` are part of this request's results.

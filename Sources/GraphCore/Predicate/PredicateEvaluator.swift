@@ -27,14 +27,25 @@ public protocol PredicateRecord {
 public struct PredicateEvaluator<Record: PredicateRecord> {
     private let compiled: CompiledPredicate
     private let resolve: (ObjectID) throws -> Record?
+    private let deadline: FetchDeadline?
 
-    /// Compiles `predicate` for records of `entity`.
+    /// Compiles `predicate` for records of `entity`. With a `deadline`, ``matches(_:)``
+    /// throws ``GraphError/timeLimitExceeded(entity:)`` once it has passed (checked between
+    /// records, in subqueries, aggregates and long `MATCHES` texts).
     ///
     /// - Throws: ``PredicateError`` for an unknown key, a type mismatch, an unbound variable
     ///   or an invalid regular expression.
-    public init(_ predicate: Predicate, entity: EntityDescription, resolve: @escaping (ObjectID) throws -> Record?) throws {
+    public init(_ predicate: Predicate, entity: EntityDescription, deadline: ContinuousClock.Instant? = nil,
+                resolve: @escaping (ObjectID) throws -> Record?) throws {
+        try self.init(predicate, entity: entity, watching: deadline.map { FetchDeadline($0, entity: entity.name) }, resolve: resolve)
+    }
+
+    /// Compiles `predicate`, checking `deadline` (shared with the fetch's own loops).
+    init(_ predicate: Predicate, entity: EntityDescription, watching deadline: FetchDeadline?,
+         resolve: @escaping (ObjectID) throws -> Record?) throws {
         self.compiled = try PredicateCompiler.compile(predicate, entity: entity)
         self.resolve = resolve
+        self.deadline = deadline
     }
 
     /// Whether a key path of the predicate leaves the evaluated object.
@@ -42,12 +53,12 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
 
     /// Whether the record satisfies the predicate.
     public func matches(_ record: Record) throws -> Bool {
-        if compiled.slotCount == 0 {
-            var none: [Value] = []
-            return try evaluate(compiled.root, record, &none)
-        }
-        var slots = [Value](repeating: .null, count: compiled.slotCount)
-        return try evaluate(compiled.root, record, &slots)
+        try deadline?.check()
+        var slots = compiled.slotCount == 0 ? [] : [Value](repeating: .null, count: compiled.slotCount)
+        let holds = try evaluate(compiled.root, record, &slots)
+        // A MATCHES cut off by the deadline answered false: that answer must not be used.
+        if let deadline, deadline.passed { throw deadline.error }
+        return holds
     }
 
     // MARK: - Predicates
@@ -55,7 +66,7 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
     private func evaluate(_ node: PredicateNode, _ record: Record, _ slots: inout [Value]) throws -> Bool {
         switch node {
         case .test(let operand, let test):
-            return test.matches(try value(operand, record, &slots))
+            return test.matches(try value(operand, record, &slots), deadline: deadline)
         case .and(let parts):
             for part in parts where try !evaluate(part, record, &slots) { return false }
             return true
@@ -109,8 +120,8 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
     /// One left value against the right side.
     private func test(_ left: Value, _ c: CompiledComparison, _ record: Record, _ slots: inout [Value]) throws -> Bool {
         switch c.right {
-        case .constant(let test): return test.matches(left)
-        case .list(let list): return list.matches(left)
+        case .constant(let test): return test.matches(left, deadline: deadline)
+        case .list(let list): return list.matches(left, deadline: deadline)
         case .operand(let operand):
             if operand.isCollection {
                 if c.op == .between {
@@ -120,16 +131,16 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
                     return try ListTest(.between, bounds, options: c.options).matches(left)
                 }
                 let op: Comparison.Operator = c.op == .in ? .equal : c.op
-                return try any(operand, record, &slots) { element, _ in Self.pair(left, op, element, c.options) }
+                return try any(operand, record, &slots) { element, _ in pair(left, op, element, c.options) }
             }
-            return Self.pair(left, c.op, try value(operand, record, &slots), c.options)
+            return pair(left, c.op, try value(operand, record, &slots), c.options)
         }
     }
 
     /// Two values computed while evaluating (no preparation to reuse).
-    private static func pair(_ left: Value, _ op: Comparison.Operator, _ right: Value, _ options: Comparison.Options) -> Bool {
+    private func pair(_ left: Value, _ op: Comparison.Operator, _ right: Value, _ options: Comparison.Options) -> Bool {
         guard let test = try? ValueTest(op, right, options: options) else { return false }
-        return test.matches(left)
+        return test.matches(left, deadline: deadline)
     }
 
     // MARK: - Values
@@ -187,6 +198,7 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
         case .subquery(let collection, let slot, let predicate):
             var stop = false
             try forEach(collection, record, &slots) { element, slots in
+                try deadline?.check()
                 guard case .object(let id) = element, let elementRecord = try resolve(id) else { return false }
                 let saved = slots[slot]
                 slots[slot] = element
@@ -207,7 +219,10 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
         let value = try record.predicateValue(at: index)
         if indexes.count == 1 {
             if case .objects(let ids) = value {
-                for id in ids where try body(.object(id), &slots) { return true }
+                for id in ids {
+                    try deadline?.check()
+                    if try body(.object(id), &slots) { return true }
+                }
                 return false
             }
             return try body(value, &slots)
@@ -217,6 +232,7 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
             if let next = try resolve(id) { return try walk(next, indexes.dropFirst(), &slots, body) }
         case .objects(let ids):
             for id in ids {
+                try deadline?.check()
                 if let next = try resolve(id), try walk(next, indexes.dropFirst(), &slots, body) { return true }
             }
         default:

@@ -9,7 +9,7 @@ struct ValueTest {
     let constant: Value
     private let folded: FoldedConstant?
     private let like: LikePattern?
-    private let regex: NSRegularExpression?
+    private let regex: RegularExpression?
     private let integer: Int64?
 
     /// Prepares `op` against `constant`. `op` is a scalar operator: for `IN` the constant is
@@ -20,7 +20,7 @@ struct ValueTest {
         self.constant = constant
         var folded: FoldedConstant?
         var like: LikePattern?
-        var regex: NSRegularExpression?
+        var regex: RegularExpression?
         if case .string(let s) = constant {
             switch op {
             case .like: like = LikePattern(s, options: options)
@@ -35,18 +35,21 @@ struct ValueTest {
         if case .int(let i) = constant { integer = i } else { integer = nil }
     }
 
-    static func regularExpression(_ pattern: String, options: Comparison.Options) throws(PredicateError) -> NSRegularExpression {
+    /// The compiled `MATCHES` pattern: `[c]` matches case-insensitively, `[d]` folds
+    /// diacritics out of the pattern here and out of each string before matching.
+    static func regularExpression(_ pattern: String, options: Comparison.Options) throws(PredicateError) -> RegularExpression {
         let source = options.contains(.diacriticInsensitive) ? StringFolding.fold(pattern, .diacriticInsensitive) : pattern
         do {
-            return try NSRegularExpression(pattern: "\\A(?:" + source + ")\\z",
-                                           options: options.contains(.caseInsensitive) ? [.caseInsensitive] : [])
+            return try RegularExpression(source, caseInsensitive: options.contains(.caseInsensitive))
         } catch {
-            throw .invalidRegularExpression(pattern: pattern, reason: (error as NSError).localizedDescription)
+            throw .invalidRegularExpression(pattern: pattern, reason: error.description)
         }
     }
 
-    /// Whether `value op constant` holds.
-    func matches(_ value: Value) -> Bool {
+    /// Whether `value op constant` holds. A `MATCHES` on a long text asks `deadline` now
+    /// and then; when it has passed the answer is false and `deadline.passed` is set, so
+    /// the evaluator throws instead of using the answer.
+    func matches(_ value: Value, deadline: FetchDeadline? = nil) -> Bool {
         switch op {
         case .equal: return equal(value)
         case .notEqual: return !equal(value)
@@ -82,7 +85,7 @@ struct ValueTest {
         case .matches:
             guard case .string(let s) = value, let regex else { return false }
             let subject = options.contains(.diacriticInsensitive) ? StringFolding.fold(s, .diacriticInsensitive) : s
-            return regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
+            return regex.wholeMatch(subject, shouldStop: deadline.map { deadline in { deadline.hasPassed() } }) ?? false
         case .between:
             return false
         }
@@ -130,11 +133,11 @@ struct ListTest {
         self.integers = integers
     }
 
-    func matches(_ value: Value) -> Bool {
+    func matches(_ value: Value, deadline: FetchDeadline? = nil) -> Bool {
         if op == .between { return tests[0].matches(value) && tests[1].matches(value) }
         if let strings, case .string(let s) = value { return strings.contains(s) }
         if let integers, case .int(let i) = value { return integers.contains(i) }
-        for test in tests where test.matches(value) { return true }
+        for test in tests where test.matches(value, deadline: deadline) { return true }
         return false
     }
 }

@@ -147,14 +147,17 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         guard let model, let entity = model.entity(named: request.entityName) else {
             throw GraphError.unknownEntity(request.entityName)
         }
+        let deadline = FetchDeadline(request)
         let evaluator = try request.predicate.map { predicate in
-            try PredicateEvaluator<CacheNode>(predicate, entity: entity, resolve: { [unowned self] in self.cacheNode(for: $0) })
+            try PredicateEvaluator<CacheNode>(predicate, entity: entity, watching: deadline,
+                                              resolve: { [unowned self] in self.cacheNode(for: $0) })
         }
         var snapshots: [ObjectSnapshot] = []
         for (name, nodes) in nodesByEntity {
             guard let nodeEntity = model.entity(named: name), request.includes(nodeEntity, requested: entity) else { continue }
             snapshots.reserveCapacity(snapshots.count + nodes.count)
             try nodes.forEach { node in
+                try deadline?.check()
                 if try evaluator?.matches(node) ?? true { snapshots.append(node.snapshot) }
             }
         }

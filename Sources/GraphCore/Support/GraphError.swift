@@ -49,6 +49,9 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The object is at the largest version (`Int64.max`): a save that changes it again
     /// would need a version past it.
     case versionExhausted(ObjectID, version: Int64)
+    /// A fetch of `entity` ran past its ``FetchRequest/deadline`` and was stopped; it
+    /// returned nothing.
+    case timeLimitExceeded(entity: String)
 
     public var description: String {
         switch self {
@@ -98,6 +101,9 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
         case .versionExhausted(let id, let version):
             return "object \(id) is at version \(version), the largest a version can be: "
                 + "it cannot be saved again; nothing was saved"
+        case .timeLimitExceeded(let entity):
+            return "the fetch of '\(entity)' ran past its deadline and was stopped before it finished; "
+                + "nothing was returned (make the predicate cheaper or allow more time)"
         }
     }
 }
