@@ -4,14 +4,15 @@ import Synchronization
 /// Owns one model and the stores that hold its objects, and answers contexts' fetches,
 /// faults and saves. Safe to use from any thread.
 ///
-/// Each store gets one call at a time (the coordinator serializes calls per store, as Core
-/// Data's coordinator does), but a call into one store never waits for another store: a fetch
-/// or fault on a slow store (a ``PersistentStore`` waiting for its server) holds up only the
-/// callers that need that store, while other contexts go on with the other stores. The
-/// coordinator's own lock (its store list, classes and observers) is never held while a store
-/// works. A request that spans several stores (a fetch of all stores, a save touching objects
-/// of several) waits until all of them are free and holds them together for its whole
-/// length, so it sees or makes a change across stores whole.
+/// Each store gets one call at a time (the coordinator serializes calls per store), but a call
+/// into one store never waits for another store: a fetch or fault on a slow store (a store
+/// waiting for its server) holds up only the callers that need that store, while other
+/// contexts go on with the other stores. The coordinator's own lock (its store list, classes
+/// and observers) is never held while a store works. A request that spans several stores (a
+/// fetch of every store, a save touching objects of several) waits until all of them are free
+/// and holds them together for its whole length, so it sees or makes a change across stores
+/// whole. A fetch goes to every store unless its ``FetchRequest/affectedStoreIdentifiers``
+/// name some: name them to keep a fetch off a slow store.
 ///
 /// A save across several stores: each store applies its part all or nothing; every store's
 /// versions are checked before any store writes, so a conflict writes nothing; a store that
@@ -90,7 +91,7 @@ public final class StoreCoordinator: Sendable {
         .store("the store at \(path) is already added to this coordinator")
     }
 
-    /// Removes a store (it releases its files and locks).
+    /// Removes a store (it releases its files and locks), once a call in progress on it ends.
     public func remove(_ store: PersistentStore) {
         // Waits for a call in progress on the store to end.
         let removed = state.whenIdle(store) { state -> Bool in

@@ -26,6 +26,8 @@ open class PersistentStore: @unchecked Sendable {
     public let configurationName: String?
     public let options: StoreOptions
     /// The store's metadata; a subclass sets it when it loads (a new store has a new UUID).
+    /// Once the store is added, the coordinator reads it (``identifier``) from any thread
+    /// while the store works: set it only in ``loadMetadata()``.
     public var metadata: StoreMetadata
 
     /// Opens a store. Subclasses do their set-up here, and their reading in `loadMetadata()`.
