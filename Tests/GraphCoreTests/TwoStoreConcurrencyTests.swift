@@ -14,6 +14,8 @@ import Testing
         let coordinator = StoreCoordinator(model: try MusicModel.make())
         let memory = try coordinator.addPersistentStore(type: "InMemory")
         let ledger = try #require(try coordinator.addPersistentStore(type: LedgerStore.storeType) as? LedgerStore)
+        // A fetch of both stores takes a while, for saves to land in the middle of it if they can.
+        ledger.fetchTime = 0.001
         // Pair i: song "M<i>" in memory, song "L<i>" in the ledger; thread i adds 1 to the plays
         // of both in each of its saves, so every fetch of both stores must see them equal.
         var memoryIDs: [ObjectID] = []
@@ -29,17 +31,24 @@ import Testing
         let ledgerID = ledger.identifier
         let failures = Locked<[String]>([])
 
-        DispatchQueue.concurrentPerform(iterations: 2 * Self.pairs) { thread in
-            do {
-                if thread < Self.pairs {
-                    try Self.write(pair: thread, memory: memoryIDsFinal[thread], ledger: ledgerIDsFinal[thread], coordinator)
-                } else {
-                    try Self.read(ledgerIDsFinal, ledgerIdentifier: ledgerID, coordinator, failures: failures)
+        // Threads of their own (`concurrentPerform` would run only as many at once as there are cores).
+        let finished = DispatchGroup()
+        for thread in 0..<2 * Self.pairs {
+            finished.enter()
+            Thread.detachNewThread {
+                do {
+                    if thread < Self.pairs {
+                        try Self.write(pair: thread, memory: memoryIDsFinal[thread], ledger: ledgerIDsFinal[thread], coordinator)
+                    } else {
+                        try Self.read(ledgerIDsFinal, ledgerIdentifier: ledgerID, coordinator, failures: failures)
+                    }
+                } catch {
+                    failures.withLock { $0.append("thread \(thread): \(error)") }
                 }
-            } catch {
-                failures.withLock { $0.append("thread \(thread): \(error)") }
+                finished.leave()
             }
         }
+        finished.wait()
 
         #expect(failures.withLock { $0 } == [])
         let reader = ObjectContext(coordinator: coordinator)

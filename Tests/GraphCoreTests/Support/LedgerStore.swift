@@ -28,6 +28,8 @@ final class LedgerStore: IncrementalStore, @unchecked Sendable {
     private var nextReference = 1
     /// While set, faults and fetches stall on `release`; `entered` is signalled as each one starts.
     private let stall = Stall()
+    /// How long each fetch takes, as a database's would (0 by default); set it before the store is shared.
+    var fetchTime: TimeInterval = 0
 
     /// A gate the test closes and opens from its own thread.
     final class Stall: Sendable {
@@ -78,6 +80,7 @@ final class LedgerStore: IncrementalStore, @unchecked Sendable {
         switch request {
         case .fetch(let fetch):
             pauseIfStalled()
+            if fetchTime > 0 { Thread.sleep(forTimeInterval: fetchTime) }
             return .fetched(StoreFetchResult(snapshots: try matching(fetch)))
         case .save(let save):
             return .saved(try apply(save))
