@@ -28,8 +28,10 @@ import NIOCore
 ///
 /// Options: see ``RemoteStoreOptions``.
 public final class RemoteStore: IncrementalStore, @unchecked Sendable {
-    // Sendable as every store: its coordinator serializes all calls, and the caches below
-    // are only touched from those calls.
+    // Sendable as every store: its coordinator makes one call at a time into it, and the
+    // caches below are only touched from those calls. A call blocks for its round trip
+    // (at most the request timeout) without holding the coordinator's lock: other stores of
+    // the coordinator stay usable meanwhile.
 
     /// The store type name, `"DocumentServer"`.
     public static let storeType = "DocumentServer"

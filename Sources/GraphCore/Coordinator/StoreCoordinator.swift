@@ -2,8 +2,21 @@ import Foundation
 import Synchronization
 
 /// Owns one model and the stores that hold its objects, and answers contexts' fetches,
-/// faults and saves. Safe to use from any thread: every call into a store is made under
-/// one lock, one at a time.
+/// faults and saves. Safe to use from any thread.
+///
+/// Each store gets one call at a time (the coordinator serializes calls per store), but a call
+/// into one store never waits for another store: a fetch or fault on a slow store (a store
+/// waiting for its server) holds up only the callers that need that store, while other
+/// contexts go on with the other stores. The coordinator's own lock (its store list, classes
+/// and observers) is never held while a store works. A request that spans several stores (a
+/// fetch of every store, a save touching objects of several) waits until all of them are free
+/// and holds them together for its whole length, so it sees or makes a change across stores
+/// whole. A fetch goes to every store unless its ``FetchRequest/affectedStoreIdentifiers``
+/// name some: name them to keep a fetch off a slow store.
+///
+/// A save across several stores: each store applies its part all or nothing; every store's
+/// versions are checked before any store writes, so a conflict writes nothing; a store that
+/// fails for another reason after an earlier store wrote does not undo that write.
 ///
 /// ```swift
 /// let coordinator = StoreCoordinator(model: model)
@@ -23,7 +36,7 @@ public final class StoreCoordinator: Sendable {
         var nextObserver = 0
     }
 
-    private let state = Locked(State())
+    private let state = StoreAccess(State())
 
     public init(model: ObjectModel) {
         self.model = model
@@ -78,9 +91,10 @@ public final class StoreCoordinator: Sendable {
         .store("the store at \(path) is already added to this coordinator")
     }
 
-    /// Removes a store (it releases its files and locks).
+    /// Removes a store (it releases its files and locks), once a call in progress on it ends.
     public func remove(_ store: PersistentStore) {
-        let removed = state.withLock { state -> Bool in
+        // Waits for a call in progress on the store to end.
+        let removed = state.whenIdle(store) { state -> Bool in
             let count = state.stores.count
             state.stores.removeAll { $0 === store }
             return state.stores.count != count
@@ -124,25 +138,32 @@ public final class StoreCoordinator: Sendable {
 
     /// The snapshot of one object from its store, or nil when the store has no such object.
     func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
-        try state.withLock { state in
-            guard let store = state.stores.first(where: { $0.identifier == id.storeIdentifier }) else { return nil }
-            return try store.snapshot(for: id)
+        try state.withStores({ state in
+            let store = state.stores.first { $0.identifier == id.storeIdentifier }
+            return (store.map { [$0] } ?? [], store)
+        }) { store in
+            try store?.snapshot(for: id)
         }
     }
 
-    /// The objects of every store that match the request. With one store, the request goes
-    /// to it as it is; results of several stores are merged here, so each store is asked for
-    /// all its matches, unsorted, and the context sorts and pages them.
+    /// The objects of every store (or of the request's ``FetchRequest/affectedStoreIdentifiers``)
+    /// that match the request. With one store, the request goes to it as it is; results of
+    /// several stores are merged here, so each store is asked for all its matches, unsorted,
+    /// and the context sorts and pages them. The stores are held together, so a fetch sees a
+    /// save across them whole or not at all.
     func execute(_ request: FetchRequest) throws -> StoreFetchResult {
-        try state.withLock { state in
-            if state.stores.count == 1 { return try state.stores[0].fetch(request) }
+        try state.withStores({ state in
+            let stores = try Self.stores(for: request, among: state.stores)
+            return (stores, stores)
+        }) { stores in
+            if stores.count == 1 { return try stores[0].fetch(request) }
             var each = request
             each.sortDescriptors = []
             each.fetchLimit = 0
             each.fetchOffset = 0
             if each.resultType == .count { each.resultType = .objectIDs }
             var combined = StoreFetchResult()
-            for store in state.stores {
+            for store in stores {
                 let result = try store.fetch(each)
                 combined.snapshots += result.snapshots
                 combined.faults += result.faults
@@ -151,13 +172,27 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
+    /// The stores a fetch goes to, in the order they were added.
+    private static func stores(for request: FetchRequest, among stores: [PersistentStore]) throws -> [PersistentStore] {
+        guard let wanted = request.affectedStoreIdentifiers else { return stores }
+        for identifier in wanted where !stores.contains(where: { $0.identifier == identifier }) {
+            throw GraphError.store("the fetch of \(request.entityName) names the store \(identifier), which this coordinator does not have")
+        }
+        return stores.filter { wanted.contains($0.identifier) }
+    }
+
     /// Tells each store which of its objects a context turned back into faults.
     func objectsDidBecomeFaults(_ ids: [ObjectID]) {
         guard !ids.isEmpty else { return }
-        state.withLock { state in
-            for store in state.stores {
-                let own = ids.filter { $0.storeIdentifier == store.identifier }
-                if !own.isEmpty { store.objectsDidBecomeFaults(own) }
+        for store in persistentStores {
+            let own = ids.filter { $0.storeIdentifier == store.identifier }
+            guard !own.isEmpty else { continue }
+            // One store at a time: a busy store does not hold up telling the others.
+            state.withStores({ state in
+                let current = state.stores.contains { $0 === store } ? [store] : []
+                return (current, current.first)
+            }) { store in
+                store?.objectsDidBecomeFaults(own)
             }
         }
     }
@@ -165,53 +200,67 @@ public final class StoreCoordinator: Sendable {
     /// Permanent IDs for objects about to be inserted, from the store each will be saved to;
     /// nil when that store gives them only as it saves (``PersistentStore/assignsPermanentIDsWhenSaving``).
     func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID]? {
-        try state.withLock { state in
+        try state.withStores({ state in
             guard let store = state.stores.first else {
                 throw GraphError.noStore(entity: snapshots.first?.objectID.entityName ?? "")
             }
+            return ([store], store)
+        }) { store in
             if store.assignsPermanentIDsWhenSaving { return nil }
             return try store.obtainPermanentIDs(for: snapshots)
         }
     }
 
-    /// Applies a save to the stores the objects belong to (each store all or nothing).
+    /// Applies a save to the stores the objects belong to (inserted objects with temporary
+    /// IDs go to the first store).
+    ///
+    /// What is guaranteed: each store applies its part all or nothing. With several stores,
+    /// all of them are held for the whole save (no other call reaches them meanwhile), every
+    /// store's versions are checked before any store writes, so a conflict writes nothing; a
+    /// store that fails for another reason after an earlier one wrote does not undo that write.
     func execute(_ request: SaveChangesRequest) throws -> SaveResult {
-        try state.withLock { state in
-            guard let first = state.stores.first else {
-                throw GraphError.noStore(entity: request.insertedObjects.first?.objectID.entityName ?? "")
-            }
-            if state.stores.count == 1 { return try first.save(request) }
-            var parts: [ObjectIdentifier: SaveChangesRequest] = [:]
-            func route(_ snapshot: ObjectSnapshot) -> PersistentStore {
-                state.stores.first { $0.identifier == snapshot.objectID.storeIdentifier } ?? first
-            }
-            for s in request.insertedObjects { parts[ObjectIdentifier(route(s)), default: .init()].insertedObjects.append(s) }
-            for s in request.updatedObjects { parts[ObjectIdentifier(route(s)), default: .init()].updatedObjects.append(s) }
-            for s in request.deletedObjects { parts[ObjectIdentifier(route(s)), default: .init()].deletedObjects.append(s) }
-            for s in request.lockedObjects { parts[ObjectIdentifier(route(s)), default: .init()].lockedObjects.append(s) }
+        try state.withStores({ state in
+            let parts = try Self.split(request, among: state.stores)
+            return (parts.map(\.store), parts)
+        }) { parts in
+            if parts.count == 1 { return try parts[0].store.save(parts[0].part) }
             // Each store saves all or nothing, but one store cannot undo its save when the next
             // one fails: check every store's versions first, so a conflict writes nothing.
-            if parts.count > 1 {
-                var conflicts: [Conflict] = []
-                for store in state.stores {
-                    guard let part = parts[ObjectIdentifier(store)] else { continue }
-                    for snapshot in part.updatedObjects + part.deletedObjects + part.lockedObjects {
-                        let current = try store.snapshot(for: snapshot.objectID)?.version
-                        if current != snapshot.version {
-                            conflicts.append(Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version,
-                                                      currentVersion: current))
-                        }
+            var conflicts: [Conflict] = []
+            for (store, part) in parts {
+                for snapshot in part.updatedObjects + part.deletedObjects + part.lockedObjects {
+                    let current = try store.snapshot(for: snapshot.objectID)?.version
+                    if current != snapshot.version {
+                        conflicts.append(Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version,
+                                                  currentVersion: current))
                     }
                 }
-                if !conflicts.isEmpty { throw GraphError.conflict(conflicts) }
             }
+            if !conflicts.isEmpty { throw GraphError.conflict(conflicts) }
             var result = SaveResult()
-            for store in state.stores {
-                guard let part = parts[ObjectIdentifier(store)] else { continue }
-                result.merge(try store.save(part))
-            }
+            for (store, part) in parts { result.merge(try store.save(part)) }
             return result
         }
+    }
+
+    /// A save split by the store each object belongs to, in the order the stores were added;
+    /// objects of no store (temporary IDs) go to the first.
+    private static func split(
+        _ request: SaveChangesRequest, among stores: [PersistentStore]
+    ) throws -> [(store: PersistentStore, part: SaveChangesRequest)] {
+        guard let first = stores.first else {
+            throw GraphError.noStore(entity: request.insertedObjects.first?.objectID.entityName ?? "")
+        }
+        if stores.count == 1 { return [(first, request)] }
+        var parts: [ObjectIdentifier: SaveChangesRequest] = [:]
+        func route(_ snapshot: ObjectSnapshot) -> ObjectIdentifier {
+            ObjectIdentifier(stores.first { $0.identifier == snapshot.objectID.storeIdentifier } ?? first)
+        }
+        for s in request.insertedObjects { parts[route(s), default: .init()].insertedObjects.append(s) }
+        for s in request.updatedObjects { parts[route(s), default: .init()].updatedObjects.append(s) }
+        for s in request.deletedObjects { parts[route(s), default: .init()].deletedObjects.append(s) }
+        for s in request.lockedObjects { parts[route(s), default: .init()].lockedObjects.append(s) }
+        return stores.compactMap { store in parts[ObjectIdentifier(store)].map { (store, $0) } }
     }
 
     // MARK: - Save notifications

@@ -28,6 +28,10 @@ public struct FetchRequest: Sendable, Hashable {
     public var fetchLimit: Int
     /// Skip this many results first (after sorting).
     public var fetchOffset: Int
+    /// The identifiers (``PersistentStore/identifier``) of the stores to fetch from; nil (the
+    /// default) fetches from every store of the coordinator. A fetch that names only fast
+    /// stores never waits for a slow one (Core Data's `affectedStores`).
+    public var affectedStoreIdentifiers: [String]?
     /// Whether the context's unsaved inserts, updates and deletes count (true by default).
     /// When false, the results are what the store (or parent context) holds, though the
     /// objects returned still carry this context's unsaved values.
@@ -68,6 +72,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.includesSubentities = includesSubentities
         self.fetchLimit = 0
         self.fetchOffset = 0
+        self.affectedStoreIdentifiers = nil
         self.includesPendingChanges = true
         self.returnsObjectsAsFaults = false
         self.propertiesToFetch = nil

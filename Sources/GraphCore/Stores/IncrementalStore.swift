@@ -39,8 +39,12 @@ public struct IncrementalStoreNode: Sendable, Equatable {
 /// - ``newValues(forObjectWith:)``: one object's values and version;
 /// - ``newValue(forRelationship:forObjectWith:)``: a relationship left out of a node;
 /// - ``obtainPermanentIDs(for:)``: IDs for objects about to be inserted.
+///
+/// These may block on I/O: the coordinator calls them one at a time for this store, without
+/// holding its own lock, so a slow answer stalls only the contexts waiting for this store
+/// (see ``PersistentStore``, Threads).
 open class IncrementalStore: PersistentStore, @unchecked Sendable {
-    // Sendable for the same reason as every store: its coordinator serializes all calls.
+    // Sendable for the same reason as every store: its coordinator makes one call at a time.
 
     /// Answers a fetch or a save request.
     open func execute(_ request: StoreRequest) throws -> StoreResponse {

@@ -6,16 +6,28 @@ import Foundation
 /// writes it whole, or ``IncrementalStore`` for one that loads on demand. Register the
 /// subclass under a type name with ``StoreRegistry/register(_:as:)``.
 ///
-/// A store is used by one coordinator, which calls it under its lock, one call at a time.
+/// ## Threads
+///
+/// A store is used by one coordinator, which makes one call into it at a time: a store
+/// needs no lock of its own for the coordinator's calls, though successive calls may come
+/// from different threads. Calls into *other* stores of the coordinator run meanwhile, and
+/// the coordinator's own lock is not held during a call, so a call may take as long as its
+/// I/O needs (a network round trip): it holds up only the callers that need this store. Bound
+/// that time (a request timeout), and do not call the coordinator's fetches, faults or saves
+/// from inside a call (the call would wait for itself). Calling a store's methods directly,
+/// beside its coordinator, is not serialized with the coordinator's calls.
 open class PersistentStore: @unchecked Sendable {
-    // Safe to mark Sendable: the coordinator serializes every call into a store under its
-    // lock, and the stored properties that are not `let` are only touched by those calls.
+    // Safe to mark Sendable: the coordinator makes one call at a time into a store (see
+    // `StoreAccess`), and the stored properties that are not `let` are only touched by those
+    // calls (and by `addPersistentStore` before the store is shared).
 
     public private(set) weak var coordinator: StoreCoordinator?
     public let url: URL?
     public let configurationName: String?
     public let options: StoreOptions
     /// The store's metadata; a subclass sets it when it loads (a new store has a new UUID).
+    /// Once the store is added, the coordinator reads it (``identifier``) from any thread
+    /// while the store works: set it only in ``loadMetadata()``.
     public var metadata: StoreMetadata
 
     /// Opens a store. Subclasses do their set-up here, and their reading in `loadMetadata()`.
