@@ -9,7 +9,9 @@ import Foundation
 /// let context = container.viewContext
 /// ```
 public final class PersistentContainer {
+    /// The model of the container's objects.
     public let model: ObjectModel
+    /// The coordinator that holds the container's store.
     public let coordinator: StoreCoordinator
     /// The container's main context, for the isolation domain that made the container.
     public let viewContext: ObjectContext

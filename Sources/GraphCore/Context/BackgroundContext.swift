@@ -13,6 +13,7 @@
 public actor BackgroundContext {
     private let context: ObjectContext
 
+    /// A background context that reads and saves through `coordinator`.
     public init(coordinator: StoreCoordinator) {
         context = ObjectContext(coordinator: coordinator)
     }

@@ -252,6 +252,8 @@ public final class ObjectContext {
     // MARK: - Observers
 
     /// Calls `handler` after each successful save of this context.
+    ///
+    /// - Returns: a token for ``removeDidSaveObserver(_:)``.
     @discardableResult
     public func addDidSaveObserver(_ handler: @escaping (ContextDidSave) -> Void) -> Int {
         nextObserverID += 1
@@ -259,6 +261,7 @@ public final class ObjectContext {
         return nextObserverID
     }
 
+    /// Stops calling the observer that ``addDidSaveObserver(_:)`` returned `token` for.
     public func removeDidSaveObserver(_ token: Int) {
         saveObservers.removeAll { $0.id == token }
     }

@@ -82,7 +82,9 @@ extension ObjectContext {
         set { undoStack = newValue ? (undoStack ?? UndoStack()) : nil }
     }
 
+    /// Whether ``undo()`` has a group of changes to revert.
     public var canUndo: Bool { undoStack?.canUndo ?? false }
+    /// Whether ``redo()`` has an undone group of changes to make again.
     public var canRedo: Bool { undoStack?.canRedo ?? false }
 
     /// Gathers the changes made in `body` into one undo group.

@@ -102,6 +102,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
     /// The entity of the object (its concrete entity, never an abstract one).
     public var entity: EntityDescription { storage.entity }
+    /// The name of the object's entity.
     public var entityName: String { storage.entity.name }
     /// The UUID of the store that holds the object; nil for a temporary ID.
     public var storeIdentifier: String? { storage.store?.identifier }

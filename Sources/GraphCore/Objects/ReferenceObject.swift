@@ -2,7 +2,9 @@
 ///
 /// Atomic stores hand out integers; other stores may use strings.
 public enum ReferenceObject: Sendable, Hashable, CustomStringConvertible {
+    /// An integer reference, as atomic stores hand out.
     case int(Int64)
+    /// A string reference, for stores whose keys are not integers.
     case string(String)
 
     public var description: String {

@@ -2,7 +2,9 @@ import Foundation
 
 /// A request a coordinator hands to an ``IncrementalStore``.
 public enum StoreRequest: Sendable {
+    /// Find the objects that match a fetch request; answer ``StoreResponse/fetched(_:)``.
     case fetch(FetchRequest)
+    /// Apply a save's changes, checking versions; answer ``StoreResponse/saved(_:)``.
     case save(SaveChangesRequest)
 }
 
@@ -16,12 +18,15 @@ public enum StoreResponse: Sendable {
 
 /// An incremental store's answer for one object's values.
 public struct IncrementalStoreNode: Sendable, Equatable {
+    /// The object's ID.
     public var objectID: ObjectID
+    /// The object's version in the store (for optimistic locking).
     public var version: Int64
     /// Values by property name. A relationship left out is loaded through
     /// ``IncrementalStore/newValue(forRelationship:forObjectWith:)``; an attribute left out is nil.
     public var values: [String: Value]
 
+    /// A node for an object's values at a version.
     public init(objectID: ObjectID, version: Int64, values: [String: Value]) {
         self.objectID = objectID
         self.version = version

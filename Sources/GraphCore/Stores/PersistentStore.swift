@@ -11,9 +11,13 @@ open class PersistentStore: @unchecked Sendable {
     // Safe to mark Sendable: the coordinator serializes every call into a store under its
     // lock, and the stored properties that are not `let` are only touched by those calls.
 
+    /// The coordinator that opened the store; nil once it is gone.
     public private(set) weak var coordinator: StoreCoordinator?
+    /// Where the store lives; nil for a store without a location (``InMemoryStore``).
     public let url: URL?
+    /// The configuration the store was opened for, if any.
     public let configurationName: String?
+    /// The options the store was opened with.
     public let options: StoreOptions
     /// The store's metadata; a subclass sets it when it loads (a new store has a new UUID).
     public var metadata: StoreMetadata
@@ -90,6 +94,7 @@ public struct StoreFetchResult: Sendable {
     /// page them again. A store that leaves this false may ignore all three.
     public var isSortedAndPaged: Bool
 
+    /// A fetch result (empty, unsorted by default).
     public init(snapshots: [ObjectSnapshot] = [], faults: [ObjectID] = [], count: Int? = nil, isSortedAndPaged: Bool = false) {
         self.snapshots = snapshots
         self.faults = faults

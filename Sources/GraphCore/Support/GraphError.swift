@@ -92,6 +92,7 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// One reason a save was refused.
 public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong with the value.
     public enum Reason: Sendable, Equatable {
         /// A required attribute or to-one relationship is nil.
         case missingValue
@@ -105,10 +106,14 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case deleteDenied(blocking: [ObjectID])
     }
 
+    /// The invalid object.
     public var objectID: ObjectID
+    /// The property at fault.
     public var key: String
+    /// What is wrong with it.
     public var reason: Reason
 
+    /// A failure of one property of one object.
     public init(objectID: ObjectID, key: String, reason: Reason) {
         self.objectID = objectID
         self.key = key
@@ -135,12 +140,14 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
 
 /// An object whose version in the store is not the one its context fetched.
 public struct Conflict: Sendable, Equatable, CustomStringConvertible {
+    /// The object that changed in the store.
     public var objectID: ObjectID
     /// The version the saving context had.
     public var expectedVersion: Int64
     /// The version in the store now; nil when the object was deleted there.
     public var currentVersion: Int64?
 
+    /// A conflict of one object.
     public init(objectID: ObjectID, expectedVersion: Int64, currentVersion: Int64?) {
         self.objectID = objectID
         self.expectedVersion = expectedVersion
