@@ -4,7 +4,7 @@ import Foundation
 /// ``load()`` and writes them all in ``save()``, as Core Data's atomic stores do.
 ///
 /// A subclass implements `load()` (read the file, make nodes with
-/// ``objectID(for:referenceObject:)``, hand them to ``addCacheNodes(_:)``, set ``metadata``
+/// ``objectID(for:referenceObject:)``, hand them to ``addCacheNodes(_:)``, set ``PersistentStore/metadata``
 /// and ``nextReference``) and `save()` (write ``cacheNodes()`` and the metadata). It may
 /// override how references and nodes are made:
 /// ``newReferenceObject(for:)``, ``newCacheNode(for:)``, ``updateCacheNode(_:from:)``,

@@ -38,12 +38,12 @@ public struct IncrementalStoreNode: Sendable, Equatable {
 /// incremental stores do.
 ///
 /// A subclass implements:
-/// - ``loadMetadata()``: open the store and set ``PersistentStore/metadata``;
+/// - ``PersistentStore/loadMetadata()``: open the store and set ``PersistentStore/metadata``;
 /// - ``execute(_:)``: answer fetches (translating the predicate, or evaluating it) and apply
 ///   saves all or nothing, checking each updated or deleted object's version;
 /// - ``newValues(forObjectWith:)``: one object's values and version;
 /// - ``newValue(forRelationship:forObjectWith:)``: a relationship left out of a node;
-/// - ``obtainPermanentIDs(for:)``: IDs for objects about to be inserted.
+/// - ``PersistentStore/obtainPermanentIDs(for:)``: IDs for objects about to be inserted.
 open class IncrementalStore: PersistentStore, @unchecked Sendable {
     // Sendable for the same reason as every store: its coordinator serializes all calls.
 

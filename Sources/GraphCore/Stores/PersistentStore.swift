@@ -72,7 +72,7 @@ open class PersistentStore: @unchecked Sendable {
     }
 
     /// Applies a save, all or nothing. Inserted objects may come with temporary IDs (the
-    /// store makes permanent ones) or with IDs from ``obtainPermanentIDs(for:)``.
+    /// store makes permanent ones) or with IDs from ``PersistentStore/obtainPermanentIDs(for:)``.
     open func save(_ request: SaveChangesRequest) throws -> SaveResult {
         throw GraphError.store("\(type(of: self)) does not implement save")
     }
