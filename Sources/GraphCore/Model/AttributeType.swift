@@ -13,6 +13,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// ``Value/uri(_:)``.
     case string, bool, date, binary, uuid, uri
 
+    /// The type's name in a model file (`"int64"`, `"string"`, ...).
     public var description: String { rawValue }
 
     /// Whether values of this type are integers stored as ``Value/int(_:)``.

@@ -91,6 +91,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.ownRelationships = relationships
     }
 
+    /// `entity <name>`, for messages.
     public var description: String { "entity \(name)" }
 
     /// The attributes of this entity, inherited ones included.

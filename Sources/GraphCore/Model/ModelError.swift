@@ -28,6 +28,7 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The model file is not JSON, or not shaped as `docs/MODEL.md` describes.
     case invalidFile(path: String, reason: String)
 
+    /// What is wrong, naming the entity and property (or the place in the model file).
     public var description: String {
         switch self {
         case .emptyName(let entity):

@@ -53,6 +53,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The number of entities and their names, for messages.
     public var description: String {
         "model of \(entities.count) entities (\(entities.map(\.name).joined(separator: ", ")))"
     }

@@ -66,9 +66,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object has unsaved changes.
     public var hasChanges: Bool { !flags.isDisjoint(with: .changes) }
 
+    /// Whether both are the same instance: a context holds one object per ID.
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// The entity, the ID and the state of the object, for messages and debugging; a subclass
+    /// may say more.
     open var description: String {
         let state = isFault ? " (fault)" : ""
         return "<\(entity.name) \(objectID)\(state)>"

@@ -7,6 +7,7 @@ public enum ReferenceObject: Sendable, Hashable, CustomStringConvertible {
     /// A string reference, for stores whose keys are not integers.
     case string(String)
 
+    /// The reference as it appears in an ID's URI: the integer in decimal, or the string.
     public var description: String {
         switch self {
         case .int(let i): return String(i)

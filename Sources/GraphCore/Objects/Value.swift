@@ -101,6 +101,8 @@ extension Value {
 }
 
 extension Value: CustomStringConvertible {
+    /// The value as text for messages: `nil`, numbers, quoted strings, ISO 8601 dates,
+    /// `<n bytes>`, object ID URIs.
     public var description: String {
         switch self {
         case .null: return "nil"
@@ -122,9 +124,14 @@ extension Value: CustomStringConvertible {
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
 {
+    /// `"text"` is ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `42` is ``int(_:)``.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// `3.5` is ``double(_:)``.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `true` is ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `nil` is ``null``.
     public init(nilLiteral: ()) { self = .null }
 }

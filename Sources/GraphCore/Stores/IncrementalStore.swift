@@ -74,6 +74,10 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     // MARK: - Bridging to the coordinator
 
+    /// Hands the request to ``execute(_:)`` as ``StoreRequest/fetch(_:)``.
+    ///
+    /// - Throws: the error of ``execute(_:)``; ``GraphError/store(_:)`` when it answers with
+    ///   something other than ``StoreResponse/fetched(_:)``.
     public final override func fetch(_ request: FetchRequest) throws -> StoreFetchResult {
         guard case .fetched(let result) = try execute(.fetch(request)) else {
             throw GraphError.store("\(type(of: self)) answered a fetch with something else")
@@ -81,6 +85,9 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         return result
     }
 
+    /// An object's values from ``newValues(forObjectWith:)``, with the relationships it left out
+    /// loaded through ``newValue(forRelationship:forObjectWith:)`` and the attributes it left out
+    /// nil; nil when ``newValues(forObjectWith:)`` throws ``GraphError/objectNotFound(_:)``.
     public final override func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
         let node: IncrementalStoreNode
         do {
@@ -102,6 +109,10 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         return ObjectSnapshot(objectID: id, version: node.version, values: values)
     }
 
+    /// Hands the request to ``execute(_:)`` as ``StoreRequest/save(_:)``.
+    ///
+    /// - Throws: ``GraphError/readOnlyStore(_:)`` for a store opened read-only; the error of
+    ///   ``execute(_:)``.
     public final override func save(_ request: SaveChangesRequest) throws -> SaveResult {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.absoluteString ?? identifier) }
         guard case .saved(let result) = try execute(.save(request)) else {

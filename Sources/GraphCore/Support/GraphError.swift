@@ -44,6 +44,7 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing to undo or redo.
     case nothingToUndo
 
+    /// What went wrong and where: the entity, the key, the object or the store.
     public var description: String {
         switch self {
         case .invalidObjectURI(let uri, let reason):
@@ -120,6 +121,7 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// The object, the property and what is wrong with its value.
     public var description: String {
         let subject = "\(objectID.entityName).\(key) of \(objectID)"
         switch reason {
@@ -154,6 +156,7 @@ public struct Conflict: Sendable, Equatable, CustomStringConvertible {
         self.currentVersion = currentVersion
     }
 
+    /// The object and both versions, or that it was deleted from the store.
     public var description: String {
         if let currentVersion {
             return "\(objectID) was at version \(expectedVersion), the store has version \(currentVersion)"
