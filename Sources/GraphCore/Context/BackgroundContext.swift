@@ -20,6 +20,8 @@ public actor BackgroundContext {
 
     /// Runs `body` on this actor with its context; the result must be `Sendable`
     /// (an ``ObjectID``, values, counts), never a ``ManagedObject``.
+    ///
+    /// - Throws: what `body` throws.
     public func perform<T: Sendable>(_ body: @Sendable (ObjectContext) throws -> T) throws -> T {
         try body(context)
     }

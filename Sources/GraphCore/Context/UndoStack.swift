@@ -104,6 +104,8 @@ extension ObjectContext {
     }
 
     /// Makes the newest undone group of changes again.
+    ///
+    /// - Throws: ``GraphError/nothingToUndo`` when undo is off or nothing is left to redo.
     public func redo() throws {
         guard let undoStack, try undoStack.redo({ try replay($0.reversed()) }) else {
             throw GraphError.nothingToUndo

@@ -207,6 +207,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: - Helpers
 
     /// The values as last fetched or saved, ignoring unsaved changes (fires the fault).
+    ///
+    /// - Throws: ``GraphError/objectInaccessible(_:reason:)`` when the object left its context;
+    ///   ``GraphError/objectNotFound(_:)`` when it is a fault whose record is gone.
     public func committedValues() throws -> ObjectSnapshot {
         let context = try requireContext()
         try fulfill()
@@ -214,6 +217,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The keys whose values differ from the committed ones.
+    ///
+    /// - Throws: the errors of ``committedValues()``.
     public func changedKeys() throws -> [String] {
         let committed = try committedValues().values
         return entity.properties.indices.filter { storage[$0] != committed[$0] }.map { entity.properties[$0].name }
