@@ -13,12 +13,15 @@
 public actor BackgroundContext {
     private let context: ObjectContext
 
+    /// A background context that reads and saves through `coordinator`.
     public init(coordinator: StoreCoordinator) {
         context = ObjectContext(coordinator: coordinator)
     }
 
     /// Runs `body` on this actor with its context; the result must be `Sendable`
     /// (an ``ObjectID``, values, counts), never a ``ManagedObject``.
+    ///
+    /// - Throws: what `body` throws.
     public func perform<T: Sendable>(_ body: @Sendable (ObjectContext) throws -> T) throws -> T {
         try body(context)
     }

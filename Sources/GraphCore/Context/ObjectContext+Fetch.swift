@@ -50,6 +50,9 @@ extension ObjectContext {
     /// ```swift
     /// let songs = try context.fetch(FetchRequest(entityName: "Song"), as: Song.self)
     /// ```
+    ///
+    /// - Throws: the errors of ``fetch(_:)``; ``GraphError/typeMismatch(entity:key:expected:got:)``
+    ///   when a result is not a `T` (its entity has another class, or none registered).
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
         try fetch(request).map { object in
             guard let typed = object as? T else {
@@ -62,6 +65,8 @@ extension ObjectContext {
 
     /// The IDs of the objects that match the request (unsaved changes included). Without
     /// sort descriptors no object is made for the results.
+    ///
+    /// - Throws: the errors of ``fetch(_:)``.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         let entity = try model.requireEntity(request.entityName)
         if !request.sortDescriptors.isEmpty { return try fetchObjects(request, needing: .objectIDs).map(\.objectID) }
@@ -80,6 +85,8 @@ extension ObjectContext {
 
     /// How many objects match the request, unsaved changes included, within its offset and
     /// limit. No object is made for the results.
+    ///
+    /// - Throws: the errors of ``fetch(_:)``.
     public func count(for request: FetchRequest) throws -> Int {
         let entity = try model.requireEntity(request.entityName)
         var request = request
@@ -102,6 +109,9 @@ extension ObjectContext {
     /// request.propertiesToFetch = ["title", "album.title"]
     /// let rows = try context.fetchDictionaries(request)   // [["title": "So What", "album.title": "Kind of Blue"], …]
     /// ```
+    ///
+    /// - Throws: the errors of ``fetch(_:)``; ``GraphError/unknownKey(entity:key:)`` for a key
+    ///   path in ``FetchRequest/propertiesToFetch`` the entity does not have.
     public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Value]] {
         let entity = try model.requireEntity(request.entityName)
         let keyPaths = request.propertiesToFetch ?? entity.attributes.map(\.name)

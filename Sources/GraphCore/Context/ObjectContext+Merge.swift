@@ -28,6 +28,10 @@ extension ObjectContext {
     ///
     /// With `mergeChanges` false the object becomes a fault and its unsaved changes are
     /// lost; with true its values are read again and its unsaved changes applied on top.
+    /// An inserted object, or one of another context, is left alone.
+    ///
+    /// - Throws: ``GraphError/objectNotFound(_:)`` when merging and the object is gone from
+    ///   the store (or parent); a store's failure to read it.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
         guard object.context === self, !object.isInserted else { return }
         if !mergeChanges || !object.hasChanges {

@@ -223,6 +223,12 @@ public final class ObjectContext {
 
     /// Inserts a new object and sets its attributes and relationships from `values`
     /// (relationship values as object IDs of objects in this context).
+    ///
+    /// ```swift
+    /// let song = try context.insert("Song", values: ["title": "So What", "plays": 12])
+    /// ```
+    ///
+    /// - Throws: the errors of ``insert(_:)-(String)`` and of ``ManagedObject/setValue(_:forKey:)``.
     @discardableResult
     public func insert(_ entityName: String, values: [String: Value]) throws -> ManagedObject {
         let object = try insert(entityName)
@@ -238,6 +244,10 @@ public final class ObjectContext {
     /// let song = try context.insert(Song.self)
     /// song.title = "Blue"
     /// ```
+    ///
+    /// - Throws: ``GraphError/unknownEntity(_:)`` when the class is not registered with
+    ///   ``StoreCoordinator/register(_:forEntity:)``; ``GraphError/abstractEntity(_:)`` when
+    ///   its entity is abstract.
     public func insert<T: ManagedObject>(_ type: T.Type) throws -> T {
         guard let entityName = coordinator.entityName(forClass: type) else {
             throw GraphError.unknownEntity("\(T.self) (class not registered with the coordinator)")
@@ -252,6 +262,8 @@ public final class ObjectContext {
     // MARK: - Observers
 
     /// Calls `handler` after each successful save of this context.
+    ///
+    /// - Returns: a token for ``removeDidSaveObserver(_:)``.
     @discardableResult
     public func addDidSaveObserver(_ handler: @escaping (ContextDidSave) -> Void) -> Int {
         nextObserverID += 1
@@ -259,6 +271,7 @@ public final class ObjectContext {
         return nextObserverID
     }
 
+    /// Stops calling the observer that ``addDidSaveObserver(_:)`` returned `token` for.
     public func removeDidSaveObserver(_ token: Int) {
         saveObservers.removeAll { $0.id == token }
     }

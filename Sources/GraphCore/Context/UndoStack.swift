@@ -82,7 +82,9 @@ extension ObjectContext {
         set { undoStack = newValue ? (undoStack ?? UndoStack()) : nil }
     }
 
+    /// Whether ``undo()`` has a group of changes to revert.
     public var canUndo: Bool { undoStack?.canUndo ?? false }
+    /// Whether ``redo()`` has an undone group of changes to make again.
     public var canRedo: Bool { undoStack?.canRedo ?? false }
 
     /// Gathers the changes made in `body` into one undo group.
@@ -102,6 +104,8 @@ extension ObjectContext {
     }
 
     /// Makes the newest undone group of changes again.
+    ///
+    /// - Throws: ``GraphError/nothingToUndo`` when undo is off or nothing is left to redo.
     public func redo() throws {
         guard let undoStack, try undoStack.redo({ try replay($0.reversed()) }) else {
             throw GraphError.nothingToUndo

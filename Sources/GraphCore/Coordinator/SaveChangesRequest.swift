@@ -4,12 +4,16 @@
 /// objects' temporary IDs); updated, deleted and locked objects carry the version the
 /// context read, which the store checks (optimistic locking).
 public struct SaveChangesRequest: Sendable {
+    /// The objects inserted, with their temporary IDs and values.
     public var insertedObjects: [ObjectSnapshot]
+    /// The objects changed, with their new values and the version the context read.
     public var updatedObjects: [ObjectSnapshot]
+    /// The objects deleted, with the version the context read.
     public var deletedObjects: [ObjectSnapshot]
     /// Objects not changed but whose version must still be the one read.
     public var lockedObjects: [ObjectSnapshot]
 
+    /// A request of the given changes (none by default).
     public init(
         insertedObjects: [ObjectSnapshot] = [],
         updatedObjects: [ObjectSnapshot] = [],
@@ -22,6 +26,7 @@ public struct SaveChangesRequest: Sendable {
         self.lockedObjects = lockedObjects
     }
 
+    /// Whether the request holds no object at all.
     public var isEmpty: Bool {
         insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty && lockedObjects.isEmpty
     }
@@ -37,6 +42,7 @@ public struct SaveResult: Sendable, Equatable {
     /// version it was read at + 1 when updated.
     public var versions: [ObjectID: Int64]
 
+    /// A result with the given permanent IDs and versions (none by default).
     public init(permanentIDs: [ObjectID: ObjectID] = [:], versions: [ObjectID: Int64] = [:]) {
         self.permanentIDs = permanentIDs
         self.versions = versions

@@ -24,6 +24,7 @@ import Synchronization
 /// let context = ObjectContext(coordinator: coordinator)
 /// ```
 public final class StoreCoordinator: Sendable {
+    /// The model of every object the coordinator's stores hold.
     public let model: ObjectModel
     /// Counts class registrations, so contexts know when their cache of classes is stale.
     let classGeneration = Atomic<Int>(0)
@@ -38,6 +39,8 @@ public final class StoreCoordinator: Sendable {
 
     private let state = StoreAccess(State())
 
+    /// A coordinator for `model`, with no store yet: add one with
+    /// ``addPersistentStore(type:configuration:at:options:)``.
     public init(model: ObjectModel) {
         self.model = model
     }
@@ -276,6 +279,7 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
+    /// Stops calling the observer that ``addSaveObserver(_:)`` returned `token` for.
     public func removeSaveObserver(_ token: Int) {
         _ = state.withLock { $0.observers.removeValue(forKey: token) }
     }

@@ -9,5 +9,6 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// Leave the related objects alone; their inverse keeps pointing at the deleted object.
     case noAction
 
+    /// The rule's name in a model file (`"nullify"`, `"cascade"`, ...).
     public var description: String { rawValue }
 }

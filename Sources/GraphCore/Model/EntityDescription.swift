@@ -21,8 +21,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     // only by `ObjectModel.init` before the model (and so this entity) is published; an
     // entity that already belongs to a model is refused by any other `ObjectModel.init`.
 
+    /// The entity's name, unique in its model.
     public let name: String
+    /// The name of the parent entity, if any.
     public let parentName: String?
+    /// Whether the entity is abstract: it has no objects of its own, only its sub-entities do.
     public let isAbstract: Bool
     /// The attributes this entity declares itself (not the inherited ones).
     public let ownAttributes: [AttributeDescription]
@@ -66,6 +69,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     var rootNameHash: Int = 0
     var isResolved = false
 
+    /// Describes an entity.
+    ///
+    /// - Parameters:
+    ///   - name: The entity's name.
+    ///   - parent: The name of the entity it inherits properties from.
+    ///   - isAbstract: Whether only its sub-entities have objects.
+    ///   - attributes: The attributes it declares itself.
+    ///   - relationships: The relationships it declares itself.
     public init(
         _ name: String,
         parent: String? = nil,
@@ -80,6 +91,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.ownRelationships = relationships
     }
 
+    /// `entity <name>`, for messages.
     public var description: String { "entity \(name)" }
 
     /// The attributes of this entity, inherited ones included.

@@ -1,21 +1,34 @@
 /// Why a model could not be built or loaded. Every case names the entity and, where there
 /// is one, the property at fault.
 public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An entity (the associated name is empty) or a property of the named entity has an empty name.
     case emptyName(entity: String)
+    /// Two entities have this name.
     case duplicateEntity(String)
+    /// The entity declares the property twice, or again after its parent declared it.
     case duplicateProperty(entity: String, property: String)
+    /// The entity names a parent the model does not define.
     case unknownParent(entity: String, parent: String)
+    /// These entities are each other's ancestors.
     case parentCycle([String])
+    /// A model file gives an attribute a type that is not an ``AttributeType``.
     case unknownType(entity: String, property: String, type: String)
+    /// A relationship leads to an entity the model does not define.
     case unknownDestination(entity: String, relationship: String, destination: String)
+    /// A relationship names an inverse its destination does not have.
     case unknownInverse(entity: String, relationship: String, inverse: String, destination: String)
+    /// A relationship's inverse does not name it back, or leads elsewhere (`pointsTo`).
     case inverseMismatch(entity: String, relationship: String, inverse: String, pointsTo: String)
+    /// An attribute's default value does not fit its type (or is nil for a required attribute).
     case invalidDefault(entity: String, attribute: String, type: AttributeType, reason: String)
+    /// A relationship's `minCount`/`maxCount` make no sense (negative, crossed, on a to-one).
     case invalidCount(entity: String, relationship: String, reason: String)
+    /// The ``EntityDescription`` was already used to build a model; an entity belongs to one model.
     case entityInAnotherModel(String)
     /// The model file is not JSON, or not shaped as `docs/MODEL.md` describes.
     case invalidFile(path: String, reason: String)
 
+    /// What is wrong, naming the entity and property (or the place in the model file).
     public var description: String {
         switch self {
         case .emptyName(let entity):

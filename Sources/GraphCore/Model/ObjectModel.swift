@@ -8,6 +8,7 @@ import Foundation
 public final class ObjectModel: Sendable, CustomStringConvertible {
     /// The entities in the order they were given.
     public let entities: [EntityDescription]
+    /// The entities by name.
     public let entitiesByName: [String: EntityDescription]
     /// Each entity's ``EntityDescription/versionHash``, by entity name.
     public let entityVersionHashes: [String: String]
@@ -52,6 +53,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The number of entities and their names, for messages.
     public var description: String {
         "model of \(entities.count) entities (\(entities.map(\.name).joined(separator: ", ")))"
     }

@@ -6,14 +6,17 @@
 ///                         toMany: true, ordered: true, deleteRule: .cascade)
 /// ```
 public struct RelationshipDescription: Sendable, Hashable {
+    /// The relationship's name, unique among the entity's properties (inherited ones included).
     public var name: String
     /// The name of the entity on the other side.
     public var destination: String
     /// The name of the relationship on the destination entity that points back, if any.
     public var inverse: String?
+    /// Whether it holds a list of objects (``Value/objects(_:)``) rather than one (``Value/object(_:)``).
     public var isToMany: Bool
     /// For to-many relationships: whether the order of the related objects is kept.
     public var isOrdered: Bool
+    /// What deleting the source object does to the objects this relationship holds.
     public var deleteRule: DeleteRule
     /// Whether a to-one relationship may be nil (a to-many may be empty) when saved.
     public var isOptional: Bool
@@ -22,6 +25,19 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// For to-many relationships: the most related objects a saved object may have.
     public var maxCount: Int?
 
+    /// Describes a relationship.
+    ///
+    /// - Parameters:
+    ///   - name: The relationship's name.
+    ///   - destination: The name of the entity it leads to.
+    ///   - inverse: The name of the destination's relationship that points back; give one
+    ///     wherever you can, so that both sides stay consistent.
+    ///   - toMany: Whether it holds many objects (false: one).
+    ///   - ordered: For a to-many relationship, whether the order of the objects is kept.
+    ///   - deleteRule: What deleting the source does to the related objects (``DeleteRule/nullify`` by default).
+    ///   - isOptional: Whether a to-one relationship may be nil when saved.
+    ///   - minCount: For a to-many relationship, the fewest objects a saved object may hold.
+    ///   - maxCount: For a to-many relationship, the most objects a saved object may hold.
     public init(
         _ name: String,
         destination: String,

@@ -66,9 +66,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object has unsaved changes.
     public var hasChanges: Bool { !flags.isDisjoint(with: .changes) }
 
+    /// Whether both are the same instance: a context holds one object per ID.
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// The entity, the ID and the state of the object, for messages and debugging; a subclass
+    /// may say more.
     open var description: String {
         let state = isFault ? " (fault)" : ""
         return "<\(entity.name) \(objectID)\(state)>"
@@ -83,6 +87,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The value of an attribute or relationship. Fires the fault if needed.
+    ///
+    /// - Throws: ``GraphError/unknownKey(entity:key:)``; ``GraphError/objectNotFound(_:)``
+    ///   when the object is a fault whose record is gone from the store.
     public func value(forKey key: String) throws -> Value {
         let index = try propertyIndex(key)
         try fulfill()
@@ -105,6 +112,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// let plays: Int = try song.get("plays")
     /// let notes: String? = try song.get("notes")
     /// ```
+    ///
+    /// - Throws: ``GraphError/unknownKey(entity:key:)``; ``GraphError/requiredValue(entity:key:)``
+    ///   when the value is nil and `T` is not optional; ``GraphError/typeMismatch(entity:key:expected:got:)``
+    ///   when the value does not fit `T` (an integer out of `T`'s range included).
     public func get<T: AttributeValueConvertible>(_ key: String, as type: T.Type = T.self) throws -> T {
         let value = try self.value(forKey: key)
         guard let typed = T(attributeValue: value) else {
@@ -115,6 +126,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Writes an attribute from a Swift value.
+    ///
+    /// ```swift
+    /// try song.set("title", "So What")
+    /// try song.set("plays", 12)
+    /// ```
+    ///
+    /// - Throws: the errors of ``setValue(_:forKey:)``.
     public func set<T: AttributeValueConvertible>(_ key: String, _ value: T) throws {
         try setValue(value.attributeValue, forKey: key)
     }
@@ -122,6 +140,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: - Relationships by key
 
     /// The object a to-one relationship leads to, or nil.
+    ///
+    /// - Throws: ``GraphError/unknownKey(entity:key:)``; ``GraphError/wrongKind(entity:key:expected:)``
+    ///   when the key is not a to-one relationship; ``GraphError/objectInaccessible(_:reason:)``
+    ///   when the object left its context; ``GraphError/objectNotFound(_:)`` when the related
+    ///   object is gone from the store.
     public func object(forKey key: String) throws -> ManagedObject? {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: false)
@@ -131,6 +154,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The objects a to-many relationship leads to, in order for an ordered relationship.
+    ///
+    /// - Throws: as ``object(forKey:)``, for a key that must be a to-many relationship.
     public func objects(forKey key: String) throws -> [ManagedObject] {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: true)
@@ -140,6 +165,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Sets a to-one relationship; the inverse side follows at once.
+    ///
+    /// - Throws: ``GraphError/unknownKey(entity:key:)``; ``GraphError/wrongKind(entity:key:expected:)``
+    ///   when the key is not a to-one relationship; ``GraphError/differentContexts(entity:key:)``
+    ///   for an object of another context; ``GraphError/wrongDestination(entity:key:expected:got:)``
+    ///   for an object of an entity the relationship does not lead to;
+    ///   ``GraphError/objectInaccessible(_:reason:)`` for a deleted object.
     public func setObject(_ object: ManagedObject?, forKey key: String) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: false)
@@ -147,6 +178,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Replaces the objects of a to-many relationship; the inverse sides follow at once.
+    ///
+    /// - Throws: as ``setObject(_:forKey:)``, for a key that must be a to-many relationship.
     public func setObjects(_ objects: [ManagedObject], forKey key: String) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: true)
@@ -154,13 +187,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Adds an object to a to-many relationship (at `position` in an ordered one, else at the end).
+    ///
+    /// - Throws: as ``setObject(_:forKey:)``, for a key that must be a to-many relationship.
     public func add(_ object: ManagedObject, toKey key: String, at position: Int? = nil) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: true)
         try context.undoGroup { try context.addToMany(object, at: index, of: self, position: position) }
     }
 
-    /// Removes an object from a to-many relationship.
+    /// Removes an object from a to-many relationship; the inverse side follows at once.
+    ///
+    /// - Throws: as ``setObject(_:forKey:)``, for a key that must be a to-many relationship.
     public func remove(_ object: ManagedObject, fromKey key: String) throws {
         let context = try requireContext()
         let index = try relationshipIndex(key, toMany: true)
@@ -170,6 +207,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: - Helpers
 
     /// The values as last fetched or saved, ignoring unsaved changes (fires the fault).
+    ///
+    /// - Throws: ``GraphError/objectInaccessible(_:reason:)`` when the object left its context;
+    ///   ``GraphError/objectNotFound(_:)`` when it is a fault whose record is gone.
     public func committedValues() throws -> ObjectSnapshot {
         let context = try requireContext()
         try fulfill()
@@ -177,6 +217,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The keys whose values differ from the committed ones.
+    ///
+    /// - Throws: the errors of ``committedValues()``.
     public func changedKeys() throws -> [String] {
         let committed = try committedValues().values
         return entity.properties.indices.filter { storage[$0] != committed[$0] }.map { entity.properties[$0].name }

@@ -102,6 +102,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
     /// The entity of the object (its concrete entity, never an abstract one).
     public var entity: EntityDescription { storage.entity }
+    /// The name of the object's entity.
     public var entityName: String { storage.entity.name }
     /// The UUID of the store that holds the object; nil for a temporary ID.
     public var storeIdentifier: String? { storage.store?.identifier }
@@ -129,8 +130,10 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         return "graph://\(storage.store?.identifier ?? "")/\(storage.entity.name)/\(reference)"
     }
 
+    /// The ID's URI form, ``uriRepresentation``.
     public var description: String { uriRepresentation }
 
+    /// Whether both IDs name the same object: the same entity hierarchy, store and reference.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.storage === rhs.storage { return true }
         guard lhs.storage.number == rhs.storage.number, lhs.storage.reference == rhs.storage.reference,
@@ -141,6 +144,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         return lhs.storage.entity === rhs.storage.entity || lhs.storage.entity.root.name == rhs.storage.entity.root.name
     }
 
+    /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storage.entity.rootNameHash)
         storage.hashReference(into: &hasher)

@@ -3,12 +3,14 @@
 /// Snapshots are what crosses between a context and its store: relationship values hold
 /// ``ObjectID``s, never objects, so a snapshot is a plain `Sendable` value.
 public struct ObjectSnapshot: Sendable, Hashable {
+    /// The object's ID.
     public var objectID: ObjectID
     /// 1 when first saved, +1 on every save that changes the object; 0 before the first save.
     public var version: Int64
     /// The values, indexed as `objectID.entity.properties`.
     public var values: [Value]
 
+    /// A snapshot of an object's values at a version.
     public init(objectID: ObjectID, version: Int64, values: [Value]) {
         self.objectID = objectID
         self.version = version

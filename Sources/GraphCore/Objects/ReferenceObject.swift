@@ -2,9 +2,12 @@
 ///
 /// Atomic stores hand out integers; other stores may use strings.
 public enum ReferenceObject: Sendable, Hashable, CustomStringConvertible {
+    /// An integer reference, as atomic stores hand out.
     case int(Int64)
+    /// A string reference, for stores whose keys are not integers.
     case string(String)
 
+    /// The reference as it appears in an ID's URI: the integer in decimal, or the string.
     public var description: String {
         switch self {
         case .int(let i): return String(i)

@@ -20,8 +20,11 @@ import Foundation
 /// `save()`, since a property setter cannot throw.
 @propertyWrapper
 public struct Attribute<T: AttributeValueConvertible>: ManagedPropertyDeclaration {
+    /// The name of the attribute in the model.
     public let key: String
 
+    /// Declares the attribute named `key`; ``StoreCoordinator/register(_:forEntity:)`` checks
+    /// that the entity has it, with a type that fits `T`.
     public init(_ key: String) { self.key = key }
 
     public static subscript<Owner: ManagedObject>(
@@ -68,8 +71,11 @@ public struct Attribute<T: AttributeValueConvertible>: ManagedPropertyDeclaratio
 /// `[Song]` for a to-many (in order for an ordered one).
 @propertyWrapper
 public struct Relationship<T: RelationshipValueConvertible>: ManagedPropertyDeclaration {
+    /// The name of the relationship in the model.
     public let key: String
 
+    /// Declares the relationship named `key`; ``StoreCoordinator/register(_:forEntity:)`` checks
+    /// that the entity has it, to-one for an optional and to-many for an array.
     public init(_ key: String) { self.key = key }
 
     public static subscript<Owner: ManagedObject>(
@@ -120,20 +126,29 @@ public struct Relationship<T: RelationshipValueConvertible>: ManagedPropertyDecl
 
 /// The Swift shapes of a relationship: `Optional<Object>` (to-one) or `[Object]` (to-many).
 public protocol RelationshipValueConvertible {
+    /// Whether this shape is a to-many relationship's (an array).
     static var isToMany: Bool { get }
+    /// The value made from the related objects (at most one for a to-one).
     init(relatedObjects: [ManagedObject])
+    /// The related objects this value holds.
     var relatedObjects: [ManagedObject] { get }
 }
 
 extension Optional: RelationshipValueConvertible where Wrapped: ManagedObject {
+    /// False: an optional object is a to-one relationship.
     public static var isToMany: Bool { false }
+    /// The first related object, if it is a `Wrapped`.
     public init(relatedObjects: [ManagedObject]) { self = relatedObjects.first as? Wrapped }
+    /// The object, if any, as a list of zero or one.
     public var relatedObjects: [ManagedObject] { self.map { [$0] } ?? [] }
 }
 
 extension Array: RelationshipValueConvertible where Element: ManagedObject {
+    /// True: an array of objects is a to-many relationship.
     public static var isToMany: Bool { true }
+    /// The related objects that are `Element`s, in order.
     public init(relatedObjects: [ManagedObject]) { self = relatedObjects.compactMap { $0 as? Element } }
+    /// The objects, in order.
     public var relatedObjects: [ManagedObject] { self }
 }
 

@@ -5,6 +5,8 @@ import Foundation
 // reported as a conflict to merge.
 
 extension Value {
+    /// Whether both are the same value. Unlike IEEE 754, NaN equals NaN, so that an attribute
+    /// holding NaN does not look changed on every save.
     public static func == (lhs: Value, rhs: Value) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -23,6 +25,7 @@ extension Value {
         }
     }
 
+    /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

@@ -7,19 +7,32 @@ import Foundation
 /// `.object` or `.null`, and a to-many relationship holds `.objects` (in order for ordered
 /// relationships). Literals make values directly: `"Blue"`, `42`, `3.5`, `true`, `nil`.
 public enum Value: Sendable, Hashable {
+    /// No value: a nil attribute or an empty to-one relationship.
     case null
+    /// An integer, for `int16`, `int32` and `int64` attributes.
     case int(Int64)
+    /// A binary floating-point number, for `double` and `float` attributes.
     case double(Double)
+    /// A base-10 number, for `decimal` attributes.
     indirect case decimal(Decimal)  // boxed: keeps every value at 17 bytes
+    /// Text, for `string` attributes.
     case string(String)
+    /// A Boolean, for `bool` attributes.
     case bool(Bool)
+    /// A point in time, for `date` attributes.
     case date(Date)
+    /// Bytes, for `binary` attributes.
     case binary(Data)
+    /// A UUID, for `uuid` attributes.
     case uuid(UUID)
+    /// A URL, for `uri` attributes.
     case uri(URL)
+    /// The object a to-one relationship holds.
     case object(ObjectID)
+    /// The objects a to-many relationship holds (in order for an ordered one).
     case objects([ObjectID])
 
+    /// Whether this is ``null``.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
@@ -88,6 +101,8 @@ extension Value {
 }
 
 extension Value: CustomStringConvertible {
+    /// The value as text for messages: `nil`, numbers, quoted strings, ISO 8601 dates,
+    /// `<n bytes>`, object ID URIs.
     public var description: String {
         switch self {
         case .null: return "nil"
@@ -109,9 +124,14 @@ extension Value: CustomStringConvertible {
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
 {
+    /// `"text"` is ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `42` is ``int(_:)``.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// `3.5` is ``double(_:)``.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `true` is ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `nil` is ``null``.
     public init(nilLiteral: ()) { self = .null }
 }

@@ -228,6 +228,8 @@ extension Predicate {
     /// ```swift
     /// let p = try Predicate(format: "title BEGINSWITH[c] %@ AND plays > %d", "blue", 10)
     /// ```
+    ///
+    /// - Throws: ``PredicateError`` naming the offset and what was expected there.
     public init(format: String, _ arguments: any PredicateArgument...) throws(PredicateError) {
         try self.init(format: format, arguments: arguments.map(\.predicateValue))
     }
@@ -240,6 +242,8 @@ extension Predicate {
     /// ```swift
     /// request.predicate = try .format("title BEGINSWITH[c] %@ AND plays > %d", "blue", 10)
     /// ```
+    ///
+    /// - Throws: ``PredicateError`` naming the offset and what was expected there.
     public static func format(_ format: String, _ arguments: any PredicateArgument...) throws(PredicateError) -> Predicate {
         try Predicate(format: format, arguments: arguments.map(\.predicateValue))
     }

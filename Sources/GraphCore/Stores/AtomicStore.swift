@@ -4,7 +4,7 @@ import Foundation
 /// ``load()`` and writes them all in ``save()``, as Core Data's atomic stores do.
 ///
 /// A subclass implements `load()` (read the file, make nodes with
-/// ``objectID(for:referenceObject:)``, hand them to ``addCacheNodes(_:)``, set ``metadata``
+/// ``objectID(for:referenceObject:)``, hand them to ``addCacheNodes(_:)``, set ``PersistentStore/metadata``
 /// and ``nextReference``) and `save()` (write ``cacheNodes()`` and the metadata). It may
 /// override how references and nodes are made:
 /// ``newReferenceObject(for:)``, ``newCacheNode(for:)``, ``updateCacheNode(_:from:)``,
@@ -26,6 +26,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Writes the whole store. The default writes nothing.
     open func save() throws {}
 
+    /// Calls ``load()``.
     open override func loadMetadata() throws {
         try load()
     }
@@ -143,6 +144,11 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     // MARK: - Requests
 
+    /// Finds the matching nodes: the entity's (and, unless the request says otherwise, its
+    /// sub-entities') nodes, filtered by the request's predicate; the context sorts and pages them.
+    ///
+    /// - Throws: ``GraphError/unknownEntity(_:)``; a ``PredicateError`` for a predicate that does
+    ///   not fit the entity.
     open override func fetch(_ request: FetchRequest) throws -> StoreFetchResult {
         guard let model, let entity = model.entity(named: request.entityName) else {
             throw GraphError.unknownEntity(request.entityName)
@@ -164,10 +170,20 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         return StoreFetchResult(snapshots: snapshots)
     }
 
+    /// The values of an object's node; nil when the store has no such object.
     open override func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
         cacheNode(for: id)?.snapshot
     }
 
+    /// Applies a save to the nodes, then calls ``save()`` to write them.
+    ///
+    /// Checks every updated, deleted and locked object's version first, makes permanent IDs with
+    /// ``newReferenceObject(for:)`` and nodes with ``newCacheNode(for:)``, updates nodes with
+    /// ``updateCacheNode(_:from:)`` and removes deleted ones after ``willRemoveCacheNodes(_:)``.
+    /// When ``save()`` throws, the nodes are rolled back to what they were.
+    ///
+    /// - Throws: ``GraphError/readOnlyStore(_:)`` for a store opened read-only;
+    ///   ``GraphError/conflict(_:)`` naming every object whose version changed; the error of ``save()``.
     open override func save(_ request: SaveChangesRequest) throws -> SaveResult {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
         try checkVersions(request)
@@ -224,6 +240,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         return result
     }
 
+    /// Permanent IDs for objects about to be inserted, made with ``newReferenceObject(for:)``.
     open override func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
         try checkReferencesLeft(for: snapshots)

@@ -2,7 +2,9 @@ import Foundation
 
 /// A request a coordinator hands to an ``IncrementalStore``.
 public enum StoreRequest: Sendable {
+    /// Find the objects that match a fetch request; answer ``StoreResponse/fetched(_:)``.
     case fetch(FetchRequest)
+    /// Apply a save's changes, checking versions; answer ``StoreResponse/saved(_:)``.
     case save(SaveChangesRequest)
 }
 
@@ -16,12 +18,15 @@ public enum StoreResponse: Sendable {
 
 /// An incremental store's answer for one object's values.
 public struct IncrementalStoreNode: Sendable, Equatable {
+    /// The object's ID.
     public var objectID: ObjectID
+    /// The object's version in the store (for optimistic locking).
     public var version: Int64
     /// Values by property name. A relationship left out is loaded through
     /// ``IncrementalStore/newValue(forRelationship:forObjectWith:)``; an attribute left out is nil.
     public var values: [String: Value]
 
+    /// A node for an object's values at a version.
     public init(objectID: ObjectID, version: Int64, values: [String: Value]) {
         self.objectID = objectID
         self.version = version
@@ -33,12 +38,12 @@ public struct IncrementalStoreNode: Sendable, Equatable {
 /// incremental stores do.
 ///
 /// A subclass implements:
-/// - ``loadMetadata()``: open the store and set ``PersistentStore/metadata``;
+/// - ``PersistentStore/loadMetadata()``: open the store and set ``PersistentStore/metadata``;
 /// - ``execute(_:)``: answer fetches (translating the predicate, or evaluating it) and apply
 ///   saves all or nothing, checking each updated or deleted object's version;
 /// - ``newValues(forObjectWith:)``: one object's values and version;
 /// - ``newValue(forRelationship:forObjectWith:)``: a relationship left out of a node;
-/// - ``obtainPermanentIDs(for:)``: IDs for objects about to be inserted.
+/// - ``PersistentStore/obtainPermanentIDs(for:)``: IDs for objects about to be inserted.
 ///
 /// These may block on I/O: the coordinator calls them one at a time for this store, without
 /// holding its own lock, so a slow answer stalls only the contexts waiting for this store
@@ -73,6 +78,10 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     // MARK: - Bridging to the coordinator
 
+    /// Hands the request to ``execute(_:)`` as ``StoreRequest/fetch(_:)``.
+    ///
+    /// - Throws: the error of ``execute(_:)``; ``GraphError/store(_:)`` when it answers with
+    ///   something other than ``StoreResponse/fetched(_:)``.
     public final override func fetch(_ request: FetchRequest) throws -> StoreFetchResult {
         guard case .fetched(let result) = try execute(.fetch(request)) else {
             throw GraphError.store("\(type(of: self)) answered a fetch with something else")
@@ -80,6 +89,9 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         return result
     }
 
+    /// An object's values from ``newValues(forObjectWith:)``, with the relationships it left out
+    /// loaded through ``newValue(forRelationship:forObjectWith:)`` and the attributes it left out
+    /// nil; nil when ``newValues(forObjectWith:)`` throws ``GraphError/objectNotFound(_:)``.
     public final override func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
         let node: IncrementalStoreNode
         do {
@@ -101,6 +113,10 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         return ObjectSnapshot(objectID: id, version: node.version, values: values)
     }
 
+    /// Hands the request to ``execute(_:)`` as ``StoreRequest/save(_:)``.
+    ///
+    /// - Throws: ``GraphError/readOnlyStore(_:)`` for a store opened read-only; the error of
+    ///   ``execute(_:)``.
     public final override func save(_ request: SaveChangesRequest) throws -> SaveResult {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.absoluteString ?? identifier) }
         guard case .saved(let result) = try execute(.save(request)) else {

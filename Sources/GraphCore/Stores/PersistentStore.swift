@@ -21,9 +21,13 @@ open class PersistentStore: @unchecked Sendable {
     // `StoreAccess`), and the stored properties that are not `let` are only touched by those
     // calls (and by `addPersistentStore` before the store is shared).
 
+    /// The coordinator that opened the store; nil once it is gone.
     public private(set) weak var coordinator: StoreCoordinator?
+    /// Where the store lives; nil for a store without a location (``InMemoryStore``).
     public let url: URL?
+    /// The configuration the store was opened for, if any.
     public let configurationName: String?
+    /// The options the store was opened with.
     public let options: StoreOptions
     /// The store's metadata; a subclass sets it when it loads (a new store has a new UUID).
     /// Once the store is added, the coordinator reads it (``identifier``) from any thread
@@ -80,7 +84,7 @@ open class PersistentStore: @unchecked Sendable {
     }
 
     /// Applies a save, all or nothing. Inserted objects may come with temporary IDs (the
-    /// store makes permanent ones) or with IDs from ``obtainPermanentIDs(for:)``.
+    /// store makes permanent ones) or with IDs from ``PersistentStore/obtainPermanentIDs(for:)``.
     open func save(_ request: SaveChangesRequest) throws -> SaveResult {
         throw GraphError.store("\(type(of: self)) does not implement save")
     }
@@ -102,6 +106,7 @@ public struct StoreFetchResult: Sendable {
     /// page them again. A store that leaves this false may ignore all three.
     public var isSortedAndPaged: Bool
 
+    /// A fetch result (empty, unsorted by default).
     public init(snapshots: [ObjectSnapshot] = [], faults: [ObjectID] = [], count: Int? = nil, isSortedAndPaged: Bool = false) {
         self.snapshots = snapshots
         self.faults = faults

@@ -14,6 +14,7 @@ public struct StoreMetadata: Sendable, Equatable {
     /// Free-form metadata an application keeps with the store.
     public var userInfo: [String: String]
 
+    /// Metadata of a store of `storeType`, with a new UUID unless one is given.
     public init(
         storeType: String,
         storeIdentifier: String = UUID().uuidString,
@@ -36,6 +37,7 @@ public struct StoreOptions: Sendable, Equatable {
     /// Options of a particular store type, by name (for example an auth token).
     public var values: [String: String]
 
+    /// Options: writable, with no type-specific values, by default.
     public init(isReadOnly: Bool = false, values: [String: String] = [:]) {
         self.isReadOnly = isReadOnly
         self.values = values

@@ -53,6 +53,7 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     /// returned nothing.
     case timeLimitExceeded(entity: String)
 
+    /// What went wrong and where: the entity, the key, the object or the store.
     public var description: String {
         switch self {
         case .invalidObjectURI(let uri, let reason):
@@ -110,6 +111,7 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// One reason a save was refused.
 public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong with the value.
     public enum Reason: Sendable, Equatable {
         /// A required attribute or to-one relationship is nil.
         case missingValue
@@ -123,16 +125,21 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case deleteDenied(blocking: [ObjectID])
     }
 
+    /// The invalid object.
     public var objectID: ObjectID
+    /// The property at fault.
     public var key: String
+    /// What is wrong with it.
     public var reason: Reason
 
+    /// A failure of one property of one object.
     public init(objectID: ObjectID, key: String, reason: Reason) {
         self.objectID = objectID
         self.key = key
         self.reason = reason
     }
 
+    /// The object, the property and what is wrong with its value.
     public var description: String {
         let subject = "\(objectID.entityName).\(key) of \(objectID)"
         switch reason {
@@ -153,18 +160,21 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
 
 /// An object whose version in the store is not the one its context fetched.
 public struct Conflict: Sendable, Equatable, CustomStringConvertible {
+    /// The object that changed in the store.
     public var objectID: ObjectID
     /// The version the saving context had.
     public var expectedVersion: Int64
     /// The version in the store now; nil when the object was deleted there.
     public var currentVersion: Int64?
 
+    /// A conflict of one object.
     public init(objectID: ObjectID, expectedVersion: Int64, currentVersion: Int64?) {
         self.objectID = objectID
         self.expectedVersion = expectedVersion
         self.currentVersion = currentVersion
     }
 
+    /// The object and both versions, or that it was deleted from the store.
     public var description: String {
         if let currentVersion {
             return "\(objectID) was at version \(expectedVersion), the store has version \(currentVersion)"
