@@ -18,11 +18,13 @@ private struct Setup: @unchecked Sendable {
     let entities: Set<String>
 
     init() {
+        let fixture: MusicFixture
         do {
             fixture = try MusicFixture()
         } catch {
             fuzzFailure("the predicate fixture cannot be built: \(error)")
         }
+        self.fixture = fixture
         let object = { (name: String) -> PredicateValue in .value(fixture.objects[name].map(Value.object) ?? .null) }
         arguments = [
             .value(.string("title")), .value(.string("Blue")), .value(.int(20)), .value(.double(4.5)),
@@ -39,7 +41,7 @@ private struct Setup: @unchecked Sendable {
 nonisolated(unsafe) private let setup = Setup()
 
 /// The objects fetched, as a set of their ids; nil when the fetch fails (allowed).
-private func fetch(_ entity: String, _ predicate: Predicate?) -> Set<ObjectID>? {
+private func fetch(_ entity: String, _ predicate: GraphCore.Predicate?) -> Set<ObjectID>? {
     let context = setup.fixture.container.newContext()
     do {
         let objects = try context.fetch(FetchRequest(entityName: entity, predicate: predicate)).map(\.objectID)
@@ -56,7 +58,7 @@ private func fetch(_ entity: String, _ predicate: Predicate?) -> Set<ObjectID>? 
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func predicateFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+public func predicateFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     var entity = "Song"
     var format = Substring(text)
@@ -64,9 +66,9 @@ public func predicateFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         entity = String(text[..<newline])
         format = text[text.index(after: newline)...]
     }
-    let predicate: Predicate
+    let predicate: GraphCore.Predicate
     do {
-        predicate = try Predicate(format: String(format), arguments: setup.arguments, model: setup.fixture.container.model)
+        predicate = try GraphCore.Predicate(format: String(format), arguments: setup.arguments, model: setup.fixture.container.model)
             .withSubstitutionVariables(setup.variables)
     } catch {
         if "\(error)".isEmpty { fuzzFailure("a syntax error without a message") }
@@ -74,9 +76,16 @@ public func predicateFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     }
     _ = predicate.description
     guard let matching = fetch(entity, predicate), let all = fetch(entity, nil) else { return 0 }
-    guard let notMatching = fetch(entity, .not(predicate)) else { return 0 }
+    guard let notMatching = fetch(entity, GraphCore.Predicate.not(predicate)) else { return 0 }
     if !matching.isDisjoint(with: notMatching) || matching.union(notMatching) != all {
         fuzzFailure("\(entity) WHERE \(predicate): \(matching.count) match, \(notMatching.count) match NOT it, of \(all.count) objects")
     }
     return 0
+}
+
+@main
+enum PredicateFuzzer {
+    static func main() {
+        runFuzzer(predicateFuzzTest)
+    }
 }

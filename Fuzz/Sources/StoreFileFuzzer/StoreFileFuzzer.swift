@@ -41,7 +41,7 @@ private func saveAndRead(_ store: AtomicStore, _ url: URL, what: String) -> Data
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func storeFileFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+public func storeFileFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     defer { scratch.empty() }
     let url = scratch.write(input, to: "store.json")
@@ -62,4 +62,11 @@ public func storeFileFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         fuzzFailure("save → load → save changes the file:\n\(String(decoding: first, as: UTF8.self))\n\(String(decoding: second, as: UTF8.self))")
     }
     return 0
+}
+
+@main
+enum StoreFileFuzzer {
+    static func main() {
+        runFuzzer(storeFileFuzzTest)
+    }
 }

@@ -156,7 +156,7 @@ private func check(_ answer: [UInt8], for line: ByteBuffer) {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func wireFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+public func wireFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     let (lines, _) = frame(input)
     guard !lines.isEmpty else { return 0 }
@@ -205,4 +205,11 @@ public func wireFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fuzzFailure("after the requests the store file does not load: \(error)")
     }
     return 0
+}
+
+@main
+enum WireFuzzer {
+    static func main() {
+        runFuzzer(wireFuzzTest)
+    }
 }
