@@ -48,8 +48,13 @@ package_path() {
     if [ "$name" != fuzz ]; then echo Fuzz; return; fi
     local copy="$SCRATCH/src/DocumentStore"
     mkdir -p "$copy"
-    # Copies what changed (newer files), keeping modification times.
-    tar -c --exclude='./.build*' --exclude=./.git --exclude='./Fuzz/.build*' . | tar -x -C "$copy" --keep-newer-files 2>/dev/null || true
+    # Copies what changed (newer files), keeping modification times, and removes from the copy
+    # what the checkout no longer has.
+    local excludes=(--exclude='./.build*' --exclude=./.git --exclude='./Fuzz/.build*')
+    tar -c "${excludes[@]}" . | tar -x -C "$copy" --keep-newer-files 2>/dev/null || true
+    comm -13 <(tar -c "${excludes[@]}" . | tar -t | grep -v '/$' | sort) \
+             <(cd "$copy" && find . -type f -not -path './.build*' -not -name Package.resolved | sort) |
+        while IFS= read -r gone; do rm -f "$copy/$gone"; done
     echo "$copy/Fuzz"
 }
 
