@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need when it is missing (yajl; pytest), then runs every test: the
 # Swift packages' tests, the Python client's tests against the docserver binary built here,
-# and the container check against the release binary.
+# the container check against the release binary, and the fuzz targets (FUZZ_SECONDS each,
+# default 30; 0 replays their seeds and regressions only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
@@ -24,3 +25,9 @@ DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" python3 -m pytest cl
 # The container: no engine runs here or in CI, so the Dockerfile is checked by construction
 # against the release binary (scripts/build.sh): libraries, ENV, ENTRYPOINT/CMD, HEALTHCHECK.
 python3 Tests/Container/check_container.py
+
+# Fuzzing (Fuzz/README.md): the seeds and saved regressions once, then each target briefly.
+scripts/fuzz.sh --replay all
+if [ "${FUZZ_SECONDS:-30}" -gt 0 ]; then
+    scripts/fuzz.sh all "${FUZZ_SECONDS:-30}"
+fi
