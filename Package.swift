@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "GraphCore", targets: ["GraphCore"]),
         .library(name: "JSONCore", targets: ["JSONCore"]),
         .library(name: "JSONAtomicStore", targets: ["JSONAtomicStore"]),
+        .library(name: "DocumentProtocol", targets: ["DocumentProtocol"]),
         .library(name: "DocumentServer", targets: ["DocumentServer"]),
         .library(name: "DocumentClient", targets: ["DocumentClient"]),
         .executable(name: "docserver", targets: ["docserver"]),

@@ -31,8 +31,8 @@ let package = Package(
         .executableTarget(
             name: "WireFuzzer",
             dependencies: [
-                "FuzzSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore"),
-                documentStore("DocumentServer"),
+                "FuzzSupport", documentStore("GraphCore"), documentStore("JSONCore"), documentStore("JSONAtomicStore"),
+                documentStore("DocumentProtocol"), documentStore("DocumentServer"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

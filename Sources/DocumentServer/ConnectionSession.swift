@@ -4,36 +4,6 @@ import JSONCore
 import Logging
 import NIOCore
 
-/// What all connections share: the model, the store thread and the settings.
-struct SharedState: Sendable {
-    let model: ObjectModel
-    /// The `model` result: the model file as compact JSON.
-    let modelResult: [UInt8]
-    /// The `hello` result.
-    let helloResult: [UInt8]
-    let authToken: String?
-    let worker: StoreWorker
-    let cache: WireObjectCache
-    let logger: Logger
-    /// The batch and answer limits.
-    let maximumBatchRequests: Int
-    let maximumAnswerBytes: Int
-    let maximumBatchAnswerBytes: Int
-
-    /// The line answering request `id`: `reply`, or a `too large` error when that would be
-    /// longer than ``maximumAnswerBytes``.
-    func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
-        if case .result(let text) = reply, text.count > maximumAnswerBytes - 64 {
-            let bytes = RPCResponse.encode(id: id, reply)
-            if bytes.count > maximumAnswerBytes {
-                return RPCResponse.encode(id: id, .error(.tooLarge(.answer, limit: maximumAnswerBytes)))
-            }
-            return bytes
-        }
-        return RPCResponse.encode(id: id, reply)
-    }
-}
-
 /// One connection's conversation: it turns each line into the line to answer (if any),
 /// keeps whether the client has authenticated, and spots HTTP.
 ///

@@ -70,16 +70,8 @@ public final class DocumentServer: Sendable {
             "storeUUID": "\(graph.store.identifier)",
         ])
         worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit)
-        let hello = JSONValue.object([
-            ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
-            ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),
-        ])
-        let modelFile = try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }
-        shared = SharedState(model: model, modelResult: Array(modelFile.jsonText.utf8), helloResult: Array(hello.jsonText.utf8),
-                             authToken: configuration.authToken, worker: worker, cache: cache, logger: logger,
-                             maximumBatchRequests: configuration.maximumBatchRequests,
-                             maximumAnswerBytes: configuration.maximumAnswerBytes,
-                             maximumBatchAnswerBytes: configuration.maximumBatchAnswerBytes)
+        shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,
+                                 configuration: configuration, logger: logger)
         gate = ConnectionGate(maximumConnections: configuration.maximumConnections,
                               maximumBufferedBytes: configuration.maximumBufferedBytes, logger: logger)
     }

@@ -14,11 +14,12 @@
 // a non-empty array of them) whose `id` is the request's; after the input the store file
 // still loads.
 @testable import DocumentServer
-import DocumentWire
+import DocumentProtocol
 import FuzzSupport
 import Foundation
 import GraphCore
 import JSONAtomicStore
+import JSONCore
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -32,13 +33,6 @@ nonisolated(unsafe) private let model: ObjectModel = {
 }()
 nonisolated(unsafe) private let scratch = ScratchDirectory("wire-fuzz")
 private let logger = Logger(label: "wire-fuzz") { _ in SwiftLogNoOpLogHandler() }
-private let modelResult: [UInt8] = {
-    do {
-        return Array(try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }.jsonText.utf8)
-    } catch {
-        fuzzFailure("the sample model's JSON does not parse: \(error)")
-    }
-}()
 
 /// Collects the lines the framing passes on.
 private final class LineCollector: ChannelInboundHandler {
@@ -170,13 +164,17 @@ public func wireFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } catch {
         fuzzFailure("the seed store does not open: \(error)")
     }
-    let worker = StoreWorker(graph: graph)
-    let hello = JSONValue.object([
-        ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
-        ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),
-    ])
-    let shared = SharedState(model: model, modelResult: modelResult, helloResult: Array(hello.jsonText.utf8),
-                             authToken: nil, worker: worker, cache: cache, logger: logger)
+    // The server's defaults, but a short time limit: a slow predicate is an answer (-32007), not a hang.
+    var configuration = ServerConfiguration()
+    configuration.requestTimeLimit = .seconds(2)
+    graph.maximumAnswerBytes = configuration.maximumAnswerBytes
+    let worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit)
+    let shared: SharedState
+    do {
+        shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache, configuration: configuration, logger: logger)
+    } catch {
+        fuzzFailure("the shared state cannot be made: \(error)")
+    }
     let session = ConnectionSession(shared: shared, logger: logger)
     worker.start()
 

@@ -133,3 +133,18 @@ def test_pipelined_requests_to_the_real_server_each_get_their_own_answer(server)
                                             "arguments": ["tag"], "resultType": "count"})]
         assert [call.result() for call in reversed(pending)] == [{"count": 10}] + [{"count": 1}] * 10
         assert client.next_notification() is None, "the server sends no notifications yet"
+
+
+def test_a_fetch_past_the_time_limit_raises_time_limit_error_and_the_client_goes_on(start_server):
+    server = start_server(extra_args=("--request-time-limit", "0.05"))
+    with docstore.connect(server.host, server.port) as client:
+        s = client.session()
+        for _ in range(20):
+            s.insert("Song", title="a" * 100_000, plays=1)
+        s.save()
+        slow = "title MATCHES '" + ".*" * 40 + "b'"
+        with pytest.raises(docstore.TimeLimitError) as caught:
+            client.count("Song", slow)
+        assert caught.value.code == -32007
+        assert caught.value.data["entity"] == "Song"
+        assert client.count("Song", "plays == 1") == 20

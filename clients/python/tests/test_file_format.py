@@ -593,7 +593,7 @@ DAMAGE = [
     ("unknown property", _edit(lambda d: _song(d, 3)["values"].update(colour="red")), [r"Song 3", r"colour"]),
     ("dangling reference", _edit(lambda d: _song(d, 4)["values"].update(tags=[6, 99])), [r"no object has reference 99"]),
     ("sides disagree", _edit(lambda d: _song(d, 5)["values"].update(album=None)), [r"Album 2|Song 5", r"songs|album"]),
-    ("duplicate key", lambda text: text.replace('"plays":12,', '"plays":12,"plays":13,'), [r"Song 3", r"plays"]),
+    ("duplicate key", lambda text: text.replace('"plays":12,', '"plays":12,"plays":13,'), [r"byte \d+", r"the key \"plays\" appears twice"]),
     ("no storeUUID", _edit(lambda d: d["metadata"].pop("storeUUID")), [r"no \"storeUUID\""]),
     ("null to-many", _edit(lambda d: _song(d, 4)["values"].update(tags=None)), [r"Song 4", r"tags", r"found null"]),
 ]

@@ -166,13 +166,25 @@ class AuthError(DocstoreError):
 
 
 class TooLargeError(ProtocolError):
-    """-32005: a request was longer than the server's line limit; the server closed the
-    connection (the next call reconnects)."""
+    """-32005: a limit of the server was passed (``data["what"]`` says which: ``line``,
+    ``batch``, ``answer``, ``batchAnswer`` or ``bufferedBytes``). After ``line`` and
+    ``bufferedBytes`` the server closed the connection (the next call reconnects); ask for
+    less after ``answer``."""
 
 
 class StoreUnavailableError(DocstoreError):
     """-32006: the server could not write its store (disk full, I/O error) or is shutting
     down. Nothing was saved."""
+
+
+class TimeLimitError(DocstoreError):
+    """-32007: the request ran past the server's time limit and was stopped; nothing was
+    returned. Make the predicate cheaper or ask for less."""
+
+
+class ServerBusyError(DocstoreError):
+    """-32008: the server had its limit of connections open (or ran out of file
+    descriptors) and closed this one; the next call connects again."""
 
 
 class ConnectionError(DocstoreError, builtins.ConnectionError):
@@ -209,6 +221,8 @@ _ERRORS_BY_CODE = {
     -32004: AuthError,
     -32005: TooLargeError,
     -32006: StoreUnavailableError,
+    -32007: TimeLimitError,
+    -32008: ServerBusyError,
 }
 
 

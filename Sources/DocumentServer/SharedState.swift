@@ -1,0 +1,55 @@
+import DocumentProtocol
+import GraphCore
+import JSONCore
+import Logging
+
+/// What all connections share: the model, the store thread and the settings.
+struct SharedState: Sendable {
+    let model: ObjectModel
+    /// The `model` result: the model file as compact JSON.
+    let modelResult: [UInt8]
+    /// The `hello` result.
+    let helloResult: [UInt8]
+    let authToken: String?
+    let worker: StoreWorker
+    let cache: WireObjectCache
+    let logger: Logger
+    /// The batch and answer limits.
+    let maximumBatchRequests: Int
+    let maximumAnswerBytes: Int
+    let maximumBatchAnswerBytes: Int
+
+    /// What the connections of a server on `graph` share, with its configuration's token and
+    /// limits: the one place that puts it together (the server and the wire fuzz target use it).
+    init(model: ObjectModel, graph: StoreGraph, worker: StoreWorker, cache: WireObjectCache,
+         configuration: ServerConfiguration, logger: Logger) throws {
+        let hello = JSONValue.object([
+            ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
+            ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),
+        ])
+        let modelFile = try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }
+        self.model = model
+        modelResult = Array(modelFile.jsonText.utf8)
+        helloResult = Array(hello.jsonText.utf8)
+        authToken = configuration.authToken
+        self.worker = worker
+        self.cache = cache
+        self.logger = logger
+        maximumBatchRequests = configuration.maximumBatchRequests
+        maximumAnswerBytes = configuration.maximumAnswerBytes
+        maximumBatchAnswerBytes = configuration.maximumBatchAnswerBytes
+    }
+
+    /// The line answering request `id`: `reply`, or a `too large` error when that would be
+    /// longer than ``maximumAnswerBytes``.
+    func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
+        if case .result(let text) = reply, text.count > maximumAnswerBytes - 64 {
+            let bytes = RPCResponse.encode(id: id, reply)
+            if bytes.count > maximumAnswerBytes {
+                return RPCResponse.encode(id: id, .error(.tooLarge(.answer, limit: maximumAnswerBytes)))
+            }
+            return bytes
+        }
+        return RPCResponse.encode(id: id, reply)
+    }
+}
