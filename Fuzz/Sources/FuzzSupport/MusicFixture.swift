@@ -74,6 +74,10 @@ public struct MusicFixture {
             ("Moment's Notice", 20, 4.0, nil, bt, [2]),
             ("Blue Train", 10, 3.5, "Hard bop *classic*", bt, [2]),
             ("Naïma", 5, 5.0, "Ünïcödé", nil, [2]),
+            // The 64-bit edges, where integer and double comparisons used to trap.
+            ("Edge max", Int64.max, .double(9_223_372_036_854_775_808.0), nil, nil, []),
+            ("Edge min", Int64.min, .double(-.infinity), "-0", nil, []),
+            ("Edge NaN", -1, .double(.nan), nil, bt, [0]),
         ]
         for (title, plays, rating, notes, album, composerIndexes) in rows {
             let song = try context.insert("Song", values: ["title": .string(title), "plays": .int(plays), "rating": rating, "notes": notes])

@@ -31,6 +31,11 @@ private struct Setup: @unchecked Sendable {
             object("So What"), .array([object("Kind of Blue"), object("Blue Train album")]), .value(.null),
             .value(.date(Date(timeIntervalSince1970: -350_000_000))), .value(.bool(true)), .value(.string("name")),
             .array([.value(.int(5)), .value(.int(50))]), .value(.string("[a-z]+")),
+            // The 64-bit edges: 2^63 and its neighbours as doubles, the integer bounds, NaN, ±∞, -0.
+            .value(.double(9_223_372_036_854_775_808.0)), .value(.double(-9_223_372_036_854_775_808.0)),
+            .value(.double(9_223_372_036_854_775_808.0.nextUp)), .value(.double(9_223_372_036_854_775_808.0.nextDown)),
+            .value(.int(.max)), .value(.int(.min)), .value(.double(.nan)), .value(.double(.infinity)),
+            .value(.double(-.infinity)), .value(.double(-0.0)),
         ]
         variables = ["X": .value(.int(10)), "S": .value(.string("Blue")), "O": object("So What"),
                      "LIST": .array([.value(.string("So What")), .value(.string("Naïma"))])]
