@@ -14,14 +14,31 @@ import NIOCore
 /// A connection that sends no complete line for the idle timeout while it waits for no
 /// answer (it sends nothing, or only part of a line, or does not read its answers) is closed.
 ///
+/// When the server shuts down it sends ``Shutdown`` down every connection's pipeline: from
+/// then on lines that arrive are read and dropped (not carried out, not answered); the lines
+/// received before are carried out and answered in order (`.drain`), or, when the server must
+/// stop at once, only the request in progress is (`.hurry`); then the connection closes.
+///
 /// Not `Sendable`: it lives on its channel's event loop.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// The server's shutdown, as a user inbound event (`docs/PROTOCOL.md`, Shutdown).
+    enum Shutdown: Sendable, Comparable {
+        /// Carry out and answer every line already received, then close.
+        case drain
+        /// Finish and answer the request in progress only; drop the lines not started, then close.
+        case hurry
+    }
+
     /// Lines held while a request runs before the handler stops reading.
     static let queueLimit = 32
+    /// How long a drained connection, its output closed, waits for the client to close before
+    /// it is closed: what the client still sends is read and dropped meanwhile, so that the
+    /// close does not reset the connection before the client has read its last answers.
+    static let drainedCloseGrace = TimeAmount.milliseconds(500)
 
     private let session: ConnectionSession
     private let worker: StoreWorker
@@ -29,6 +46,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var waiting = CircularBuffer<ByteBuffer>(initialCapacity: 4)
     private var busy = false
     private var closing = false
+    /// Set once the server shuts down.
+    private var stopping: Shutdown?
     private var needsFlush = false
     /// A `read` held back until the queue has room again.
     private var deferredRead = false
@@ -56,7 +75,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !closing else { return }
+        // After shutdown began a line is not carried out: dropped, unanswered.
+        guard !closing, stopping == nil else { return }
         lastActivity = .now()
         waiting.append(unwrapInboundIn(data))
         work(context: context)
@@ -87,6 +107,29 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let shutdown = event as? Shutdown else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        guard !closing, stopping.map({ $0 < shutdown }) ?? true else { return }
+        stopping = shutdown
+        if shutdown == .hurry {
+            waiting.removeAll()
+            if !context.channel.isWritable {
+                // The client does not read its answers: nothing more can reach it.
+                closing = true
+                context.close(promise: nil)
+                return
+            }
+        }
+        if deferredRead {
+            deferredRead = false
+            context.read()  // to drop what the client still sends
+        }
+        work(context: context)
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         flushIfNeeded(context: context)
     }
@@ -100,7 +143,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if closing {
+        if closing || stopping != nil {
             context.read()  // drained and dropped until the connection closes
         } else if waiting.count >= Self.queueLimit || !context.channel.isWritable {
             deferredRead = true
@@ -155,10 +198,26 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
         }
         flushIfNeeded(context: context)
+        if stopping != nil, !busy, !closing, waiting.isEmpty {
+            closeDrained(context: context)
+            return
+        }
         if deferredRead, waiting.count < Self.queueLimit, context.channel.isWritable, !closing {
             deferredRead = false
             context.read()
         }
+    }
+
+    /// Every line received before the shutdown is answered: the answers go out, then the
+    /// output closes, and the connection closes when the client closes or after a grace.
+    private func closeDrained(context: ChannelHandlerContext) {
+        closing = true
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: Self.drainedCloseGrace) { channel.close(promise: nil) }
+        }
+        needsFlush = false
     }
 
     private func resume(_ outcome: ConnectionSession.Outcome, context: ChannelHandlerContext) {
