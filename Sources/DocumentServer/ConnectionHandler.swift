@@ -35,10 +35,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Lines held while a request runs before the handler stops reading.
     static let queueLimit = 32
-    /// How long a drained connection, its output closed, waits for the client to close before
-    /// it is closed: what the client still sends is read and dropped meanwhile, so that the
-    /// close does not reset the connection before the client has read its last answers.
+    /// How long a drained connection whose client still sent lines after the shutdown began
+    /// waits, its output closed, for the client to close: what the client sends meanwhile is
+    /// read and dropped, so that the close does not reset the connection before the client
+    /// has read its last answers.
     static let drainedCloseGrace = TimeAmount.milliseconds(500)
+    /// How long a drained connection waits for its last answers to be written (the client
+    /// does not read them) before it is closed all the same.
+    static let unreadAnswersGrace = TimeAmount.seconds(2)
 
     private let session: ConnectionSession
     private let worker: StoreWorker
@@ -48,6 +52,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var closing = false
     /// Set once the server shuts down.
     private var stopping: Shutdown?
+    /// Whether lines arrived (and were dropped) after the shutdown began.
+    private var droppedLines = false
     private var needsFlush = false
     /// A `read` held back until the queue has room again.
     private var deferredRead = false
@@ -75,8 +81,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // After shutdown began a line is not carried out: dropped, unanswered.
-        guard !closing, stopping == nil else { return }
+        guard !closing else { return }
+        guard stopping == nil else {
+            // After the shutdown began a line is not carried out: dropped, unanswered.
+            droppedLines = true
+            return
+        }
         lastActivity = .now()
         waiting.append(unwrapInboundIn(data))
         work(context: context)
@@ -208,16 +218,23 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Every line received before the shutdown is answered: the answers go out, then the
-    /// output closes, and the connection closes when the client closes or after a grace.
+    /// Every line received before the shutdown is answered: once the answers are written the
+    /// connection closes; when the client is still sending, its output closes first and the
+    /// connection when the client closes or after a grace.
     private func closeDrained(context: ChannelHandlerContext) {
         closing = true
         let channel = context.channel
+        let stillSending = droppedLines
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
+            guard stillSending else {
+                channel.close(promise: nil)
+                return
+            }
             channel.close(mode: .output, promise: nil)
             channel.eventLoop.scheduleTask(in: Self.drainedCloseGrace) { channel.close(promise: nil) }
         }
         needsFlush = false
+        context.eventLoop.scheduleTask(in: Self.unreadAnswersGrace) { channel.close(promise: nil) }
     }
 
     private func resume(_ outcome: ConnectionSession.Outcome, context: ChannelHandlerContext) {
