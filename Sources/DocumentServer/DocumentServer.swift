@@ -148,7 +148,7 @@ public final class DocumentServer: Service, Sendable {
         // Nothing can submit a job any more; jobs still queued (from a connection that was
         // closed while its request ran) finish, so that saves become durable.
         worker.stop()
-        logger.info("stopped: every request received was answered, the store is released")
+        logger.info("stopped: the connections are closed, the store is released")
         // A later stop has nothing to close (the loops are about to be gone).
         lifecycle.withLockedValue { $0.listener = nil }
         try await group.shutdownGracefully()
