@@ -14,14 +14,35 @@ import NIOCore
 /// A connection that sends no complete line for the idle timeout while it waits for no
 /// answer (it sends nothing, or only part of a line, or does not read its answers) is closed.
 ///
+/// When the server shuts down it sends ``Shutdown`` down every connection's pipeline: from
+/// then on lines that arrive are read and dropped (not carried out, not answered); the lines
+/// received before are carried out and answered in order (`.drain`), or, when the server must
+/// stop at once, only the request in progress is (`.hurry`); then the connection closes.
+///
 /// Not `Sendable`: it lives on its channel's event loop.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// The server's shutdown, as a user inbound event (`docs/PROTOCOL.md`, Shutdown).
+    enum Shutdown: Sendable, Comparable {
+        /// Carry out and answer every line already received, then close.
+        case drain
+        /// Finish and answer the request in progress only; drop the lines not started, then close.
+        case hurry
+    }
+
     /// Lines held while a request runs before the handler stops reading.
     static let queueLimit = 32
+    /// How long a drained connection whose client still sent lines after the shutdown began
+    /// waits, its output closed, for the client to close: what the client sends meanwhile is
+    /// read and dropped, so that the close does not reset the connection before the client
+    /// has read its last answers.
+    static let drainedCloseGrace = TimeAmount.milliseconds(500)
+    /// How long a drained connection waits for its last answers to be written (the client
+    /// does not read them) before it is closed all the same.
+    static let unreadAnswersGrace = TimeAmount.seconds(2)
 
     private let session: ConnectionSession
     private let worker: StoreWorker
@@ -29,6 +50,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var waiting = CircularBuffer<ByteBuffer>(initialCapacity: 4)
     private var busy = false
     private var closing = false
+    /// Set once the server shuts down.
+    private var stopping: Shutdown?
+    /// Whether lines arrived (and were dropped) after the shutdown began.
+    private var droppedLines = false
     private var needsFlush = false
     /// A `read` held back until the queue has room again.
     private var deferredRead = false
@@ -57,6 +82,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
+        guard stopping == nil else {
+            // After the shutdown began a line is not carried out: dropped, unanswered.
+            droppedLines = true
+            return
+        }
         lastActivity = .now()
         waiting.append(unwrapInboundIn(data))
         work(context: context)
@@ -87,6 +117,29 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let shutdown = event as? Shutdown else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        guard !closing, stopping.map({ $0 < shutdown }) ?? true else { return }
+        stopping = shutdown
+        if shutdown == .hurry {
+            waiting.removeAll()
+            if !context.channel.isWritable {
+                // The client does not read its answers: nothing more can reach it.
+                closing = true
+                context.close(promise: nil)
+                return
+            }
+        }
+        if deferredRead {
+            deferredRead = false
+            context.read()  // to drop what the client still sends
+        }
+        work(context: context)
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         flushIfNeeded(context: context)
     }
@@ -100,7 +153,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if closing {
+        if closing || stopping != nil {
             context.read()  // drained and dropped until the connection closes
         } else if waiting.count >= Self.queueLimit || !context.channel.isWritable {
             deferredRead = true
@@ -155,10 +208,33 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
         }
         flushIfNeeded(context: context)
+        if stopping != nil, !busy, !closing, waiting.isEmpty {
+            closeDrained(context: context)
+            return
+        }
         if deferredRead, waiting.count < Self.queueLimit, context.channel.isWritable, !closing {
             deferredRead = false
             context.read()
         }
+    }
+
+    /// Every line received before the shutdown is answered: once the answers are written the
+    /// connection closes; when the client is still sending, its output closes first and the
+    /// connection when the client closes or after a grace.
+    private func closeDrained(context: ChannelHandlerContext) {
+        closing = true
+        let channel = context.channel
+        let stillSending = droppedLines
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
+            guard stillSending else {
+                channel.close(promise: nil)
+                return
+            }
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: Self.drainedCloseGrace) { channel.close(promise: nil) }
+        }
+        needsFlush = false
+        context.eventLoop.scheduleTask(in: Self.unreadAnswersGrace) { channel.close(promise: nil) }
     }
 
     private func resume(_ outcome: ConnectionSession.Outcome, context: ChannelHandlerContext) {

@@ -7,27 +7,34 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// The network server: JSON-RPC 2.0 over newline-delimited TCP (`docs/PROTOCOL.md`), on
 /// one object graph held by a GraphCore context on a store thread of its own.
 ///
+/// It is a `Service` of swift-service-lifecycle: run it in a `ServiceGroup`, whose graceful
+/// shutdown (SIGTERM, say) stops it the way `docs/PROTOCOL.md` (Shutdown) describes.
+///
 /// ```swift
 /// let server = try DocumentServer(model: model, storeURL: url, configuration: .init(port: 0), logger: logger)
-/// try await server.run { host, port in print("listening on \(host):\(port)") }
+/// let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()
 /// ```
 ///
-/// ``shutdown()`` (from a signal handler, say) stops accepting, lets every request already
-/// received finish (saves included), writes nothing half, and releases the store.
-public final class DocumentServer: Sendable {
+/// Graceful shutdown (or ``shutdown()``) stops accepting, carries out and answers every
+/// request already received (saves become durable), writes nothing half, and releases the
+/// store. Cancelling the task that runs the server stops it sooner: only the requests in
+/// progress are finished and answered.
+public final class DocumentServer: Service, Sendable {
     /// How the server listens.
     public let configuration: ServerConfiguration
     private let shared: SharedState
     private let worker: StoreWorker
     private let logger: Logger
-    /// The listening channel once bound; nil before and after.
-    private let listener = NIOLockedValueBox<(channel: Channel?, shutdownRequested: Bool)>((nil, false))
-    /// The open connections, closed at shutdown.
-    private let connections = NIOLockedValueBox<[ObjectIdentifier: Channel]>([:])
+    /// Called by ``run()`` once the server listens.
+    private let onListening: (@Sendable (_ host: String, _ port: Int) -> Void)?
+    /// The listening channel, the open connections and how far the shutdown is.
+    private let lifecycle = NIOLockedValueBox(Lifecycle())
     /// Counts connections and bytes of incomplete lines against their limits.
     private let gate: ConnectionGate
 
@@ -37,9 +44,13 @@ public final class DocumentServer: Sendable {
     ///   non-loopback address without a token); the store's own errors when it cannot be
     ///   opened (a damaged file, a model mismatch, a lock held by another process).
     /// `storeOptions` go to the store (for a JSON store, ``JSONAtomicStore/fileModeOption``).
+    ///
+    /// `onListening`, when given, gets the bound address (the real port when the
+    /// configuration asked for port 0) once ``run()`` listens.
     public init(model: ObjectModel, storeURL: URL, storeType: String = JSONAtomicStore.storeType,
                 storeOptions: StoreOptions = StoreOptions(),
-                configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
+                configuration: ServerConfiguration = ServerConfiguration(), logger: Logger,
+                onListening: (@Sendable (_ host: String, _ port: Int) -> Void)? = nil) throws {
         if !configuration.isLoopback && (configuration.authToken ?? "").isEmpty {
             throw DocumentServerError.tokenRequired(host: configuration.host)
         }
@@ -49,6 +60,7 @@ public final class DocumentServer: Sendable {
         JSONAtomicStore.register()
         self.configuration = configuration
         self.logger = logger
+        self.onListening = onListening
         let started = ContinuousClock.now
         let cache = WireObjectCache()
         let isNew = !FileManager.default.fileExists(atPath: storeURL.path)
@@ -79,10 +91,30 @@ public final class DocumentServer: Sendable {
     /// The server's version, in `hello`.
     public static let version = "0.6.0"
 
-    /// Listens and serves until ``shutdown()``; `onListening` gets the bound address (the
-    /// real port when the configuration asked for port 0). Returns once every request
-    /// received before the shutdown is answered and the store is released.
+    /// Listens and serves until graceful shutdown (of the `ServiceGroup` that runs it) or
+    /// ``shutdown()``; returns once every request received before is answered and the store
+    /// is released. The `onListening` given to `init` gets the bound address.
+    ///
+    /// - Throws: when the server cannot listen (the port is in use, say).
+    public func run() async throws {
+        try await run(onListening: onListening ?? { _, _ in })
+    }
+
+    /// ``run()`` with its own `onListening`, which gets the bound address (the real port
+    /// when the configuration asked for port 0).
     public func run(onListening: @Sendable (_ host: String, _ port: Int) -> Void) async throws {
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await serve(onListening: onListening)
+            } onGracefulShutdown: { [self] in
+                stop(.drain)
+            }
+        } onCancel: { [self] in
+            stop(.hurry)
+        }
+    }
+
+    private func serve(onListening: @Sendable (_ host: String, _ port: Int) -> Void) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.ioThreads))
         worker.start()
         let server: Channel
@@ -98,38 +130,49 @@ public final class DocumentServer: Sendable {
                                             "auth": "\(configuration.authToken == nil ? "none" : "token")"])
         onListening(configuration.host, port)
 
-        // Until shutdown() closes the listening channel.
+        // Until stop(_:) closes the listening channel.
         try? await server.closeFuture.get()
-        // Requests already handed to the store thread finish (saves become durable and are
-        // answered); then the connections close.
-        worker.stop()
-        let open = connections.withLockedValue { $0.values }
-        for connection in open {
-            connection.eventLoop.execute { connection.close(promise: nil) }
+        // Every connection finishes the lines it received (docs/PROTOCOL.md, Shutdown) and
+        // closes; a connection accepted from now on is closed at once.
+        let (open, phase) = lifecycle.withLockedValue { state in
+            state.connectionsStopping = true
+            return (Array(state.open.values), state.phase ?? .drain)
         }
+        for connection in open { connection.pipeline.fireUserInboundEventTriggered(phase) }
         for connection in open { try? await connection.closeFuture.get() }
-        logger.info("stopped: every request in progress was answered, the store is released")
-        // A later shutdown() has nothing to close (the loops are about to be gone).
-        listener.withLockedValue { $0.channel = nil }
+        // Nothing can submit a job any more; jobs still queued (from a connection that was
+        // closed while its request ran) finish, so that saves become durable.
+        worker.stop()
+        logger.info("stopped: the connections are closed, the store is released")
+        // A later stop has nothing to close (the loops are about to be gone).
+        lifecycle.withLockedValue { $0.listener = nil }
         try await group.shutdownGracefully()
     }
 
-    /// Stops accepting connections and ends ``run(onListening:)`` once the requests in
-    /// progress are answered. Safe to call from any thread, more than once.
+    /// Stops accepting connections and ends ``run()`` once every request already received
+    /// is answered, as the graceful shutdown of its `ServiceGroup` does: for code that runs
+    /// the server without a group (tests). Safe to call from any thread, more than once.
     public func shutdown() {
-        let channel = listener.withLockedValue { state -> Channel? in
-            state.shutdownRequested = true
-            return state.channel
+        stop(.drain)
+    }
+
+    /// Closes the listening channel; tells the connections when they were told before.
+    private func stop(_ phase: ConnectionHandler.Shutdown) {
+        let (listener, told) = lifecycle.withLockedValue { state -> (Channel?, [Channel]) in
+            guard state.phase.map({ $0 < phase }) ?? true else { return (nil, []) }
+            state.phase = phase
+            return (state.listener, state.connectionsStopping ? Array(state.open.values) : [])
         }
-        logger.info("shutting down")
-        channel?.close(promise: nil)
+        logger.info(phase == .drain ? "shutting down" : "shutting down now: requests not started are dropped")
+        listener?.close(promise: nil)
+        for connection in told { connection.pipeline.fireUserInboundEventTriggered(phase) }
     }
 
     private func bind(on group: MultiThreadedEventLoopGroup) async throws -> Channel {
         let maximumLineLength = configuration.maximumLineLength
         let shared = self.shared
         let logger = self.logger
-        let connections = self.connections
+        let lifecycle = self.lifecycle
         let gate = self.gate
         let reserve = DescriptorReserve()
         let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
@@ -161,10 +204,19 @@ public final class DocumentServer: Sendable {
                 var connectionLogger = logger
                 connectionLogger[metadataKey: "peer"] = "\(peer)"
                 let id = ObjectIdentifier(channel)
-                connections.withLockedValue { $0[id] = channel }
+                let admitted = lifecycle.withLockedValue { state -> Bool in
+                    guard !state.connectionsStopping else { return false }
+                    state.open[id] = channel
+                    return true
+                }
+                guard admitted else {
+                    // Accepted while the server shuts down.
+                    gate.connectionClosed()
+                    return channel.close()
+                }
                 connectionLogger.info("connection opened")
                 channel.closeFuture.whenComplete { [connectionLogger] _ in
-                    connections.withLockedValue { $0[id] = nil }
+                    lifecycle.withLockedValue { $0.open[id] = nil }
                     gate.connectionClosed()
                     connectionLogger.info("connection closed")
                 }
@@ -177,13 +229,25 @@ public final class DocumentServer: Sendable {
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()
-        let alreadyStopping = listener.withLockedValue { state -> Bool in
-            state.channel = server
-            return state.shutdownRequested
+        let alreadyStopping = lifecycle.withLockedValue { state -> Bool in
+            state.listener = server
+            return state.phase != nil
         }
         if alreadyStopping { server.close(promise: nil) }
         return server
     }
+}
+
+/// What ``DocumentServer`` tracks to stop: guarded by its lock.
+private struct Lifecycle {
+    /// The listening channel once bound; nil before and after.
+    var listener: Channel?
+    /// The open connections, told to stop at shutdown.
+    var open: [ObjectIdentifier: Channel] = [:]
+    /// Nil until the server is asked to stop; then how.
+    var phase: ConnectionHandler.Shutdown?
+    /// Whether the connections were told to stop (and new ones are refused).
+    var connectionsStopping = false
 }
 
 /// Why a server cannot start.

@@ -4,6 +4,8 @@ import Foundation
 import GraphCore
 import JSONAtomicStore
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,8 +14,10 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             With no options: the sample model (artists, albums, songs, tags) and ./data/store.json (created when \
             missing), on 127.0.0.1:7878. When ready, prints one line "listening on HOST:PORT" on standard output; \
-            logs go to standard error. SIGINT or SIGTERM stops accepting connections, finishes the requests \
-            in progress (a save in progress becomes durable and is answered), releases the store lock and exits 0.
+            logs go to standard error. SIGINT or SIGTERM stops accepting connections, carries out and answers every \
+            request already received (saves become durable), releases the store lock and exits 0; lines that \
+            arrive after the signal are not carried out. After \(Int(Self.shutdownGrace.components.seconds)) seconds \
+            only the requests in progress are still finished and answered (docs/PROTOCOL.md, Shutdown).
 
             Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE, \
             DOCSERVER_LOG_LEVEL and DOCSERVER_REQUEST_TIME_LIMIT stand for the options of the same names (an option wins), \
@@ -85,6 +89,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. [default: info]", valueName: "level"))
     var logLevel: String?
 
+    /// How long a graceful shutdown may take before the lines received but not started are
+    /// dropped: under the 10 seconds after which `docker stop` kills.
+    static let shutdownGrace = Duration.seconds(5)
+
     func validate() throws {
         if let port = port ?? Environment.int("DOCSERVER_PORT"), !(0...65535).contains(port) {
             throw ValidationError("--port must be from 0 to 65535, not \(port)")
@@ -130,25 +138,27 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let storeOptions = StoreOptions(values: shareWithGroup ? [JSONAtomicStore.fileModeOption: "640"] : [:])
             server = try DocumentServer(model: model, storeURL: storeURL, storeOptions: storeOptions,
-                                        configuration: configuration, logger: logger)
-        } catch {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(2)
-        }
-        let signals = SignalHandlers { signal in
-            logger.info("received \(signal)")
-            server.shutdown()
-        }
-        do {
-            try await server.run { host, port in
+                                        configuration: configuration, logger: logger) { host, port in
                 // Unbuffered: whoever started the server waits for this line on a pipe.
                 FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
             }
         } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(2)
+        }
+        // SIGTERM or SIGINT: graceful shutdown; past the grace the group cancels the server,
+        // which then finishes only the requests in progress.
+        var lifecycle = ServiceGroupConfiguration(
+            services: [SignalLogService(logger: logger), server],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        lifecycle.maximumGracefulShutdownDuration = Self.shutdownGrace
+        do {
+            try await ServiceGroup(configuration: lifecycle).run()
+        } catch {
             logger.critical("cannot listen on \(configuration.host):\(configuration.port): \(error)")
             throw ExitCode(2)
         }
-        withExtendedLifetime(signals) {}
     }
 }
 
@@ -160,24 +170,4 @@ enum Environment {
     }
 
     static func int(_ name: String) -> Int? { string(name).flatMap { Int($0) } }
-}
-
-/// Turns SIGINT and SIGTERM into a call, instead of the default of dying on the spot.
-final class SignalHandlers {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ handler: @escaping @Sendable (String) -> Void) {
-        // Dispatch installs its handler asynchronously; a signal between SIG_IGN and then
-        // would be lost, so wait until each source is registered.
-        let registered = DispatchSemaphore(value: 0)
-        sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(name) }
-            source.setRegistrationHandler { registered.signal() }
-            source.resume()
-            return source
-        }
-        for _ in sources { registered.wait() }
-    }
 }

@@ -23,6 +23,45 @@ import Glibc
         _ = try idle.bytesUntilClosed()
     }
 
+    /// docs/PROTOCOL.md, Shutdown: the drain is bounded (5 s); saves are carried out in order,
+    /// so those in the file are the first ones sent.
+    @Test func aClientThatDoesNotReadItsAnswersHoldsUpTheStopOnlyForTheGrace() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        // Saves until the server, whose answers are not read, stops reading too.
+        var pending: [UInt8] = []
+        var next = 1
+        var stalledSince: Date?
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if pending.isEmpty {
+                pending = Array((next..<next + 1_000).map { id in
+                    #"{"jsonrpc":"2.0","id":\#(id),"method":"save","params":{"insert":[{"id":"t","entity":"Tag","values":{"label":"save \#(id)"}}]}}"# + "\n"
+                }.joined().utf8)
+                next += 1_000
+            }
+            let count = client.sendWithoutWaiting(pending)
+            pending.removeFirst(count)
+            if count > 0 {
+                stalledSince = nil
+            } else if let since = stalledSince {
+                if Date().timeIntervalSince(since) > 0.5 { break }
+                usleep(20_000)
+            } else {
+                stalledSince = Date()
+            }
+        }
+        #expect(stalledSince != nil, "the server kept reading although its answers were not read")
+        let started = Date()
+        #expect(try server.stop(signal: SIGTERM, timeout: 12) == 0, "log: \(server.log.suffix(1000))")
+        #expect(Date().timeIntervalSince(started) < 9, "the stop took \(Date().timeIntervalSince(started)) s")
+        let file = try StoreFileContents(server.storeURL)
+        let stored = Set((file.json["objects"]["Tag"].array ?? []).compactMap { $0["values"]["label"].string })
+        #expect(stored == Set((0..<stored.count).map { "save \($0 + 1)" }), "the saves in the file are not the first \(stored.count) sent")
+        withExtendedLifetime(client) {}
+    }
+
     @Test func aRestartedServerServesTheSameStoreUUIDObjectsAndVersions() throws {
         let directory = try TemporaryDirectory()
         var server = try ServerProcess(in: directory)
