@@ -126,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GraphCoreTests",
-            dependencies: ["GraphCore"],
+            dependencies: ["GraphCore", "ServerTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import Testing
 @testable import GraphCore
 
@@ -263,18 +264,5 @@ import Testing
     static func titles(_ context: ObjectContext, _ predicate: GraphCore.Predicate, prefix: String) throws -> [String] {
         try context.fetch(FetchRequest(entityName: "Song", predicate: predicate))
             .map { try $0.get("title") as String }.filter { $0.hasPrefix(prefix) }.sorted()
-    }
-}
-
-/// A small seeded generator (SplitMix64): the same numbers on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
