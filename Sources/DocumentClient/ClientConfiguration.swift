@@ -17,6 +17,8 @@ public struct ClientConfiguration: Sendable, Equatable {
     /// The longest answer line accepted, in bytes.
     public var maximumLineLength: Int
 
+    /// A configuration; the defaults are a server on `127.0.0.1:7878` without a token, 10 s to
+    /// connect, 60 s for each answer and answer lines of up to 1 GiB.
     public init(host: String = "127.0.0.1", port: Int = 7878, token: String? = nil, clientName: String = "DocumentClient",
                 connectTimeout: Double = 10, requestTimeout: Double = 60, maximumLineLength: Int = 1 << 30) {
         self.host = host

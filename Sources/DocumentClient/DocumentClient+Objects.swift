@@ -6,8 +6,11 @@ import NIOCore
 
 /// What a `fetch` answered: objects with values, IDs, or a count.
 public struct RemoteFetchResult: Sendable {
+    /// The objects with their values, when the fetch asked for objects.
     public var objects: [ObjectSnapshot] = []
+    /// The objects' IDs, when the fetch asked for IDs.
     public var ids: [ObjectID] = []
+    /// How many objects matched, when the fetch asked for a count.
     public var count: Int?
 }
 

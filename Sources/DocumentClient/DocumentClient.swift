@@ -19,6 +19,7 @@ import NIOPosix
 /// ``DocumentClientError/connectionLost(address:method:outcomeUnknown:)``; the next one
 /// connects again.
 public final class DocumentClient: Sendable {
+    /// Where the client connects, its token and its timeouts.
     public let configuration: ClientConfiguration
     private let group: EventLoopGroup
     private let ownsGroup: Bool

@@ -24,6 +24,7 @@ public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
     /// The client was shut down.
     case shutDown
 
+    /// What went wrong, where, and what to do about it, in a sentence.
     public var description: String {
         switch self {
         case .invalidURL(let url, let reason):
@@ -54,7 +55,7 @@ public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// An error answer of the server: the protocol's ``RPCError`` (code, message, data, as
+/// An error answer of the server: the protocol's `RPCError` (code, message, data, as
 /// PROTOCOL.md lists them) and the method it answered.
 public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The error as the server sent it.
@@ -71,7 +72,7 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
         self.method = method
     }
 
-    /// The error code (`.conflict`, `.invalidParams`, …; ``ErrorCode/other(_:)`` for one this
+    /// The error code (`.conflict`, `.invalidParams`, …; `ErrorCode.other(_:)` for one this
     /// client does not know).
     public var code: ErrorCode { error.code }
     /// The server's sentence for people.

@@ -20,7 +20,7 @@ import NIOCore
 /// - A fault that fires loads in one `get` together with up to `prefetch - 1` other faults
 ///   this store handed out, in the order it met them.
 /// - A save is one `save`: the server gives inserted objects their IDs; its conflict error
-///   becomes ``GraphError/conflict(_:)``, so merge policies work as with a local store.
+///   becomes `GraphError.conflict`, so merge policies work as with a local store.
 /// - Re-reading an object sends the version last read: unchanged objects come back
 ///   without their values.
 /// - A lost connection fails the requests in flight and is made again by the next one.
@@ -43,10 +43,17 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
 
     /// The client the store talks through (its ``DocumentClient/statistics`` count the round trips).
     public let client: DocumentClient
+    /// The settings read from the store's URL and options.
     public let settings: RemoteStoreOptions
     private var rows: RowCache
     private var faults: FaultQueue
 
+    /// A store for the server at `url` (`docstore://host:port`), with ``RemoteStoreOptions``
+    /// read from `options`; the coordinator calls it when the store is added. Nothing is sent
+    /// until the coordinator loads the store's metadata.
+    ///
+    /// - Throws: ``DocumentClientError/invalidURL(_:reason:)`` or
+    ///   ``DocumentClientError/invalidOption(name:value:expected:)``.
     public required init(coordinator: StoreCoordinator, configurationName: String?, url: URL?, options: StoreOptions) throws {
         settings = try RemoteStoreOptions(url: url, options: options)
         client = DocumentClient(configuration: settings.client)
@@ -60,6 +67,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         client.shutdownInBackground()
     }
 
+    /// True: the server gives inserted objects their permanent IDs when it applies the save.
     public override var assignsPermanentIDsWhenSaving: Bool { true }
 
     /// How many objects' last-read values the store keeps.
@@ -67,6 +75,10 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
 
     // MARK: - Opening
 
+    /// Says `hello` and checks that the server's model is the coordinator's.
+    ///
+    /// - Throws: `GraphError.modelMismatch` naming the entities that differ, or a
+    ///   ``DocumentClientError`` (no server, a wrong token, …).
     public override func loadMetadata() throws {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         let hello = try wait(client.helloFuture(), "hello")
@@ -82,12 +94,15 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         metadata.userInfo["server"] = "\(hello.server) \(hello.version) at \(settings.client.address)"
     }
 
+    /// Closes the connection when the store is removed from its coordinator.
     public override func willRemove() {
         client.shutdownInBackground()
     }
 
     // MARK: - Fetch and save
 
+    /// Runs a fetch as one `fetch` (filtered, sorted, paged or counted by the server) or a save
+    /// as one `save`; the server's conflict becomes `GraphError.conflict`.
     public override func execute(_ request: StoreRequest) throws -> StoreResponse {
         switch request {
         case .fetch(let fetch): return .fetched(try fetchFromServer(fetch))
@@ -155,12 +170,18 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         return SaveResult(permanentIDs: permanent, versions: answer.versions)
     }
 
+    /// Always throws: the server gives objects their permanent IDs when it applies the save
+    /// that inserts them.
     public override func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
         throw GraphError.store("docserver gives objects their permanent IDs when it applies the save that inserts them")
     }
 
     // MARK: - Faults
 
+    /// The values of a fault that fires: from a row loaded ahead when there is one, otherwise
+    /// in one `get` together with up to `prefetch - 1` other queued faults.
+    ///
+    /// - Throws: `GraphError.objectNotFound` when the server has no such object.
     public override func newValues(forObjectWith id: ObjectID) throws -> IncrementalStoreNode {
         let now = ContinuousClock.now
         if let row = rows.takePrefetched(id, at: now) { return node(row) }
@@ -197,6 +218,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
+    /// The value of a relationship, from the row last read or by loading the object's values.
     public override func newValue(forRelationship name: String, forObjectWith id: ObjectID) throws -> Value {
         guard let index = id.entity.index(ofProperty: name) else { throw GraphError.unknownKey(entity: id.entityName, key: name) }
         if let row = rows[id] { return row.values[index] }

@@ -1,7 +1,7 @@
 import Foundation
 import GraphCore
 
-/// The settings of a ``RemoteStore``, read from its URL and ``StoreOptions/values``:
+/// The settings of a ``RemoteStore``, read from its URL and `StoreOptions.values`:
 ///
 /// | option | meaning | default |
 /// |---|---|---|
@@ -15,21 +15,37 @@ import GraphCore
 ///
 /// Times are seconds greater than 0 and at most 1,000,000,000.
 public struct RemoteStoreOptions: Sendable, Equatable {
+    /// The option naming the server's auth token, `token`.
     public static let token = "token"
+    /// The option naming the seconds to wait for a connection, `connectTimeout`.
     public static let connectTimeout = "connectTimeout"
+    /// The option naming the seconds to wait for each answer, `requestTimeout`.
     public static let requestTimeout = "requestTimeout"
+    /// The option naming how many faults one `get` loads, `prefetch`.
     public static let prefetch = "prefetch"
+    /// The option naming the seconds a row loaded ahead is used, `prefetchLifetime`.
     public static let prefetchLifetime = "prefetchLifetime"
+    /// The option naming how many objects' values the store keeps, `rowCacheCapacity`.
     public static let rowCacheCapacity = "rowCacheCapacity"
+    /// The option naming the client name sent with `hello`, `client`.
     public static let clientName = "client"
     static let known = [token, connectTimeout, requestTimeout, prefetch, prefetchLifetime, rowCacheCapacity, clientName]
 
+    /// Where the store connects: host and port from the URL; token, timeouts and client name
+    /// from the options.
     public var client: ClientConfiguration
+    /// How many faults one `get` loads when one of them fires (1 to 100,000; 1: no batching).
     public var prefetch: Int
+    /// Seconds a row loaded ahead answers its fault without a round trip.
     public var prefetchLifetime: Double
+    /// How many objects' last-read values are kept (and how many faults are queued to load ahead).
     public var rowCacheCapacity: Int
 
-    /// Reads `docstore://host:port` and the options.
+    /// Reads `docstore://host:port` (the port 7878 when none is given) and the options.
+    ///
+    /// - Throws: ``DocumentClientError/invalidURL(_:reason:)`` for another URL, and
+    ///   ``DocumentClientError/invalidOption(name:value:expected:)`` for an unknown option or a
+    ///   value out of range.
     public init(url: URL?, options: StoreOptions) throws(DocumentClientError) {
         guard let url else { throw .invalidURL("(none)", reason: "a RemoteStore needs the server's URL") }
         let text = url.absoluteString

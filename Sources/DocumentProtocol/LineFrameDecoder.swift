@@ -14,6 +14,7 @@ import NIOCore
 /// Scanning resumes where the previous call stopped, so a long line arriving in many small
 /// reads costs linear time.
 public struct LineFrameDecoder: ByteToMessageDecoder {
+    /// Each line, without its `\n` or `\r\n`.
     public typealias InboundOut = ByteBuffer
 
     /// The longest line accepted, in bytes, not counting its `\n` or `\r\n`.
@@ -26,6 +27,8 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
         self.maximumLength = maximumLength
     }
 
+    /// Passes on every complete line that arrived; throws ``LineTooLongError`` once a line
+    /// is longer than ``maximumLength``.
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let line = try nextLine(&buffer) else { return .needMoreData }
         context.fireChannelRead(wrapInboundOut(line))

@@ -26,7 +26,7 @@ public enum WireObjectEncoder {
     }
 
     /// Writes `{"key": value, …}` for the properties at `indexes`: attributes in their
-    /// ``ValueForm``, relationships as the IDs `idText` spells; unordered to-many lists sorted
+    /// `ValueForm` (JSONCore), relationships as the IDs `idText` spells; unordered to-many lists sorted
     /// by reference when `sortsUnorderedByReference`, else as they are.
     public static func writeValues(_ values: [Value], of entity: EntityDescription, indexes: some Sequence<Int>,
                                    idText: (ObjectID) -> String, sortsUnorderedByReference: Bool,

@@ -40,7 +40,7 @@ public struct JSONShapeError: Error, Equatable, Sendable {
 }
 
 /// Thrown by a ``JSONEventHandler`` when a key appears twice in one object: the parser turns
-/// it into ``JSONStoreError/invalidJSON(file:offset:line:column:reason:)`` at the second
+/// it into `JSONStoreError.invalidJSON` (JSONAtomicStore) at the second
 /// key (the offset just after it). The parser itself does not look for duplicates: that
 /// costs a set per object, and a handler that knows the keys it expects does it for less.
 public struct JSONDuplicateKeyError: Error, Equatable, Sendable {

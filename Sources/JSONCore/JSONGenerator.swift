@@ -13,9 +13,13 @@ public final class JSONGenerator {
     /// A failed generator call: a bug in the caller's nesting, reported rather than trapped.
     public struct GenerationError: Error, CustomStringConvertible {
         let status: UInt32
+        /// The yajl status, for the bug report.
         public var description: String { "yajl_gen failed with status \(status)" }
     }
 
+    /// A generator of compact JSON, without checks of UTF-8 (Swift strings are valid).
+    ///
+    /// - Throws: ``GenerationError`` when yajl cannot allocate one.
     public init() throws {
         guard let handle = yajl_gen_alloc(nil) else { throw GenerationError(status: 0) }
         self.handle = handle
@@ -31,11 +35,17 @@ public final class JSONGenerator {
         if status != yajl_gen_status_ok { throw GenerationError(status: status.rawValue) }
     }
 
+    /// Opens an object: keys and values follow, then ``closeObject()``.
     public func openObject() throws { try check(yajl_gen_map_open(handle)) }
+    /// Closes the object opened last.
     public func closeObject() throws { try check(yajl_gen_map_close(handle)) }
+    /// Opens an array: values follow, then ``closeArray()``.
     public func openArray() throws { try check(yajl_gen_array_open(handle)) }
+    /// Closes the array opened last.
     public func closeArray() throws { try check(yajl_gen_array_close(handle)) }
+    /// `null`.
     public func null() throws { try check(yajl_gen_null(handle)) }
+    /// `true` or `false`.
     public func bool(_ value: Bool) throws { try check(yajl_gen_bool(handle, value ? 1 : 0)) }
 
     /// A string (or a key, where a key is expected) from UTF-8 bytes.
@@ -49,12 +59,14 @@ public final class JSONGenerator {
         }
     }
 
+    /// A string (or a key, where a key is expected).
     @inline(__always)
     public func string(_ text: String) throws {
         var text = text
         try text.withUTF8 { try string(UnsafeRawBufferPointer($0)) }
     }
 
+    /// A string (or a key, where a key is expected) from UTF-8 bytes.
     @inline(__always)
     public func string(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try string($0) }

@@ -6,6 +6,9 @@
 /// }
 /// ```
 public enum JSONText {
+    /// The bytes `body` writes with a new generator: one JSON value, compact.
+    ///
+    /// - Throws: what `body` throws, or ``JSONGenerator/GenerationError`` for wrong nesting.
     public static func make(_ body: (JSONGenerator) throws -> Void) throws -> [UInt8] {
         let out = try JSONGenerator()
         try body(out)
