@@ -31,27 +31,32 @@ extension DocumentClient {
 
     /// The server's model.
     public func model() async throws -> ObjectModel {
-        try await modelFuture().get()
+        try ensureOpen()
+        return try await modelFuture().get()
     }
 
     /// The objects matching `request` with their values, sorted and paged by the server.
     public func fetch(_ request: FetchRequest, model: ObjectModel) async throws -> [ObjectSnapshot] {
-        try await fetchFuture(request, model: model, resultType: "objects", sortedAndPaged: true).get().objects
+        try ensureOpen()
+        return try await fetchFuture(request, model: model, resultType: "objects", sortedAndPaged: true).get().objects
     }
 
     /// The IDs of the objects matching `request`, sorted and paged by the server.
     public func fetchIDs(_ request: FetchRequest, model: ObjectModel) async throws -> [ObjectID] {
-        try await fetchFuture(request, model: model, resultType: "ids", sortedAndPaged: true).get().ids
+        try ensureOpen()
+        return try await fetchFuture(request, model: model, resultType: "ids", sortedAndPaged: true).get().ids
     }
 
     /// How many objects match `request` (within its offset and limit).
     public func count(_ request: FetchRequest, model: ObjectModel) async throws -> Int {
-        try await fetchFuture(request, model: model, resultType: "count", sortedAndPaged: true).get().count ?? 0
+        try ensureOpen()
+        return try await fetchFuture(request, model: model, resultType: "count", sortedAndPaged: true).get().count ?? 0
     }
 
     /// The objects with these IDs, nil for those that do not exist.
     public func get(_ ids: [ObjectID], model: ObjectModel) async throws -> [ObjectSnapshot?] {
-        try await getFuture(ids, knownVersions: nil, model: model).get().map { object in
+        try ensureOpen()
+        return try await getFuture(ids, knownVersions: nil, model: model).get().map { object in
             if case .snapshot(let snapshot)? = object { return snapshot }
             return nil
         }
@@ -59,7 +64,8 @@ extension DocumentClient {
 
     /// Applies a save, all or nothing; inserted objects may carry temporary IDs.
     public func save(_ request: SaveChangesRequest, model: ObjectModel) async throws -> RemoteSaveResult {
-        try await saveFuture(SaveRequestWriter(request: request, baselines: [:]), model: model).get()
+        try ensureOpen()
+        return try await saveFuture(SaveRequestWriter(request: request, baselines: [:]), model: model).get()
     }
 
     // MARK: - Futures, shared with RemoteStore

@@ -82,6 +82,7 @@ public final class DocumentClient: Sendable {
     /// - Throws: ``DocumentClientError``: ``DocumentClientError/server(_:)`` carries the
     ///   server's error code, message and data.
     public func call(_ method: String, params: JSONValue? = nil) async throws -> JSONValue {
+        try ensureOpen()
         var writer: ParamsWriter?
         if let params { writer = { out in try params.write(to: out) } }
         return try await request(method, params: writer).get()
@@ -89,7 +90,8 @@ public final class DocumentClient: Sendable {
 
     /// Connects if needed and returns the server's `hello`.
     public func hello() async throws -> ServerHello {
-        try await helloFuture().get()
+        try ensureOpen()
+        return try await helloFuture().get()
     }
 
     func helloFuture() -> EventLoopFuture<ServerHello> {
@@ -103,6 +105,7 @@ public final class DocumentClient: Sendable {
 
     /// Sends `ping` and returns the seconds the answer took.
     public func ping() async throws -> Double {
+        try ensureOpen()
         let start = ContinuousClock.now
         _ = try await request(ProtocolMethod.ping.rawValue, params: nil).get()
         let elapsed = ContinuousClock.now - start
@@ -110,6 +113,13 @@ public final class DocumentClient: Sendable {
     }
 
     // MARK: - The connection
+
+    /// Throws ``DocumentClientError/shutDown`` once the client is shut down. Checked before a
+    /// request is made: the futures of a request chain on the client's event loops, which are
+    /// gone after ``shutdown()``, so a request made then would never complete.
+    func ensureOpen() throws(DocumentClientError) {
+        if state.withLockedValue({ $0.isShutDown }) { throw .shutDown }
+    }
 
     /// The current connection, or a new one (connected and past `hello`).
     func connection() -> EventLoopFuture<RPCConnection> {

@@ -251,6 +251,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     /// not-found errors into GraphCore's.
     private func wait<T: Sendable>(_ future: EventLoopFuture<T>, _ method: String) throws -> T {
         if future.eventLoop.inEventLoop { throw DocumentClientError.calledOnEventLoop(method: method) }
+        try client.ensureOpen()
         do {
             return try future.wait()
         } catch DocumentClientError.server(let error) {

@@ -31,6 +31,27 @@ import Testing
         })
     }
 
+    @Test func aRequestAfterShutdownFailsAtOnceInsteadOfWaitingForever() async throws {
+        let connected = try Connected()
+        _ = try await connected.client.hello()
+        try await connected.client.shutdown()
+        // Before: the request's futures chained on the stopped event loop and never completed.
+        let client = connected.client, model = connected.model
+        let refused: [(String, @Sendable () async throws -> Void)] = [
+            ("hello", { _ = try await client.hello() }),
+            ("ping", { _ = try await client.ping() }),
+            ("model", { _ = try await client.model() }),
+            ("count", { _ = try await client.count(FetchRequest(entityName: "Song"), model: model) }),
+        ]
+        for (name, request) in refused {
+            let error = await #expect(throws: DocumentClientError.self, "\(name) after shutdown") { try await request() }
+            guard case .shutDown? = error else {
+                Issue.record("\(name) after shutdown failed with \(String(describing: error)), not shutDown")
+                continue
+            }
+        }
+    }
+
     @Test func helloNamesTheServerItsStoreAndItsModel() async throws {
         let connected = try Connected()
         defer { connected.client.shutdownInBackground() }
