@@ -73,9 +73,14 @@ final class StoreFileLock {
         return Int32(text)
     }
 
-    /// Gives the lock up (closing the descriptor releases it). Safe to call twice.
+    /// Gives the lock up. Safe to call twice.
+    ///
+    /// Unlocked explicitly before the close: a child process forked by another thread keeps a
+    /// copy of the descriptor until it execs (close-on-exec), and that copy alone would keep the
+    /// lock held, so that the store could not be opened again at once in this process.
     func release() {
         guard descriptor >= 0 else { return }
+        _ = flock(descriptor, LOCK_UN)
         close(descriptor)
         descriptor = -1
     }
