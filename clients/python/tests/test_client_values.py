@@ -106,3 +106,17 @@ def test_wrong_python_types_are_refused_before_sending(server):
         with pytest.raises(docstore.ValueConversionError, match="predicate argument cannot be a dict"):
             client.fetch("Song", "title == %@", {"a": 1})
         assert song.plays == 0 and song.title == "x"  # nothing of the refused values stuck
+
+
+def test_numbers_and_dates_past_what_python_holds_are_conversion_errors_not_overflow():
+    from docstore import values
+
+    with pytest.raises(docstore.ValueConversionError, match="too large for a double"):
+        values.double_to_wire(10**400)
+    with pytest.raises(docstore.ValueConversionError, match="too large for a double"):
+        values._double_from_wire(10**400)
+    with pytest.raises(docstore.ValueConversionError, match="outside the years"):
+        values.parse_date("9999-12-31T23:00:00.000-05:00")
+    with pytest.raises(docstore.ValueConversionError, match="outside the years"):
+        values.parse_date("0001-01-01T01:00:00.000+05:00")
+    assert values.parse_date("9999-12-31T23:00:00.000+05:00").year == 9999

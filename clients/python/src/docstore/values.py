@@ -101,7 +101,10 @@ def parse_date(text: str) -> _dt.datetime:
     if zone != "Z":
         sign = 1 if zone[0] == "+" else -1
         offset = _dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
-        value -= sign * offset
+        try:
+            value -= sign * offset
+        except OverflowError:
+            raise ValueConversionError(f"the date {text!r} in UTC is outside the years Python's datetime holds (1...9999)") from None
     return value
 
 
@@ -122,7 +125,10 @@ def double_to_wire(value: Any) -> Any:
     """The wire form of a ``double`` or ``float``: a number, or ``"NaN"``, ``"Infinity"``, ``"-Infinity"``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueConversionError(f"expected a float, got {type(value).__name__} {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueConversionError(f"the integer {value} is too large for a double") from None
     if math.isnan(number):
         return "NaN"
     if math.isinf(number):
@@ -217,7 +223,10 @@ def _double_from_wire(value: Any) -> Any:
         return float(value.lower().replace("infinity", "inf"))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueConversionError(f"expected a number, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueConversionError(f"the number {value} is too large for a double") from None
 
 
 def _decimal_from_wire(value: Any) -> Any:
