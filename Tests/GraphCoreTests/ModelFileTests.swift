@@ -78,6 +78,31 @@ import Testing
         #expect(reloaded.jsonRepresentation() == written)
     }
 
+    @Test func renamingIdentifiersLoadAndWriteBackAndLeaveTheVersionHashAlone() throws {
+        let plain = """
+        {"entities": [{"name": "Track", "attributes": [{"name": "title", "type": "string"}],
+          "relationships": [{"name": "next", "destination": "Track", "inverse": "previous"},
+                            {"name": "previous", "destination": "Track", "inverse": "next"}]}]}
+        """
+        let renamed = """
+        {"entities": [{"name": "Track", "renamingIdentifier": "Song",
+          "attributes": [{"name": "title", "type": "string", "renamingIdentifier": "name"}],
+          "relationships": [{"name": "next", "destination": "Track", "inverse": "previous", "renamingIdentifier": "following"},
+                            {"name": "previous", "destination": "Track", "inverse": "next"}]}]}
+        """
+        let model = try ObjectModel(json: Data(renamed.utf8))
+        let track = try #require(model.entity(named: "Track"))
+        #expect(track.renamingIdentifier == "Song")
+        #expect(track.attributes.first?.renamingIdentifier == "name")
+        #expect(track.relationships.first { $0.name == "next" }?.renamingIdentifier == "following")
+        #expect(track.relationships.first { $0.name == "previous" }?.renamingIdentifier == nil)
+        #expect(model.versionHash == (try ObjectModel(json: Data(plain.utf8))).versionHash)
+        let reloaded = try ObjectModel(json: model.jsonRepresentation())
+        #expect(reloaded.entity(named: "Track")?.renamingIdentifier == "Song")
+        #expect(reloaded.entity(named: "Track")?.attributes.first?.renamingIdentifier == "name")
+        #expect(reloaded.entity(named: "Track")?.relationships.first { $0.name == "next" }?.renamingIdentifier == "following")
+    }
+
     @Test func theWrittenFileSpellsOutEveryKeyWithSortedKeys() throws {
         let model = try MusicModel.make()
         let text = try #require(String(data: model.jsonRepresentation(), encoding: .utf8))

@@ -15,6 +15,10 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isOptional: Bool
     /// The value a newly inserted object starts with; must match ``type``.
     public var defaultValue: Value?
+    /// The name this attribute had in an earlier version of the model, when it was renamed
+    /// (Core Data's renaming identifier): migration carries the old attribute's values over.
+    /// It does not change the entity's version hash.
+    public var renamingIdentifier: String?
 
     /// Describes an attribute.
     ///
@@ -24,10 +28,13 @@ public struct AttributeDescription: Sendable, Hashable {
     ///   - isOptional: Whether it may be nil when saved (false by default).
     ///   - defaultValue: The value a new object starts with; must fit `type`
     ///     (``ObjectModel/init(entities:)`` checks it).
-    public init(_ name: String, _ type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil) {
+    ///   - renamingIdentifier: The attribute's name in the earlier model version it was renamed from.
+    public init(_ name: String, _ type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil,
+                renamingIdentifier: String? = nil) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
         self.defaultValue = defaultValue
+        self.renamingIdentifier = renamingIdentifier
     }
 }

@@ -31,6 +31,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public let ownAttributes: [AttributeDescription]
     /// The relationships this entity declares itself (not the inherited ones).
     public let ownRelationships: [RelationshipDescription]
+    /// The name this entity had in an earlier version of the model, when it was renamed (Core
+    /// Data's renaming identifier). It does not change the version hash.
+    public let renamingIdentifier: String?
 
     // MARK: Resolved by ObjectModel
 
@@ -77,18 +80,21 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     ///   - isAbstract: Whether only its sub-entities have objects.
     ///   - attributes: The attributes it declares itself.
     ///   - relationships: The relationships it declares itself.
+    ///   - renamingIdentifier: The entity's name in the earlier model version it was renamed from.
     public init(
         _ name: String,
         parent: String? = nil,
         isAbstract: Bool = false,
         attributes: [AttributeDescription] = [],
-        relationships: [RelationshipDescription] = []
+        relationships: [RelationshipDescription] = [],
+        renamingIdentifier: String? = nil
     ) {
         self.name = name
         self.parentName = parent
         self.isAbstract = isAbstract
         self.ownAttributes = attributes
         self.ownRelationships = relationships
+        self.renamingIdentifier = renamingIdentifier
     }
 
     /// `entity <name>`, for messages.

@@ -74,6 +74,7 @@ private struct ModelFile: Codable {
         var abstract: Bool?
         var attributes: [Attribute]?
         var relationships: [Relationship]?
+        var renamingIdentifier: String?
 
         init(_ entity: EntityDescription) {
             name = entity.name
@@ -81,6 +82,7 @@ private struct ModelFile: Codable {
             abstract = entity.isAbstract
             attributes = entity.ownAttributes.map(Attribute.init)
             relationships = entity.ownRelationships.map(Relationship.init)
+            renamingIdentifier = entity.renamingIdentifier
         }
 
         /// The entity this part of the file describes; `path` and `place` name it in errors.
@@ -98,7 +100,8 @@ private struct ModelFile: Codable {
                     defaultValue = value
                 }
                 parsedAttributes.append(AttributeDescription(attribute.name, type, isOptional: attribute.optional ?? false,
-                                                             defaultValue: defaultValue))
+                                                             defaultValue: defaultValue,
+                                                             renamingIdentifier: attribute.renamingIdentifier))
             }
             var parsedRelationships: [RelationshipDescription] = []
             for (index, relationship) in (relationships ?? []).enumerated() {
@@ -114,10 +117,12 @@ private struct ModelFile: Codable {
                 parsedRelationships.append(RelationshipDescription(
                     relationship.name, destination: relationship.destination, inverse: relationship.inverse,
                     toMany: relationship.toMany ?? false, ordered: relationship.ordered ?? false, deleteRule: rule,
-                    isOptional: relationship.optional ?? true, minCount: relationship.minCount, maxCount: relationship.maxCount))
+                    isOptional: relationship.optional ?? true, minCount: relationship.minCount, maxCount: relationship.maxCount,
+                    renamingIdentifier: relationship.renamingIdentifier))
             }
             return EntityDescription(name, parent: parent, isAbstract: abstract ?? false,
-                                     attributes: parsedAttributes, relationships: parsedRelationships)
+                                     attributes: parsedAttributes, relationships: parsedRelationships,
+                                     renamingIdentifier: renamingIdentifier)
         }
     }
 
@@ -126,6 +131,7 @@ private struct ModelFile: Codable {
         var type: String
         var optional: Bool?
         var `default`: JSONScalar?
+        var renamingIdentifier: String?
 
         init(_ attribute: AttributeDescription) {
             name = attribute.name
@@ -133,6 +139,7 @@ private struct ModelFile: Codable {
             optional = attribute.isOptional
             // A nil default is written as no default: `"default": null` reads back as none.
             `default` = attribute.defaultValue.flatMap { $0.isNull ? nil : JSONScalar($0) }
+            renamingIdentifier = attribute.renamingIdentifier
         }
     }
 
@@ -146,6 +153,7 @@ private struct ModelFile: Codable {
         var optional: Bool?
         var minCount: Int?
         var maxCount: Int?
+        var renamingIdentifier: String?
 
         init(_ relationship: RelationshipDescription) {
             name = relationship.name
@@ -157,10 +165,11 @@ private struct ModelFile: Codable {
             optional = relationship.isOptional
             minCount = relationship.minCount
             maxCount = relationship.maxCount
+            renamingIdentifier = relationship.renamingIdentifier
         }
 
         enum CodingKeys: String, CodingKey {
-            case name, destination, inverse, toMany, ordered, deleteRule, optional, minCount, maxCount
+            case name, destination, inverse, toMany, ordered, deleteRule, optional, minCount, maxCount, renamingIdentifier
         }
 
         init(from decoder: Decoder) throws {
@@ -174,6 +183,7 @@ private struct ModelFile: Codable {
             optional = try container.decodeIfPresent(Bool.self, forKey: .optional)
             minCount = try Self.count(.minCount, in: container)
             maxCount = try Self.count(.maxCount, in: container)
+            renamingIdentifier = try container.decodeIfPresent(String.self, forKey: .renamingIdentifier)
         }
 
         /// A count, read as a number first: Foundation reports a fraction where an `Int` is

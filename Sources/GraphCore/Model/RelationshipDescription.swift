@@ -24,6 +24,9 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var minCount: Int?
     /// For to-many relationships: the most related objects a saved object may have.
     public var maxCount: Int?
+    /// The name this relationship had in an earlier version of the model, when it was renamed
+    /// (Core Data's renaming identifier). It does not change the entity's version hash.
+    public var renamingIdentifier: String?
 
     /// Describes a relationship.
     ///
@@ -38,6 +41,7 @@ public struct RelationshipDescription: Sendable, Hashable {
     ///   - isOptional: Whether a to-one relationship may be nil when saved.
     ///   - minCount: For a to-many relationship, the fewest objects a saved object may hold.
     ///   - maxCount: For a to-many relationship, the most objects a saved object may hold.
+    ///   - renamingIdentifier: The relationship's name in the earlier model version it was renamed from.
     public init(
         _ name: String,
         destination: String,
@@ -47,7 +51,8 @@ public struct RelationshipDescription: Sendable, Hashable {
         deleteRule: DeleteRule = .nullify,
         isOptional: Bool = true,
         minCount: Int? = nil,
-        maxCount: Int? = nil
+        maxCount: Int? = nil,
+        renamingIdentifier: String? = nil
     ) {
         self.name = name
         self.destination = destination
@@ -58,5 +63,6 @@ public struct RelationshipDescription: Sendable, Hashable {
         self.isOptional = isOptional
         self.minCount = minCount
         self.maxCount = maxCount
+        self.renamingIdentifier = renamingIdentifier
     }
 }
