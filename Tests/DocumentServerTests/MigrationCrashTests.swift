@@ -13,7 +13,7 @@ import Glibc
 @Suite("Migration: crash safety")
 struct MigrationCrashTests {
     /// Rounds in the normal suite; `MIGRATION_CRASH_ROUNDS` asks for more.
-    static let rounds = ProcessInfo.processInfo.environment["MIGRATION_CRASH_ROUNDS"].flatMap { Int($0) } ?? 12
+    static let rounds = ProcessInfo.processInfo.environment["MIGRATION_CRASH_ROUNDS"].flatMap { Int($0) } ?? 8
     static let tracks = 20_000
 
     @Test("a migration killed at any moment leaves a store that opens with the old or the new model")

@@ -148,7 +148,7 @@ struct MigrationInferenceTests {
             AttributeDescription("d", .double), AttributeDescription("e", .decimal), AttributeDescription("f", .double),
         ])])
         let mapping = try MigrationMapping.infer(from: v1, to: v2)
-        let migrated = try mapping.migrate([try N.node(v1, "Song", 1, ["a": -3, "b": 70_000, "c": 1.5, "d": 9, "e": .int(Int64.max), "f": 1 << 53])])
+        let migrated = try mapping.migrate([try N.node(v1, "Song", 1, ["a": -3, "b": 70_000, "c": 1.5, "d": 9, "e": .int(Int64.max), "f": .int(1 << 53)])])
         let song = try N.find(migrated, 1)
         #expect(song.value(forKey: "a") == -3)
         #expect(song.value(forKey: "b") == 70_000)

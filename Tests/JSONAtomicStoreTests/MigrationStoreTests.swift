@@ -155,7 +155,7 @@ struct MigrationStoreTests {
         }
         #expect(error.description.contains("entity Track, property \"name\": type changed from string to int64"))
         #expect(try Data(contentsOf: url) == bytes)
-        #expect(!FileManager.default.contentsOfDirectory(atPath: directory.url.path).contains { $0.hasSuffix(".backup") })
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: directory.url.path).contains { $0.hasSuffix(".backup") })
     }
 
     @Test("a store of none of the versions given is refused")

@@ -196,3 +196,13 @@ struct MappingInference {
         "\(relationship.minCount.map(String.init) ?? "-")...\(relationship.maxCount.map(String.init) ?? "-")"
     }
 }
+
+extension PropertyDescription {
+    /// The attribute's or relationship's renaming identifier.
+    var renamingIdentifier: String? {
+        switch self {
+        case .attribute(let attribute): return attribute.renamingIdentifier
+        case .relationship(let relationship): return relationship.renamingIdentifier
+        }
+    }
+}

@@ -120,7 +120,7 @@ struct MigrationRun {
             if let converted = Self.widen(old, to: attribute.type) { return converted }
             refusals.add(entity: id.entityName, property: attribute.name, object: id.referenceObject,
                          reason: "the value does not convert exactly from \(type) to \(attribute.type)")
-            return .null
+            return old  // refused already; not reported again as a missing value
         case .relationship(let relationship):
             let targets: [ObjectID]
             switch old {
