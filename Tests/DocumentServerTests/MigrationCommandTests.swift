@@ -30,7 +30,7 @@ enum MigrationFiles {
         ]}
         """
 
-    /// Writes the two model files and a v1 store of one album and `tracks` tracks (every third
+    /// Writes the two model files and a v1 store of one album (holding the first three tracks) and `tracks` tracks (every third
     /// without plays) into `directory`; returns the store's UUID and the first track's reference.
     @discardableResult
     static func write(in directory: TemporaryDirectory, tracks: Int = 3) throws -> (uuid: String, firstTrack: String) {
@@ -46,7 +46,8 @@ enum MigrationFiles {
         for index in 0..<tracks {
             let track = try context.insert("Track", values: ["name": .string("track \(index)"),
                                                              "plays": index % 3 == 2 ? .null : .int(Int64(index))])
-            try track.setObject(album, forKey: "album")
+            // Only the first few on the album: a to-many of thousands costs the crash test's setup dearly.
+            if index < 3 { try track.setObject(album, forKey: "album") }
             if first == nil { first = track }
         }
         try context.save()

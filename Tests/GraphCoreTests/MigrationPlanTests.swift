@@ -74,3 +74,44 @@ struct MigrationPlanTests {
         #expect(throws: MigrationError.self) { try MigrationPlan(versions: versions, from: 0) }
     }
 }
+
+@Suite("Migration: relationships made inverses")
+struct MigrationInverseTests {
+    typealias N = MigrationNodes
+
+    static func models() throws -> (ObjectModel, ObjectModel) {
+        let v1 = try ObjectModel(entities: [
+            EntityDescription("Album", relationships: [RelationshipDescription("songs", destination: "Song", inverse: nil, toMany: true)]),
+            EntityDescription("Song", relationships: [RelationshipDescription("album", destination: "Album", inverse: nil)]),
+        ])
+        let v2 = try ObjectModel(entities: [
+            EntityDescription("Album", relationships: [RelationshipDescription("songs", destination: "Song", inverse: "album", toMany: true)]),
+            EntityDescription("Song", relationships: [RelationshipDescription("album", destination: "Album", inverse: "songs")]),
+        ])
+        return (v1, v2)
+    }
+
+    @Test("two relationships declared inverses are kept when their sides agree")
+    func agreeingSidesAreKept() throws {
+        let (v1, v2) = try Self.models()
+        let mapping = try MigrationMapping.infer(from: v1, to: v2)
+        let migrated = try mapping.migrate([
+            try N.node(v1, "Album", 1, ["songs": .objects([try N.id(v1, "Song", 2)])]),
+            try N.node(v1, "Song", 2, ["album": .object(try N.id(v1, "Album", 1))]),
+        ])
+        #expect(try N.find(migrated, 2).value(forKey: "album") == .object(try N.id(v2, "Album", 1)))
+    }
+
+    @Test("two relationships declared inverses are refused where their sides disagree, naming the objects")
+    func disagreeingSidesAreRefused() throws {
+        let (v1, v2) = try Self.models()
+        let mapping = try MigrationMapping.infer(from: v1, to: v2)
+        let error = try #require(throws: MigrationError.self) {
+            try mapping.migrate([
+                try N.node(v1, "Album", 1, ["songs": .objects([try N.id(v1, "Song", 2)])]),
+                try N.node(v1, "Song", 2),
+            ])
+        }
+        #expect(error.description.contains("entity Album, property \"songs\": object 1: holds Song 2, whose \"album\" does not hold it back"))
+    }
+}

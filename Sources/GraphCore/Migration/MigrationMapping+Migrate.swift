@@ -76,6 +76,7 @@ struct MigrationRun {
             migrated.append(CacheNode(objectID: id, version: node.version, values: values))
         }
         deriveInverses(migrated)
+        checkInverses(migrated)
         checkRequired(migrated)
         return migrated
     }

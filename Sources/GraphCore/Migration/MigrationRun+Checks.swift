@@ -104,3 +104,50 @@ extension MigrationRun {
         }
     }
 }
+
+extension MigrationRun {
+    /// Refuses the objects whose sides of a relationship disagree, for every relationship whose
+    /// inverse is new or changed while both sides keep their old values (two relationships
+    /// that were independent and are now declared inverses): a store that keeps both sides must
+    /// have them agree, or it would not load.
+    mutating func checkInverses(_ nodes: [CacheNode]) {
+        var pairs: [(entity: EntityDescription, relationship: RelationshipDescription)] = []
+        for entityMapping in mapping.entities where entityMapping.sourceName != nil {
+            guard let entity = mapping.destination.entity(named: entityMapping.name) else { continue }
+            for relationship in entity.ownRelationships where relationship.inverse != nil {
+                let changes = entityMapping.properties.first { $0.name == relationship.name }
+                guard changes?.sourceName != nil,
+                      changes?.changes.contains(where: { if case .inverseChanged = $0 { return true }; return false }) == true
+                else { continue }
+                pairs.append((entity, relationship))
+            }
+        }
+        guard !pairs.isEmpty else { return }
+        var byReference: [ReferenceObject: CacheNode] = [:]
+        byReference.reserveCapacity(nodes.count)
+        for node in nodes { byReference[node.objectID.referenceObject] = node }
+        for (entity, relationship) in pairs {
+            guard let inverse = relationship.inverse else { continue }
+            for node in nodes where node.objectID.entity.isKind(of: entity) {
+                guard let index = node.objectID.entity.index(ofProperty: relationship.name) else { continue }
+                for target in Self.targets(node.values[index]) {
+                    guard let other = byReference[target.referenceObject],
+                          let back = other.objectID.entity.index(ofProperty: inverse) else { continue }
+                    if !Self.targets(other.values[back]).contains(node.objectID) {
+                        refusals.add(entity: node.objectID.entityName, property: relationship.name, object: node.objectID.referenceObject,
+                                     reason: "holds \(other.objectID.entityName) \(other.objectID.referenceObject), whose \"\(inverse)\" "
+                                         + "does not hold it back: the two sides, now inverses, disagree")
+                    }
+                }
+            }
+        }
+    }
+
+    static func targets(_ value: Value) -> [ObjectID] {
+        switch value {
+        case .object(let target): return [target]
+        case .objects(let list): return list
+        default: return []
+        }
+    }
+}
