@@ -112,32 +112,39 @@ extension MigrationRun {
     /// have them agree, or it would not load.
     mutating func checkInverses(_ nodes: [CacheNode]) {
         var pairs: [(entity: EntityDescription, relationship: RelationshipDescription)] = []
-        for entityMapping in mapping.entities where entityMapping.sourceName != nil {
-            guard let entity = mapping.destination.entity(named: entityMapping.name) else { continue }
-            for relationship in entity.ownRelationships where relationship.inverse != nil {
-                let changes = entityMapping.properties.first { $0.name == relationship.name }
-                guard changes?.sourceName != nil,
-                      changes?.changes.contains(where: { if case .inverseChanged = $0 { return true }; return false }) == true
+        for entityMapping in mapping.entities {
+            guard let sourceName = entityMapping.sourceName, let entity = mapping.destination.entity(named: entityMapping.name),
+                  let sourceEntity = mapping.source.entity(named: sourceName) else { continue }
+            for relationship in entity.ownRelationships {
+                guard let inverse = relationship.inverse,
+                      let propertyMapping = entityMapping.properties.first(where: { $0.name == relationship.name }),
+                      let oldName = propertyMapping.sourceName,
+                      let destinationEntity = mapping.destination.entity(named: relationship.destination),
+                      let inverseMapping = mapping.entity(named: destinationEntity.name)?.properties.first(where: { $0.name == inverse }),
+                      let oldInverseName = inverseMapping.sourceName
                 else { continue }
+                // Already inverses in the source (perhaps under other names): the store kept them in agreement.
+                if sourceEntity.property(named: oldName)?.relationship?.inverse == oldInverseName { continue }
                 pairs.append((entity, relationship))
             }
         }
         guard !pairs.isEmpty else { return }
-        var byReference: [ReferenceObject: CacheNode] = [:]
-        byReference.reserveCapacity(nodes.count)
-        for node in nodes { byReference[node.objectID.referenceObject] = node }
         for (entity, relationship) in pairs {
             guard let inverse = relationship.inverse else { continue }
+            // Every (holder, held) edge of the inverse side, as (held, holder) to compare.
+            var backEdges = Set<[ReferenceObject]>()
+            for node in nodes {
+                guard let back = node.objectID.entity.index(ofProperty: inverse),
+                      node.objectID.entity.relationshipIndices.contains(back) else { continue }
+                for target in Self.targets(node.values[back]) { backEdges.insert([target.referenceObject, node.objectID.referenceObject]) }
+            }
             for node in nodes where node.objectID.entity.isKind(of: entity) {
                 guard let index = node.objectID.entity.index(ofProperty: relationship.name) else { continue }
-                for target in Self.targets(node.values[index]) {
-                    guard let other = byReference[target.referenceObject],
-                          let back = other.objectID.entity.index(ofProperty: inverse) else { continue }
-                    if !Self.targets(other.values[back]).contains(node.objectID) {
-                        refusals.add(entity: node.objectID.entityName, property: relationship.name, object: node.objectID.referenceObject,
-                                     reason: "holds \(other.objectID.entityName) \(other.objectID.referenceObject), whose \"\(inverse)\" "
-                                         + "does not hold it back: the two sides, now inverses, disagree")
-                    }
+                for target in Self.targets(node.values[index])
+                where !backEdges.contains([node.objectID.referenceObject, target.referenceObject]) {
+                    refusals.add(entity: node.objectID.entityName, property: relationship.name, object: node.objectID.referenceObject,
+                                 reason: "holds \(target.entityName) \(target.referenceObject), whose \"\(inverse)\" "
+                                     + "does not hold it back: the two sides, now inverses, disagree")
                 }
             }
         }

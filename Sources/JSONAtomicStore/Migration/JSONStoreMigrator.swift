@@ -40,8 +40,8 @@ public struct JSONStoreMigrator: Sendable {
         public var sourceIndex: Int
         /// The backup written (or kept from an interrupted migration); nil for a dry run or when nothing changed.
         public var backupPath: String?
-        /// Whether the store was at the destination version already (nothing to do).
-        public var wasCurrent: Bool { report.isEmpty }
+        /// Whether the store was at the destination version already (nothing to do; the report is empty).
+        public var wasCurrent: Bool
     }
 
     /// A migrator of the store at `path` to the last of `versions`.
@@ -86,16 +86,16 @@ public struct JSONStoreMigrator: Sendable {
         let (index, loaded, coordinator) = try loadWithRecordedVersion(realPath)
         defer { withExtendedLifetime(coordinator) {} }
         if index == versions.count - 1 {
-            return Outcome(report: "", sourceIndex: index, backupPath: nil)
+            return Outcome(report: "", sourceIndex: index, backupPath: nil, wasCurrent: true)
         }
         let plan = try MigrationPlan(versions: versions, from: index, labels: labels)
         let (nodes, report) = try plan.migrate(loaded.cacheNodes())
-        guard write else { return Outcome(report: report, sourceIndex: index, backupPath: nil) }
+        guard write else { return Outcome(report: report, sourceIndex: index, backupPath: nil, wasCurrent: false) }
 
         let backup = Self.backupPath(forStore: realPath, sourceModel: versions[index])
         try StoreBackup.write(copyOf: realPath, to: backup)
         try writeMigrated(nodes, like: loaded, to: realPath)
-        return Outcome(report: report, sourceIndex: index, backupPath: backup)
+        return Outcome(report: report, sourceIndex: index, backupPath: backup, wasCurrent: false)
     }
 
     /// The store read read-only with the version it was written with, newest version first.
