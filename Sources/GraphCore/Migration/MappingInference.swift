@@ -112,10 +112,8 @@ struct MappingInference {
         var changes: [PropertyChange] = []
         if before.type != after.type {
             switch Self.widening(from: before.type, to: after.type) {
-            case .some(true):
+            case .some:  // when not always exact, each value is checked as it is migrated
                 changes.append(.widened(from: before.type, to: after.type))
-            case .some(false):
-                changes.append(.widened(from: before.type, to: after.type))  // checked value by value
             case .none:
                 let narrowing = Self.isNarrowing(from: before.type, to: after.type)
                 refusals.append(refuse("type changed from \(before.type) to \(after.type): "
