@@ -138,4 +138,38 @@ struct MigrationCommandTests {
         #expect(server.log.contains("migrated store"))
         _ = try server.stop()
     }
+
+    @Test("migrate refuses a store that a running server holds, and changes nothing")
+    func migrateRefusesAStoreInUse() throws {
+        let directory = try TemporaryDirectory()
+        try MigrationFiles.write(in: directory)
+        let store = directory.file("store.json")
+        let bytes = try Data(contentsOf: store)
+        let server = try ServerProcess(store: store, arguments: ["--model", directory.file("v1.model.json").path], keeping: directory)
+        let result = try runDocServer(["migrate", "--store", store.path, "--model", directory.file("v2.model.json").path,
+                                       "--from-model", directory.file("v1.model.json").path])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("is in use by process"))
+        _ = try server.stop()
+        #expect(try Data(contentsOf: store) == bytes)
+        #expect(try !MigrationFiles.names(in: directory).contains { $0.hasSuffix(".backup") })
+    }
+
+    @Test("migrate through two versions from the command line, then again finds nothing to do")
+    func migrateTwoVersionsThenNothing() throws {
+        let directory = try TemporaryDirectory()
+        try MigrationFiles.write(in: directory)
+        let v3 = MigrationFiles.v2.replacingOccurrences(of: "{\"name\": \"rating\", \"type\": \"double\", \"optional\": true}",
+                                                        with: "{\"name\": \"rating\", \"type\": \"double\", \"optional\": true}, {\"name\": \"mood\", \"type\": \"string\", \"default\": \"calm\"}")
+        try Data(v3.utf8).write(to: directory.file("v3.model.json"))
+        let arguments = ["migrate", "--store", directory.file("store.json").path, "--model", directory.file("v3.model.json").path,
+                         "--from-model", directory.file("v1.model.json").path, "--from-model", directory.file("v2.model.json").path]
+        let first = try runDocServer(arguments)
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output.contains("step 2 of 2: v2.model.json"))
+        #expect(first.output.contains("\"mood\": added (existing objects get \"calm\")"))
+        let second = try runDocServer(arguments)
+        #expect(second.status == 0)
+        #expect(second.output.contains("nothing to migrate"))
+    }
 }
