@@ -114,6 +114,9 @@ public struct JSONStoreMigrator: Sendable {
         throw MigrationError.noMatchingVersion(store: path, tried: versions.count)
     }
 
+    /// Writes the migrated objects as the store file. The store is one snapshot file today;
+    /// when it keeps more beside the file (a journal), the migrated store must start with none
+    /// of it, and the backup must hold it too.
     private func writeMigrated(_ nodes: [CacheNode], like old: JSONAtomicStore, to realPath: String) throws {
         guard let destination = versions.last else { throw StoreMigrationError.noVersions }
         var byEntity: [String: [CacheNode]] = [:]
