@@ -32,6 +32,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The store file (docs/FILE_FORMAT.md), created when missing. [default: ./data/store.json]", valueName: "file"))
     var store: String?
 
+    @Flag(help: "Migrate a store written with an earlier model version (--from-model) before serving it; without it such a store is refused with what would change (docserver migrate --help).")
+    var migrate = false
+
+    @Option(name: .customLong("from-model"), help: ArgumentHelp("An earlier version of the model, oldest first (repeat it): a store written with one is migrated with --migrate, else refused.", valueName: "file"))
+    var fromModels: [String] = []
+
     @Flag(help: "Create the store and lock files readable by the group (0640); without it, by the owner only (0600). An existing store file keeps its mode.")
     var shareWithGroup = false
 
@@ -135,6 +141,10 @@ struct ServeCommand: AsyncParsableCommand {
             let model = try SampleModel.load(path: model ?? Environment.string("DOCSERVER_MODEL"))
             if store == nil && Environment.string("DOCSERVER_STORE") == nil {
                 try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            if let report = try MigrateCommand.prepareToServe(store: storePath, model: self.model ?? Environment.string("DOCSERVER_MODEL"),
+                                                              fromModels: fromModels, migrate: migrate) {
+                logger.notice("migrated store \(storePath):\n\(report)")
             }
             let storeOptions = StoreOptions(values: shareWithGroup ? [JSONAtomicStore.fileModeOption: "640"] : [:])
             server = try DocumentServer(model: model, storeURL: storeURL, storeOptions: storeOptions,

@@ -1,0 +1,53 @@
+/// Why a store cannot be migrated from one model version to the next.
+///
+/// Every case lists all it found, not only the first: a user fixes the model (or the data)
+/// once, not once per problem.
+public enum MigrationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The change between two model versions is not lightweight: each refusal names the
+    /// entity, the property (when it is about one) and why.
+    case notLightweight(from: String, to: String, refusals: [MigrationRefusal])
+    /// The change is lightweight for some data but not for this store's: each refusal names
+    /// the objects that do not fit (a to-many with several objects becoming to-one, a value
+    /// that a wider type cannot hold exactly, a required value left nil).
+    case dataDoesNotFit(from: String, to: String, refusals: [MigrationRefusal])
+    /// None of the model versions given has the store's entity version hashes.
+    case noMatchingVersion(store: String, tried: Int)
+
+    /// A message naming every entity and property at fault and why.
+    public var description: String {
+        switch self {
+        case .notLightweight(let from, let to, let refusals):
+            return "the change from \(from) to \(to) is not a lightweight migration:\n"
+                + refusals.map { "  - \($0)" }.joined(separator: "\n")
+        case .dataDoesNotFit(let from, let to, let refusals):
+            return "the store's data does not fit the change from \(from) to \(to):\n"
+                + refusals.map { "  - \($0)" }.joined(separator: "\n")
+        case .noMatchingVersion(let store, let tried):
+            return "\(store) was written for none of the \(tried) model versions given: "
+                + "give the model the store was written with (--from-model) so that it can be migrated"
+        }
+    }
+}
+
+/// One reason a migration is refused: where (entity, property) and why.
+public struct MigrationRefusal: Equatable, Sendable, CustomStringConvertible {
+    /// The entity, by its name in the destination model (or the source's, when it is about a source entity).
+    public var entity: String
+    /// The property, when the refusal is about one.
+    public var property: String?
+    /// Why, in words a user can act on.
+    public var reason: String
+
+    /// A refusal about an entity or one of its properties.
+    public init(entity: String, property: String? = nil, reason: String) {
+        self.entity = entity
+        self.property = property
+        self.reason = reason
+    }
+
+    /// `entity E, property "p": reason`.
+    public var description: String {
+        let place = property.map { "entity \(entity), property \"\($0)\"" } ?? "entity \(entity)"
+        return "\(place): \(reason)"
+    }
+}

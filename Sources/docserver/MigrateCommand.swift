@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import GraphCore
+import JSONAtomicStore
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to a new version of its model (lightweight migration).",
+        discussion: """
+            --model is the version to migrate to; --from-model gives the earlier versions, oldest first (repeat it). \
+            The store's version is found among them by the entity version hashes it records, and the store is \
+            taken through each later version in order, in memory, then written once. Prints what changes, entity \
+            by entity and property by property, with the numbers of objects. Only lightweight changes are made \
+            (docs/MODEL.md, "Model versions and migration"); anything else is refused with every entity and \
+            property at fault named.
+
+            The old store file is kept beside the store as <store>.<first 12 hex digits of its model's version \
+            hash>.backup (an existing backup is never overwritten). The store's lock is held throughout: a store \
+            that a server holds is refused. A kill at any moment leaves the old store or the migrated one.
+
+            --dry-run reads and checks everything, prints what would change, and writes nothing. Exit status: 0 \
+            when migrated (or nothing to do); 1 when the migration is refused (not lightweight, data that does not \
+            fit, a store of none of the versions given); 2 when it cannot be done (a missing or invalid store or \
+            model file, a store in use).
+            """
+    )
+
+    @Option(help: ArgumentHelp("The store file to migrate.", valueName: "file"))
+    var store: String
+
+    @Option(help: ArgumentHelp("The model to migrate to (docs/MODEL.md).", valueName: "file"))
+    var model: String
+
+    @Option(name: .customLong("from-model"),
+            help: ArgumentHelp("An earlier version of the model, oldest first; repeat for each version.", valueName: "file"))
+    var fromModels: [String] = []
+
+    @Flag(help: "Print what would change and write nothing.")
+    var dryRun = false
+
+    func run() throws {
+        let migrator: JSONStoreMigrator
+        do {
+            migrator = try Self.migrator(store: store, model: model, fromModels: fromModels)
+        } catch {
+            FileHandle.standardError.write(Data("cannot migrate: a model cannot be used: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
+            let outcome = dryRun ? try migrator.plan() : try migrator.migrate()
+            if outcome.wasCurrent {
+                print("\(store): already at the model version of \(model); nothing to migrate")
+                return
+            }
+            if dryRun { print("dry run: nothing is written") }
+            print(outcome.report)
+            if let backup = outcome.backupPath { print("migrated \(store); the old store is kept as \(backup)") }
+        } catch let error as MigrationError {
+            FileHandle.standardError.write(Data("\(store): \(error)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            FileHandle.standardError.write(Data("cannot migrate: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    /// A migrator of `store` through the versions `fromModels` (oldest first) to `model`.
+    /// The list of versions is the input: an Xcode model bundle gives the same list.
+    static func migrator(store: String, model: String, fromModels: [String]) throws -> JSONStoreMigrator {
+        let paths = fromModels + [model]
+        let versions = try paths.map { try ObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
+        let labels = paths.map { URL(fileURLWithPath: $0).lastPathComponent }
+        return JSONStoreMigrator(path: store, versions: versions, labels: labels)
+    }
+
+    /// What `serve` does before it opens the store, when given `--from-model` or `--migrate`:
+    /// with `migrate`, migrates a store written with an earlier version (returning the report);
+    /// without, refuses such a store with the dry run's text. Nothing for a store at `model`'s
+    /// version, or a store that does not exist yet.
+    static func prepareToServe(store: String, model: String?, fromModels: [String], migrate: Bool) throws -> String? {
+        guard migrate || !fromModels.isEmpty else { return nil }
+        guard let model else { throw ServeMigrationRefusal(text: "--migrate and --from-model need --model (the version to migrate to)") }
+        guard FileManager.default.fileExists(atPath: store) else { return nil }
+        let migrator = try migrator(store: store, model: model, fromModels: fromModels)
+        guard migrate else {
+            let outcome = try migrator.plan()
+            if outcome.wasCurrent { return nil }
+            throw ServeMigrationRefusal(text: "\(store) was written with an earlier version of the model; "
+                + "start with --migrate to migrate it (docserver migrate --dry-run shows the same):\n\(outcome.report)")
+        }
+        let outcome = try migrator.migrate()
+        if outcome.wasCurrent { return nil }
+        return outcome.report + "\nthe old store is kept as \(outcome.backupPath ?? "(no backup)")"
+    }
+}
+
+/// `serve` refuses a store written with an earlier model version without `--migrate`.
+struct ServeMigrationRefusal: Error, CustomStringConvertible {
+    /// The refusal and the dry run's report.
+    let text: String
+    var description: String { text }
+}
