@@ -244,12 +244,14 @@ def build_store(
     store_uuid: str,
     next_reference: Optional[int] = None,
     user_info: Optional[Mapping[str, str]] = None,
+    commit_sequence: int = 0,
 ) -> Dict[str, Any]:
     """The store document, keys in the documented order (FILE_FORMAT.md, Deterministic output).
 
     ``objects`` maps concrete entity names to objects ``{"ref", "version", "values"}`` whose
     ``values`` are already in file form (FILE_FORMAT.md, Values; relationships as refs). A property left out is written ``null`` (``[]`` for a to-many);
-    unordered to-many lists are sorted ascending.
+    unordered to-many lists are sorted ascending. ``commit_sequence`` above 0 is written as
+    ``commitSequence`` (the last journal commit the snapshot holds).
     """
     refs = [o["ref"] for group in objects.values() for o in group]
     if next_reference is None:
@@ -274,19 +276,17 @@ def build_store(
                 values[p["name"]] = value
             written.append({"ref": o["ref"], "version": o["version"], "values": values})
         document_objects[entity] = written
-    return {
-        "format": FORMAT,
-        "formatVersion": FORMAT_VERSION,
-        "metadata": {
-            "storeType": "JSON",
-            "storeUUID": store_uuid.lower(),
-            "modelVersionHash": model.version_hash(),
-            "entityVersionHashes": model.entity_version_hashes(),
-            "nextReference": next_reference,
-            "userInfo": dict(sorted((user_info or {}).items())),
-        },
-        "objects": document_objects,
+    metadata: Dict[str, Any] = {
+        "storeType": "JSON",
+        "storeUUID": store_uuid.lower(),
+        "modelVersionHash": model.version_hash(),
+        "entityVersionHashes": model.entity_version_hashes(),
+        "nextReference": next_reference,
     }
+    if commit_sequence > 0:
+        metadata["commitSequence"] = commit_sequence
+    metadata["userInfo"] = dict(sorted((user_info or {}).items()))
+    return {"format": FORMAT, "formatVersion": FORMAT_VERSION, "metadata": metadata, "objects": document_objects}
 
 
 def serialize(document: Mapping[str, Any]) -> bytes:
@@ -457,7 +457,29 @@ def read_graph(model: Model, path: Union[str, Path]) -> Graph:
     return graph
 
 
-def apply_journal(model: Model, document: Dict[str, Any], journal: bytes,
+def read_live_store(path: Union[str, Path], model: Optional[Model] = None) -> Dict[str, Any]:
+    """The document of a live store: the store file with the records of its journal
+    (``<path>-journal``) applied, as a checkpoint would write it; a torn last record is left
+    out. Without ``model``, references to objects the journal deleted are kept."""
+    document = json.loads(Path(path).read_bytes().decode("utf-8"))
+    journal = Path(f"{path}-journal")
+    if journal.exists():
+        document, _ = apply_journal(model, document, journal.read_bytes(), journal)
+    return document
+
+
+def store_bytes(path: Union[str, Path]) -> Tuple[Optional[bytes], Optional[bytes]]:
+    """The bytes of a store file and of its journal (None for a file that does not exist):
+    what changes when, and only when, the store saves."""
+    def read(file: Path) -> Optional[bytes]:
+        try:
+            return file.read_bytes()
+        except FileNotFoundError:
+            return None
+    return read(Path(path)), read(Path(f"{path}-journal"))
+
+
+def apply_journal(model: Optional[Model], document: Dict[str, Any], journal: bytes,
                   path: Union[str, Path] = "journal") -> Tuple[Dict[str, Any], int]:
     """A live store is its snapshot plus its journal (docs/FILE_FORMAT.md, "The journal"):
     returns the snapshot ``document`` with the journal's records applied, as a checkpoint
@@ -506,7 +528,7 @@ def apply_journal(model: Model, document: Dict[str, Any], journal: bytes,
             metadata["commitSequence"] = seq
         offset += len(line) + 1
     # Links to objects the journal deleted are left out, as the snapshot writer does.
-    for name, objs in objects.items():
+    for name, objs in (objects.items() if model is not None else ()):
         for obj in objs.values():
             for p in model.properties(name):
                 value = obj["values"].get(p["name"])
