@@ -4,7 +4,6 @@ told succeeded; the restarted server serves exactly that."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
