@@ -109,7 +109,7 @@ struct JournalReader {
             throw JSONStoreError.invalidJournal(file: path, offset: offset,
                                                 reason: "record \(sequence) follows record \(expected - 1): the sequence must grow by 1")
         }
-        if expected == nil, sequence > baseSequence + 1 {
+        if expected == nil, sequence - 1 > baseSequence {  // sequence >= 1: no overflow
             throw JSONStoreError.invalidJournal(
                 file: path, offset: offset,
                 reason: "the first record is \(sequence) but the snapshot holds commits up to \(baseSequence): records are missing")

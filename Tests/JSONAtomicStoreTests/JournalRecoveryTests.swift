@@ -228,4 +228,17 @@ struct JournalRecoveryTests {
         try open.store.checkpoint()
         #expect(open.store.journalByteCount == 0)
     }
+
+    @Test func aSnapshotAtTheLargestCommitSequenceOpensAndRefusesTheNextSave() throws {
+        let snapshot = StoreFiles.document(model).replacingOccurrences(
+            of: "\"nextReference\":1,", with: "\"nextReference\":1,\"commitSequence\":\(Int64.max),")
+        try Data(snapshot.utf8).write(to: url)
+        try Data("{\"seq\":1,\"nextReference\":1,\"inserted\":{},\"updated\":{},\"deleted\":[]}\n".utf8).write(to: journalURL(url))
+        let open = try OpenStore(url, model: model)
+        #expect(open.store.commitSequence == Int64.max)
+        #expect(open.store.replayedRecordCount == 0)
+        let context = open.context()
+        _ = try context.insert("Tag", values: ["label": "one too many"])
+        #expect(throws: JSONStoreError.sequenceExhausted(path: url.path)) { try context.save() }
+    }
 }
