@@ -35,6 +35,16 @@ struct JournalReader {
     let decoder: StoreFileDecoder
     let replay: JournalReplay
     let baseSequence: Int64
+    /// Reads every record in turn.
+    let handler: JournalRecordDecoder
+
+    init(path: String, decoder: StoreFileDecoder, replay: JournalReplay, baseSequence: Int64) {
+        self.path = path
+        self.decoder = decoder
+        self.replay = replay
+        self.baseSequence = baseSequence
+        handler = JournalRecordDecoder(decoder: decoder, replay: replay, baseSequence: baseSequence)
+    }
 
     /// Reads the journal from `descriptor` (positioned at its start).
     func read(_ descriptor: Int32) throws -> Result {
@@ -87,7 +97,7 @@ struct JournalReader {
         let mark = decoder.journalMark()
         let operations = replay.operations.count
         replay.recordOffset = offset
-        let handler = JournalRecordDecoder(decoder: decoder, replay: replay, baseSequence: baseSequence)
+        handler.reset()
         do {
             try JSONEventParser.parse(line, handler: handler)
         } catch let error as JSONError {

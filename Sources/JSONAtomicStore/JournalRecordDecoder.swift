@@ -13,7 +13,22 @@ final class JournalRecordDecoder: JSONEventHandler {
     private enum State {
         case start, key, value(Key), deletedList, deletedItem, deletedValue(DeletedKey), forwarding, skipping, done
     }
-    private enum Key { case seq, time, author, nextReference, inserted, updated, deleted, unknown }
+    private enum Key {
+        case seq, time, author, nextReference, inserted, updated, deleted, unknown
+
+        var bit: UInt8 {
+            switch self {
+            case .seq: 0
+            case .time: 1
+            case .author: 2
+            case .nextReference: 3
+            case .inserted: 4
+            case .updated: 5
+            case .deleted: 6
+            case .unknown: 7
+            }
+        }
+    }
     private enum DeletedKey { case entity, reference }
 
     private let decoder: StoreFileDecoder
@@ -21,7 +36,9 @@ final class JournalRecordDecoder: JSONEventHandler {
     /// Records at or below this sequence are skipped (already in the snapshot).
     private let baseSequence: Int64
     private var state = State.start
-    private var keys: Set<String> = []
+    /// The known keys seen in this record (bit by `Key`), and how many keys in all.
+    private var seenKeys: UInt8 = 0
+    private var keyCount = 0
     /// Nesting depth of a value being forwarded or skipped.
     private var depth = 0
     private var afterNested = State.key
@@ -39,6 +56,17 @@ final class JournalRecordDecoder: JSONEventHandler {
         self.decoder = decoder
         self.replay = replay
         self.baseSequence = baseSequence
+    }
+
+    /// Makes the decoder ready for the next record (one decoder reads every record).
+    func reset() {
+        state = .start
+        seenKeys = 0
+        keyCount = 0
+        depth = 0
+        sequence = nil
+        isSkipped = false
+        nextReference = nil
     }
 
     private func shape(_ reason: String) -> JSONShapeError { JSONShapeError(reason) }
@@ -169,19 +197,23 @@ final class JournalRecordDecoder: JSONEventHandler {
         if try nested(0, { try decoder.key(bytes) }) { return }
         switch state {
         case .key:
-            let name = bytes.string
-            guard keys.insert(name).inserted else { throw JSONDuplicateKeyError(key: name) }
-            if keys.count == 1, name != "seq" { throw shape("\"seq\" must be the first key of a journal record") }
-            switch name {
-            case "seq": state = .value(.seq)
-            case "time": state = .value(.time)
-            case "author": state = .value(.author)
-            case "nextReference": state = .value(.nextReference)
-            case "inserted": state = .value(.inserted)
-            case "updated": state = .value(.updated)
-            case "deleted": state = .value(.deleted)
-            default: state = .value(.unknown)
+            let key: Key
+            if bytes.equals("seq") { key = .seq }
+            else if bytes.equals("time") { key = .time }
+            else if bytes.equals("author") { key = .author }
+            else if bytes.equals("nextReference") { key = .nextReference }
+            else if bytes.equals("inserted") { key = .inserted }
+            else if bytes.equals("updated") { key = .updated }
+            else if bytes.equals("deleted") { key = .deleted }
+            else { key = .unknown }
+            keyCount += 1
+            if keyCount == 1, key != .seq { throw shape("\"seq\" must be the first key of a journal record") }
+            if key != .unknown {
+                let bit: UInt8 = 1 << key.bit
+                if seenKeys & bit != 0 { throw JSONDuplicateKeyError(key: bytes.string) }
+                seenKeys |= bit
             }
+            state = .value(key)
         case .deletedItem:
             if bytes.equals("entity") {
                 guard deletedEntity == nil else { throw JSONDuplicateKeyError(key: "entity") }
