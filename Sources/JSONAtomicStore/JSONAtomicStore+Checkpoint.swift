@@ -92,9 +92,17 @@ extension JSONAtomicStore {
         snapshotExists = true
         persistedMetadata = ticket.metadata
         if journal.length == ticket.journalLength {
-            if journal.length > 0 { try journal.truncate(to: 0) }
+            if journal.length > 0 {
+                do { try journal.truncate(to: 0) } catch is JournalWriter.Missing { journal.forget() }
+            }
         } else {
-            try journal.keepTail(from: ticket.journalLength)
+            do {
+                try journal.keepTail(from: ticket.journalLength)
+            } catch is JournalWriter.Missing {
+                journal.forget()
+                throw JSONStoreError.unsafeFile(path: journalPath, reason: "the journal was removed during the checkpoint; "
+                                                + "the commits since it began are in memory only: checkpoint again")
+            }
         }
     }
 

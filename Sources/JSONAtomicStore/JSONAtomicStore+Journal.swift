@@ -19,19 +19,34 @@ extension JSONAtomicStore {
         if !snapshotExists {
             try writeEmptySnapshot()
         } else if persistedMetadata != metadata, checkpointInFlight == nil {
-            commitSequence += 1
-            do { try checkpoint() } catch { commitSequence -= 1; throw error }
-            return
+            return try checkpointInstead()
         }
         let plan = try plan()
         let dangling = DanglingFilter(deleted: deletedReferences.references,
                                       exists: { [unowned self] in self.cacheNode(for: $0) != nil })
         let record = try JournalRecordEncoder(plan: plan, dangling: dangling)
             .record(sequence: commitSequence + 1, time: Date(), author: author, changes: changes)
-        try journal.append(record)
+        do {
+            try journal.append(record)
+        } catch is JournalWriter.Missing {
+            // The journal was removed (with its directory, say) after records were written to
+            // it: only the nodes hold them now. The snapshot is written whole instead.
+            return try checkpointInstead()
+        }
         commitSequence += 1
         if checkpointThreshold > 0, journal.length >= checkpointThreshold, checkpointInFlight == nil {
             do { try checkpoint() } catch { lastCheckpointError = error }
+        }
+    }
+
+    /// Makes the save durable by a checkpoint (the whole snapshot) instead of a record.
+    private func checkpointInstead() throws {
+        commitSequence += 1
+        do {
+            try checkpoint()
+        } catch {
+            commitSequence -= 1
+            throw error
         }
     }
 

@@ -17,6 +17,10 @@ final class JournalWriter {
     /// The length of the journal: the end of its last good record.
     var length: Int
 
+    /// The journal is gone from its path (removed, or its directory removed) although records
+    /// were written to it: the store must write its snapshot whole (a checkpoint) instead.
+    struct Missing: Error {}
+
     /// For tests: the next append writes its bytes, then fails as a full disk would.
     var failNextAppendAfterWriting = false
 
@@ -34,11 +38,31 @@ final class JournalWriter {
         descriptor = -1
     }
 
+    /// Forgets a journal that is gone: the next append starts a new one.
+    func forget() {
+        close()
+        length = 0
+    }
+
     /// Opens (or creates) the file, refusing a symlink, a hard link or a non-regular file.
+    /// An open file must still be the one at `path`: a journal moved, replaced or removed (with
+    /// its directory) since is refused, so that no save is acknowledged into a file that is no
+    /// longer the store's.
     private func open() throws -> Int32 {
-        if descriptor >= 0 { return descriptor }
+        if descriptor >= 0 {
+            var opened = stat(), current = stat()
+            if lstat(path, &current) != 0, errno == ENOENT { throw Missing() }
+            guard fstat(descriptor, &opened) == 0, lstat(path, &current) == 0,
+                  opened.st_dev == current.st_dev, opened.st_ino == current.st_ino else {
+                throw JSONStoreError.unsafeFile(
+                    path: path, reason: "the journal was moved, replaced or removed since the store was opened; "
+                        + "saves are refused until it is back, so that none goes to a file that is not the store's")
+            }
+            return descriptor
+        }
         var created = false
         var handle = Glibc.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        if handle < 0, errno == ENOENT, length > 0 { throw Missing() }
         if handle < 0, errno == ENOENT {
             handle = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, newFileMode)
             created = handle >= 0

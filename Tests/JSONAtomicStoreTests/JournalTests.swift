@@ -182,3 +182,62 @@ struct JournalTests {
         open.close()
     }
 }
+
+/// A journal that is no longer at its path is never appended to.
+struct JournalPlaceTests {
+    @Test func aSaveIsRefusedWhileTheStoresDirectoryIsMovedAwayAndWorksWhenItIsBack() throws {
+        let model = try CatalogModel.make()
+        let root = try TemporaryDirectory()
+        let folder = root.file("store"), moved = root.file("moved")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("store.json")
+        let open = try OpenStore(url, model: model)
+        let context = open.context()
+        _ = try context.insert("Tag", values: ["label": "before"])
+        try context.save()
+        try FileManager.default.moveItem(at: folder, to: moved)
+        _ = try context.insert("Tag", values: ["label": "during"])
+        #expect(throws: JSONStoreError.self) { try context.save() }
+        #expect(open.store.commitSequence == 1)
+        // A file where the directory was: the journal's path no longer leads to the journal.
+        try Data("not a directory".utf8).write(to: folder)
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case JSONStoreError.unsafeFile(let path, let reason) = error else { return false }
+            return path == url.path + "-journal" && reason.contains("moved, replaced or removed")
+        }
+        try FileManager.default.removeItem(at: folder)
+        try FileManager.default.moveItem(at: moved, to: folder)
+        try context.save()
+        #expect(open.store.commitSequence == 2)
+        open.close()
+        let reopened = try OpenStore(url, model: model)
+        #expect(reopened.store.cacheNodeCount == 2)
+    }
+
+    @Test func aSaveAfterTheJournalWasRemovedWritesTheSnapshotWhole() throws {
+        let model = try CatalogModel.make()
+        let directory = try TemporaryDirectory()
+        let url = directory.file("store.json")
+        let open = try OpenStore(url, model: model)
+        let context = open.context()
+        _ = try context.insert("Tag", values: ["label": "one"])
+        try context.save()
+        try FileManager.default.removeItem(at: journalURL(url))
+        try FileManager.default.removeItem(at: url)
+        _ = try context.insert("Tag", values: ["label": "two"])
+        try context.save()
+        #expect(open.store.commitSequence == 2)
+        #expect(try fileText(url).contains("\"label\":\"one\""), "the snapshot holds what only memory held")
+        _ = try context.insert("Tag", values: ["label": "three"])
+        try context.save()
+        open.store.journal.close()
+        let copy = directory.file("copy.json")
+        try FileManager.default.copyItem(at: url, to: copy)
+        try FileManager.default.copyItem(at: journalURL(url), to: journalURL(copy))
+        let reopened = try OpenStore(copy, model: model)
+        #expect(reopened.store.cacheNodeCount == 3)
+        #expect(reopened.store.commitSequence == 3)
+    }
+}
