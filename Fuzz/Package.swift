@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// libFuzzer targets for the parsers that read untrusted input: the store file, the wire
+// libFuzzer targets for the parsers that read untrusted input: the store file, its journal, the wire
 // (line framing, JSON-RPC requests, parameter checks, the store thread) and the predicate
 // language. They live in their own package so that the main package's build and tests
 // never see them; scripts/fuzz.sh builds them with `-sanitize=fuzzer,address` into
@@ -36,6 +36,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            name: "JournalFuzzer",
+            dependencies: ["FuzzSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore")]
         ),
         .executableTarget(
             name: "PredicateFuzzer",

@@ -4,9 +4,11 @@ import GraphCore
 import Glibc
 #endif
 
-/// A store kept in one JSON file (`docs/FILE_FORMAT.md`), read whole when opened and
-/// written whole, atomically and durably, at each save. Registered as the store type
-/// `"JSON"`:
+/// A store kept in a JSON snapshot file plus an append-only journal beside it
+/// (`docs/FILE_FORMAT.md`): opening reads the snapshot and replays the journal; each save
+/// appends one record of what it changed to the journal and `fdatasync`s it, at a cost that
+/// depends on the save, not on the store's size; a checkpoint writes a new snapshot
+/// (atomically and durably) and empties the journal. Registered as the store type `"JSON"`:
 ///
 /// ```swift
 /// JSONAtomicStore.register()
@@ -14,8 +16,18 @@ import Glibc
 /// try coordinator.addPersistentStore(type: "JSON", at: URL(fileURLWithPath: "data/music.json"))
 /// ```
 ///
-/// - Opening a path that does not exist makes a new, empty store; the file is written at the
-///   first save. The directory must exist.
+/// - Opening a path that does not exist makes a new, empty store; the snapshot file (with no
+///   objects) is written at the first save, whose record then goes to the journal. The
+///   directory must exist.
+/// - The journal is `<store file>-journal`. The store checkpoints by itself when the journal
+///   passes ``journalCheckpointBytesOption`` (`"journalCheckpointBytes"`, default 64 MiB; `"0"`
+///   turns that off) and when it is removed from its coordinator; ``checkpoint()`` does it on
+///   demand, and ``beginCheckpoint()`` / ``writeSnapshot(_:objects:)`` /
+///   ``finishCheckpoint(_:)`` let a server write the snapshot on another thread while saves go on.
+/// - A torn last journal record (a crash or power loss during an append) is cut off when the
+///   store is opened and its size reported in ``recoveredTornBytes``; a damaged record before
+///   the last one, or a gap in the commit sequence, is refused with
+///   ``JSONStoreError/invalidJournal(file:offset:reason:)``.
 /// - The path is resolved to the file's real path first (symlinks, `..`): the lock is taken
 ///   and every save written there, so a symlink to a store stays a symlink, and the store
 ///   opened through a symlink and through its real path meets one lock.
@@ -54,11 +66,44 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     /// read and written.
     public let realPath: String
     /// The mode of new store and lock files.
-    private let newFileMode: mode_t
+    let newFileMode: mode_t
     private var lock: StoreFileLock?
-    private var loadFailed = false
+    var loadFailed = false
     private var cachedPlan: ModelPlan?
-    private var deletedReferences = DeletedReferences()
+    var deletedReferences = DeletedReferences()
+
+    /// The name of the store option giving the journal size, in bytes, past which a save
+    /// checkpoints the store (in-process use); `"0"` turns automatic checkpoints off.
+    public static let journalCheckpointBytesOption = "journalCheckpointBytes"
+    /// The journal size past which a save checkpoints, unless the option says otherwise: 64 MiB.
+    public static let defaultJournalCheckpointBytes = 64 << 20
+
+    /// The path of the journal, as named in messages: ``path`` + `"-journal"`.
+    public var journalPath: String { path + "-journal" }
+    /// The sequence number of the last durable commit: 0 for a new store, +1 per save. It
+    /// survives restarts (the snapshot's `"commitSequence"` and the journal's records).
+    public internal(set) var commitSequence: Int64 = 0
+    /// The author written in the next commit's journal record (then reset to nil).
+    public var nextCommitAuthor: String?
+    /// The bytes of the journal: what the next checkpoint folds into the snapshot.
+    public var journalByteCount: Int { journal.length }
+    /// The bytes of a torn last journal record cut off when the store was opened (0 when none).
+    public internal(set) var recoveredTornBytes = 0
+    /// The journal records applied when the store was opened.
+    public internal(set) var replayedRecordCount = 0
+    /// The error of the last automatic checkpoint, if it failed (the save it followed was
+    /// durable all the same; the journal keeps growing until a checkpoint succeeds).
+    public internal(set) var lastCheckpointError: (any Error)?
+
+    let journal: JournalWriter
+    let checkpointThreshold: Int
+    /// Whether the snapshot file exists (written at the first save of a new store).
+    var snapshotExists = false
+    /// The metadata the snapshot file holds; a save after a metadata change checkpoints.
+    var persistedMetadata: StoreMetadata?
+    /// The checkpoint begun and not finished, and how many were begun.
+    var checkpointInFlight: Int?
+    var checkpointsBegun = 0
 
     /// Opens the store at `url` (a file URL): checks the directory and takes the lock.
     /// Reading happens in `loadMetadata()`, called by the coordinator.
@@ -67,6 +112,8 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         path = url.path
         realPath = try StorePath.resolve(url.path)
         newFileMode = try Self.fileMode(from: options)
+        checkpointThreshold = try Self.checkpointThreshold(from: options)
+        journal = JournalWriter(path: realPath + "-journal", length: 0, newFileMode: newFileMode)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
         metadata.storeType = Self.storeType
         metadata.storeIdentifier = UUID().uuidString.lowercased()
@@ -84,7 +131,18 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
                 throw error
             }
             DurableFile.removeLeftovers(of: realPath)
+            DurableFile.removeLeftovers(of: journal.path)
         }
+    }
+
+    /// Reads ``journalCheckpointBytesOption``: 64 MiB when absent, 0 for never.
+    static func checkpointThreshold(from options: StoreOptions) throws -> Int {
+        guard let text = options.values[journalCheckpointBytesOption] else { return defaultJournalCheckpointBytes }
+        guard let bytes = Int(text), bytes >= 0 else {
+            throw JSONStoreError.invalidOption(name: journalCheckpointBytesOption, value: text,
+                                               reason: "expected a number of bytes (0 or more; 0 turns automatic checkpoints off)")
+        }
+        return bytes
     }
 
     /// Reads ``fileModeOption``: 0600 when absent.
@@ -118,13 +176,19 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     deinit { lock?.release() }
 
-    /// Releases the lock (called when the coordinator removes the store).
+    /// Checkpoints (when the journal holds anything) and releases the lock (called when the
+    /// coordinator removes the store). A failed checkpoint loses nothing: the journal stays.
     open override func willRemove() {
+        if !options.isReadOnly, !loadFailed, lock != nil, checkpointInFlight == nil,
+           journal.length > 0 || (snapshotExists && persistedMetadata != metadata) {
+            do { try checkpoint() } catch { lastCheckpointError = error }
+        }
+        journal.close()
         lock?.release()
         lock = nil
     }
 
-    private func plan() throws -> ModelPlan {
+    func plan() throws -> ModelPlan {
         guard let model else { throw GraphError.store("store \(path) has no coordinator (and so no model)") }
         if let cachedPlan, cachedPlan.model === model { return cachedPlan }
         let plan = ModelPlan(model: model)
@@ -145,17 +209,20 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     }
 
     private func loadFile() throws {
+        let decoder = StoreFileDecoder(file: path, plan: try plan(), store: self)
         let descriptor = open(realPath, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            if errno == ENOENT { return }
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            var info = stat()
+            let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+            decoder.reserve(forFileSize: size)
+            try StoreFileReader.read(descriptor, size: size, path: path, into: decoder)
+            snapshotExists = true
+        } else if errno != ENOENT {
             throw JSONStoreError.io(path: path, operation: "open", errno: errno)
         }
-        defer { close(descriptor) }
-        let decoder = StoreFileDecoder(file: path, plan: try plan(), store: self)
-        var info = stat()
-        let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
-        decoder.reserve(forFileSize: size)
-        try StoreFileReader.read(descriptor, size: size, path: path, into: decoder)
+        let replayed = try replayJournal(into: decoder)
+        guard snapshotExists else { return }
         try ReferenceResolver.resolve(decoder)
 
         metadata = StoreMetadata(
@@ -164,11 +231,43 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
             entityVersionHashes: decoder.entityVersionHashes ?? [:],
             modelVersionHash: decoder.modelVersionHash,
             userInfo: decoder.userInfo)
+        persistedMetadata = metadata
         // One past the largest reference, saturated: a file holding reference Int64.max loads,
         // and leaves no reference for an insert (which then fails with a clear error).
-        nextReference = max(decoder.fileNextReference ?? 1, StoreFileFormat.reference(after: decoder.maxReference))
+        nextReference = max(decoder.fileNextReference ?? 1, StoreFileFormat.reference(after: decoder.maxReference),
+                            replayed.nextReference)
+        commitSequence = max(decoder.commitSequence, replayed.lastSequence)
+        recoveredTornBytes = replayed.tornBytes
+        replayedRecordCount = replayed.appliedRecords
         removeAllCacheNodes()
         addCacheNodes(decoder.nodes)
+        if replayed.tornBytes > 0, !options.isReadOnly { try journal.truncate(to: replayed.goodLength) }
+    }
+
+    /// Reads the journal's records into `decoder` after the snapshot and applies them.
+    private func replayJournal(into decoder: StoreFileDecoder) throws -> JournalReader.Result {
+        let descriptor = open(journal.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return JournalReader.Result() }
+            if code == ELOOP { throw JSONStoreError.unsafeFile(path: journalPath, reason: "the journal is a symbolic link") }
+            throw JSONStoreError.io(path: journalPath, operation: "open", errno: code)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw JSONStoreError.unsafeFile(path: journalPath, reason: "the journal is not a regular file")
+        }
+        if info.st_size > 0, !snapshotExists { throw JSONStoreError.journalWithoutSnapshot(journal: journalPath, store: path) }
+        let snapshotNodes = decoder.nodes.count
+        let replay = JournalReplay()
+        decoder.file = journalPath
+        defer { decoder.file = path }
+        let result = try JournalReader(path: journalPath, decoder: decoder, replay: replay,
+                                       baseSequence: decoder.commitSequence).read(descriptor)
+        try replay.apply(to: decoder, snapshotNodes: snapshotNodes, journal: journalPath)
+        journal.length = result.goodLength
+        return result
     }
 
     // MARK: - Saving
@@ -178,14 +277,17 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         deletedReferences.insert(nodes)
     }
 
-    /// Writes every node to a temporary file and replaces the store file with it.
+    /// Appends one journal record of what the save changed and `fdatasync`s it; the snapshot
+    /// is not rewritten, so a save costs what it changes. A new store first gets its snapshot
+    /// file (without objects); a save after a change of ``PersistentStore/metadata``
+    /// checkpoints instead; past ``journalCheckpointBytesOption`` the save is followed by a
+    /// checkpoint. A failed append leaves the journal as it was (and the nodes are rolled back).
+    open override func save(changes: AtomicStoreChanges) throws {
+        try appendCommit(changes)
+    }
+
+    /// Writes the whole store: a checkpoint (a new snapshot file, then an empty journal).
     open override func save() throws {
-        if options.isReadOnly { throw JSONStoreError.readOnly(path: path) }
-        if loadFailed { throw JSONStoreError.loadFailed(path: path) }
-        let dangling = DanglingFilter(deleted: deletedReferences.references,
-                                      exists: { [unowned self] in self.cacheNode(for: $0) != nil })
-        let encoder = try StoreFileEncoder(plan: try plan(), metadata: metadata, nextReference: nextReference,
-                                           dangling: dangling, nodes: { [unowned self] in self.cacheNodes(ofEntity: $0) })
-        try DurableFile.replace(path: realPath, newFileMode: newFileMode) { sink in try encoder.write(to: sink) }
+        try checkpoint()
     }
 }

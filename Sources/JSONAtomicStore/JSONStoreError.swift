@@ -54,6 +54,16 @@ public enum JSONStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case unsafeFile(path: String, reason: String)
     /// A store option (``JSONAtomicStore/fileModeOption``) with a value the store refuses.
     case invalidOption(name: String, value: String, reason: String)
+    /// The journal (`<store file>-journal`) holds a damaged record before its last one, or a
+    /// gap in its commit sequence; `offset` is the byte offset of the record. The store is not
+    /// opened: nothing is skipped silently. (A torn last record is cut off, not an error.)
+    case invalidJournal(file: String, offset: Int, reason: String)
+    /// A journal with records but no snapshot file beside it.
+    case journalWithoutSnapshot(journal: String, store: String)
+    /// A checkpoint step that cannot be done now (`reason` says why).
+    case checkpointRefused(path: String, reason: String)
+    /// The commit sequence reached its largest value: no further save can be numbered.
+    case sequenceExhausted(path: String)
     /// A system call failed.
     case io(path: String, operation: String, errno: Int32)
 
@@ -104,6 +114,16 @@ public enum JSONStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             return "\(path): refused: \(reason)"
         case .invalidOption(let name, let value, let reason):
             return "store option \(name)=\(Self.quoted(value)): \(reason)"
+        case .invalidJournal(let file, let offset, let reason):
+            return "\(file): damaged journal at byte \(offset): \(reason); the store was not opened "
+                + "(restore the journal from a backup, or cut it at that offset to lose the commits from there on)"
+        case .journalWithoutSnapshot(let journal, let store):
+            return "\(journal): a journal without its snapshot file \(store); restore the snapshot file, "
+                + "or remove the journal to start an empty store"
+        case .checkpointRefused(let path, let reason):
+            return "store \(path): checkpoint refused: \(reason)"
+        case .sequenceExhausted(let path):
+            return "store \(path): the commit sequence reached \(Int64.max); no further save can be numbered"
         case .io(let path, let operation, let code):
             return "\(path): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         }

@@ -19,11 +19,14 @@ final class StoreFileDecoder: JSONEventHandler {
     }
 
     enum RootKey { case format, formatVersion, metadata, objects }
-    enum MetadataKey: String { case storeType, storeUUID, modelVersionHash, nextReference, entityVersionHashes, userInfo }
+    enum MetadataKey: String {
+        case storeType, storeUUID, modelVersionHash, nextReference, commitSequence, entityVersionHashes, userInfo
+    }
     enum StringMap { case entityVersionHashes, userInfo }
     enum ObjectKey: String { case ref, version, values }
 
-    let file: String
+    /// The file named in errors: the snapshot, or the journal while its records are read.
+    var file: String
     let plan: ModelPlan
     unowned let store: AtomicStore
     // The hot fields are read and written for every event; exclusivity checks are off for
@@ -49,6 +52,8 @@ final class StoreFileDecoder: JSONEventHandler {
     var entityVersionHashes: [String: String]?
     var userInfo: [String: String] = [:]
     var fileNextReference: Int64?
+    /// The snapshot's `"commitSequence"`: the last commit it holds (0 when absent).
+    var commitSequence: Int64 = 0
     var seenEntities: Set<String> = []
 
     // The object being read. `entity` is one of `plan`'s, which outlives the decoder.
@@ -180,6 +185,12 @@ final class StoreFileDecoder: JSONEventHandler {
             }
             fileNextReference = number
             state = .metadata
+        case .metadataValue(.commitSequence):
+            guard let number = JSONNumberText.integer(text), number >= 0 else {
+                throw JSONShapeError("\"metadata\".\"commitSequence\" must be an integer of at least 0, found \(text.string)")
+            }
+            commitSequence = number
+            state = .metadata
         default:
             try scalar(.number(text.string))
         }
@@ -209,7 +220,7 @@ final class StoreFileDecoder: JSONEventHandler {
                 storeUUID = text
                 store.metadata.storeIdentifier = text
             case .modelVersionHash: modelVersionHash = text
-            case .nextReference, .entityVersionHashes, .userInfo: throw shapeError(found: bytes.quotedForMessage())
+            case .nextReference, .commitSequence, .entityVersionHashes, .userInfo: throw shapeError(found: bytes.quotedForMessage())
             }
             state = .metadata
         case .stringMapValue(let map):
@@ -304,6 +315,8 @@ final class StoreFileDecoder: JSONEventHandler {
                 state = .metadataValue(.modelVersionHash)
             } else if bytes.equals("nextReference") {
                 state = .metadataValue(.nextReference)
+            } else if bytes.equals("commitSequence") {
+                state = .metadataValue(.commitSequence)
             } else if bytes.equals("entityVersionHashes") {
                 state = .metadataValue(.entityVersionHashes)
             } else if bytes.equals("userInfo") {

@@ -14,15 +14,18 @@ struct StoreFileEncoder {
     let plan: ModelPlan
     let metadata: StoreMetadata
     let nextReference: Int64
+    /// The last commit the file holds (`"commitSequence"`, written when above 0).
+    let commitSequence: Int64
     /// Says which references point at deleted objects (left out of the file).
     let dangling: DanglingFilter
     /// Entities with objects, sorted by the bytes of their names, each with its nodes by reference.
     let groups: [(entity: EntityPlan, nodes: [CacheNode], references: [Int64])]
 
     /// Gathers and sorts the nodes of every concrete entity; `nodes` gives an entity's nodes.
-    init(plan: ModelPlan, metadata: StoreMetadata, nextReference: Int64, dangling: DanglingFilter,
-         nodes: (String) -> [CacheNode]) throws {
+    init(plan: ModelPlan, metadata: StoreMetadata, nextReference: Int64, commitSequence: Int64 = 0,
+         dangling: DanglingFilter, nodes: (String) -> [CacheNode]) throws {
         self.plan = plan
+        self.commitSequence = commitSequence
         self.metadata = metadata
         self.dangling = dangling
         var groups: [(entity: EntityPlan, nodes: [CacheNode], references: [Int64])] = []
@@ -119,6 +122,10 @@ struct StoreFileEncoder {
         try out.closeObject()
         try out.string("nextReference")
         try out.integer(nextReference)
+        if commitSequence > 0 {
+            try out.string("commitSequence")
+            try out.integer(commitSequence)
+        }
         try out.string("userInfo")
         try out.openObject()
         for (key, value) in sortedPairs(metadata.userInfo) {

@@ -6,11 +6,15 @@ import JSONAtomicStore
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate a store file against a model.",
+        abstract: "Validate a store (its snapshot file and its journal) against a model.",
         discussion: """
-            Reads the whole file as the server would (read-only: it takes no lock, so it also works on the \
-            store of a running server) and checks its syntax, shape, value types, required values, references \
-            and inverse relationships. Exit status: 0 with a one-line summary when the store is valid (followed by \
+            Reads the snapshot file and replays its journal (<store>-journal) as the server would (read-only: \
+            it takes no lock and changes no file, so it also works on the store of a running server) and checks \
+            syntax, shape, value types, required values, references and inverse relationships, and that the \
+            journal's records follow each other. The summary says how many journal records were replayed, and a \
+            warning reports a torn last record (a write cut short by a crash; it is left out, and cut off when \
+            the store is next opened for writing). A damaged record before the last one is an error naming the \
+            journal and the byte offset. Exit status: 0 with a one-line summary when the store is valid (followed by \
             warnings when no reference is left for new objects or objects are at the largest version); 1 with \
             the first error and where it is when it is not; 2 when it cannot be checked: the store file does \
             not exist (check creates nothing), or the model file is missing or invalid.
@@ -47,8 +51,16 @@ struct CheckCommand: ParsableCommand {
             var counts: [String: Int] = [:]
             for node in nodes { counts[node.objectID.entityName, default: 0] += 1 }
             let perEntity = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let json = opened as? JSONAtomicStore
+            let journal = json.map { ", commit \($0.commitSequence), journal \($0.replayedRecordCount) record(s) replayed"
+                + " (\($0.journalByteCount) bytes)" } ?? ""
             print("\(store): ok, \(nodes.count) objects" + (perEntity.isEmpty ? "" : " (\(perEntity))")
-                  + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))")
+                  + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))" + journal)
+            if let json, json.recoveredTornBytes > 0 {
+                print("warning: \(json.journalPath): a torn last record of \(json.recoveredTornBytes) bytes at byte "
+                      + "\(json.journalByteCount) (a write cut short by a crash) is left out; it is cut off when the store "
+                      + "is next opened for writing")
+            }
             for warning in Self.numberingWarnings(opened as? AtomicStore, nodes: nodes) { print("warning: \(warning)") }
         } catch {
             // Store errors name the file already.

@@ -39,16 +39,15 @@ import Testing
         let b = try context.insert("Item", values: ["name": "b"])
         try a.setObject(b, forKey: "favorite")
         try context.save()
-        // Deleting b fails to save (the directory is gone), so b stays in the store.
-        let moved = directory.url.deletingLastPathComponent().appendingPathComponent(UUID().uuidString)
-        try FileManager.default.moveItem(at: directory.url, to: moved)
+        // Deleting b fails to save (the journal append fails), so b stays in the store.
+        store.store.journal.failNextAppendAfterWriting = true
         try context.delete(b)
         #expect(throws: (any Error).self) { try context.save() }
-        try FileManager.default.moveItem(at: moved, to: directory.url)
         context.rollback()
         try a.set("name", "a2")
         try context.save()
-        #expect(try fileText(url).contains(#""favorite":2"#))
+        #expect(try fileText(journalURL(url)).contains(#""favorite":2"#))
         store.close()
+        #expect(try fileText(url).contains(#""favorite":2"#))
     }
 }

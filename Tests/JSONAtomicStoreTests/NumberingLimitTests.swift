@@ -43,6 +43,7 @@ import Testing
         try item.setValue(.int(8), forKey: "count")
         try fresh.save()
         #expect(item.version == 2)
+        try store.store.checkpoint()
         #expect(try fileText(url).contains("\"nextReference\":\(Self.max)"))
     }
 

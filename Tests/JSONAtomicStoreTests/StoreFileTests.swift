@@ -129,19 +129,26 @@ import Testing
         _ = try context.insert("Tag", values: ["label": "kept"])
         try context.save()
         let saved = try fileText(url)
-        // Make the next save fail: the file is moved aside and its name taken by a directory
-        // that is not empty, so that the rename fails.
-        let aside = directory.file("aside.json")
-        try FileManager.default.moveItem(at: url, to: aside)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-        try Data("x".utf8).write(to: url.appendingPathComponent("child"))
+        let journal = journalURL(url)
+        let savedJournal = try fileText(journal)
+        // Make the next save fail after its record was written, as a full disk would.
+        open.store.journal.failNextAppendAfterWriting = true
         _ = try context.insert("Tag", values: ["label": "lost"])
         #expect(throws: JSONStoreError.self) { try context.save() }
         #expect(open.store.cacheNodeCount == 1)
-        try FileManager.default.removeItem(at: url)
-        try FileManager.default.moveItem(at: aside, to: url)
+        #expect(open.store.commitSequence == 1)
         #expect(try fileText(url) == saved)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["store.json", "store.json.lock"])
+        #expect(try fileText(journal) == savedJournal, "the journal is cut back to its last good record")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+            == ["store.json", "store.json-journal", "store.json.lock"])
+        // The next save follows the last good record.
+        context.rollback()
+        _ = try context.insert("Tag", values: ["label": "second"])
+        try context.save()
+        open.close()
+        let reopened = try OpenStore(url, model: model)
+        #expect(reopened.store.cacheNodeCount == 2)
+        #expect(reopened.store.commitSequence == 2)
     }
 
     @Test func userInfoAndNextReferenceSurviveAReopen() throws {

@@ -6,7 +6,9 @@
 // Prints `ready <next seq>` once the store is open, then `saved <seq>` after each save has
 // returned (written straight to the stdout file descriptor, unbuffered). Each save inserts
 // one Entry with the next sequence number, links it to the single Counter and sets the
-// counter's value to it: one insert and one update, with an inverse, per save.
+// counter's value to it: one insert and one update, with an inverse, per save. Each save
+// appends to the journal; the journal is checkpointed every 64 KiB (every few saves), so
+// that kills land mid-append, mid-checkpoint and between a checkpoint's steps too.
 import Foundation
 import GraphCore
 import JSONAtomicStore
@@ -33,7 +35,8 @@ func run() throws {
     JSONAtomicStore.register()
     let container = try PersistentContainer(
         modelFile: URL(fileURLWithPath: arguments[1]), storeType: JSONAtomicStore.storeType,
-        storeURL: URL(fileURLWithPath: arguments[2]))
+        storeURL: URL(fileURLWithPath: arguments[2]),
+        options: StoreOptions(values: [JSONAtomicStore.journalCheckpointBytesOption: "65536"]))
     let context = container.viewContext
 
     let counter: ManagedObject

@@ -8,6 +8,7 @@ import JSONCore
 // to-one relationship each), loaded and saved by JSONAtomicStore and by Python's json module.
 //
 //   swift run -c release --package-path Benchmarks JSONStoreBenchmarks [N] [runs]
+//   swift run -c release --package-path Benchmarks JSONStoreBenchmarks journal [saves] [journal records]
 //
 // Loading is measured in a fresh process (this executable run as `load <file> <runs>`), so
 // that generating the store does not count towards its memory.
@@ -124,6 +125,21 @@ if arguments.count >= 3, arguments[1] == "syntax" {
         }
     }
     print("{\"syntax\": \(time)}")
+    exit(0)
+}
+
+// MARK: - `journal [saves] [records]`: the journal benchmark (JournalBenchmark.swift).
+
+if arguments.count >= 3, arguments[1] == "journal-saves" {
+    try JournalBenchmark.saves(arguments[2], count: arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000)
+}
+if arguments.count >= 3, arguments[1] == "journal-open" {
+    try JournalBenchmark.openOnce(arguments[2])
+}
+if arguments.count >= 2, arguments[1] == "journal" {
+    try JournalBenchmark.main(saves: arguments.count > 2 ? Int(arguments[2]) ?? 2000 : 2000,
+                              records: arguments.count > 3 ? Int(arguments[3]) ?? 100_000 : 100_000,
+                              generate: generate)
     exit(0)
 }
 

@@ -26,6 +26,13 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Writes the whole store. The default writes nothing.
     open func save() throws {}
 
+    /// Writes what one save changed; called by ``save(_:)`` after the nodes were changed.
+    /// The default calls ``save()`` (write everything); a store that can write only the
+    /// changes (a journal) overrides it. When it throws, the nodes are rolled back.
+    open func save(changes: AtomicStoreChanges) throws {
+        try save()
+    }
+
     /// Calls ``load()``.
     open override func loadMetadata() throws {
         try load()
@@ -179,11 +186,13 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     ///
     /// Checks every updated, deleted and locked object's version first, makes permanent IDs with
     /// ``newReferenceObject(for:)`` and nodes with ``newCacheNode(for:)``, updates nodes with
-    /// ``updateCacheNode(_:from:)`` and removes deleted ones after ``willRemoveCacheNodes(_:)``.
-    /// When ``save()`` throws, the nodes are rolled back to what they were.
+    /// ``updateCacheNode(_:from:)`` and removes deleted ones after ``willRemoveCacheNodes(_:)``,
+    /// then hands what changed to ``save(changes:)`` (by default ``save()``).
+    /// When that throws, the nodes are rolled back to what they were.
     ///
     /// - Throws: ``GraphError/readOnlyStore(_:)`` for a store opened read-only;
-    ///   ``GraphError/conflict(_:)`` naming every object whose version changed; the error of ``save()``.
+    ///   ``GraphError/conflict(_:)`` naming every object whose version changed; the error of
+    ///   ``save(changes:)``.
     open override func save(_ request: SaveChangesRequest) throws -> SaveResult {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
         try checkVersions(request)
@@ -229,7 +238,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         }
 
         do {
-            try save()
+            try save(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node), deleted: removed,
+                                                 nextReference: nextReference))
         } catch {
             for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
             for (node, values, version) in previous { node.values = values; node.version = version }

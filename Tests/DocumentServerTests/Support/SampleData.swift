@@ -53,11 +53,39 @@ func reference(of id: String) -> Int? {
     id.split(separator: "/").last.flatMap { Int($0) }
 }
 
-/// Reads a store file (docs/FILE_FORMAT.md) with Foundation's JSONSerialization.
+/// Reads a live store (docs/FILE_FORMAT.md: the store file, then the records of its journal
+/// `<file>-journal`, if any) with Foundation's JSONSerialization.
 struct StoreFileContents {
     let json: JSON
 
-    init(_ url: URL) throws { json = try JSON(contentsOf: url) }
+    init(_ url: URL) throws {
+        guard var document = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] else {
+            throw HarnessError("\(url.path) is not a JSON object")
+        }
+        let journal = (try? Data(contentsOf: URL(fileURLWithPath: url.path + "-journal"))) ?? Data()
+        var objects = document["objects"] as? [String: [[String: Any]]] ?? [:]
+        // Whole lines only: a last line without its newline is a torn record.
+        let lines = journal.split(separator: UInt8(ascii: "\n"))
+        for line in journal.last == UInt8(ascii: "\n") ? lines : Array(lines.dropLast()) {
+            guard let record = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
+            let base = (document["metadata"] as? [String: Any])?["commitSequence"] as? Int ?? 0
+            guard let seq = record["seq"] as? Int, seq > base else { continue }
+            for key in ["inserted", "updated"] {
+                for (entity, list) in record[key] as? [String: [[String: Any]]] ?? [:] {
+                    for object in list {
+                        objects[entity, default: []].removeAll { $0["ref"] as? Int == object["ref"] as? Int }
+                        objects[entity, default: []].append(object)
+                    }
+                }
+            }
+            for gone in record["deleted"] as? [[String: Any]] ?? [] {
+                guard let entity = gone["entity"] as? String else { continue }
+                objects[entity]?.removeAll { $0["ref"] as? Int == gone["reference"] as? Int }
+            }
+        }
+        document["objects"] = objects.filter { !$0.value.isEmpty }
+        json = JSON(document)
+    }
 
     var storeUUID: String? { json["metadata"]["storeUUID"].string }
 

@@ -111,3 +111,8 @@ struct OpenStore {
 func fileText(_ url: URL) throws -> String {
     String(decoding: try Data(contentsOf: url), as: UTF8.self)
 }
+
+/// The journal beside a store file: `<store file>-journal`.
+func journalURL(_ url: URL) -> URL {
+    URL(fileURLWithPath: url.path + "-journal")
+}

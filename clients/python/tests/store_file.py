@@ -9,7 +9,8 @@ Used by the Python client's tests (imported) and by the Swift store's interopera
 (Tests/JSONAtomicStoreTests/InteropTests.swift), which run it as a program:
 
     store_file.py write-sample MODEL STORE   write the sample graph below as a store file
-    store_file.py dump MODEL STORE           check a store file against the documents and
+    store_file.py dump MODEL STORE           check a store (its file and its journal,
+                                             STORE-journal, if any) against the documents and
                                              print its graph in canonical form (JSON)
     store_file.py sample MODEL               print the sample graph in canonical form
 
@@ -243,12 +244,14 @@ def build_store(
     store_uuid: str,
     next_reference: Optional[int] = None,
     user_info: Optional[Mapping[str, str]] = None,
+    commit_sequence: int = 0,
 ) -> Dict[str, Any]:
     """The store document, keys in the documented order (FILE_FORMAT.md, Deterministic output).
 
     ``objects`` maps concrete entity names to objects ``{"ref", "version", "values"}`` whose
     ``values`` are already in file form (FILE_FORMAT.md, Values; relationships as refs). A property left out is written ``null`` (``[]`` for a to-many);
-    unordered to-many lists are sorted ascending.
+    unordered to-many lists are sorted ascending. ``commit_sequence`` above 0 is written as
+    ``commitSequence`` (the last journal commit the snapshot holds).
     """
     refs = [o["ref"] for group in objects.values() for o in group]
     if next_reference is None:
@@ -273,19 +276,17 @@ def build_store(
                 values[p["name"]] = value
             written.append({"ref": o["ref"], "version": o["version"], "values": values})
         document_objects[entity] = written
-    return {
-        "format": FORMAT,
-        "formatVersion": FORMAT_VERSION,
-        "metadata": {
-            "storeType": "JSON",
-            "storeUUID": store_uuid.lower(),
-            "modelVersionHash": model.version_hash(),
-            "entityVersionHashes": model.entity_version_hashes(),
-            "nextReference": next_reference,
-            "userInfo": dict(sorted((user_info or {}).items())),
-        },
-        "objects": document_objects,
+    metadata: Dict[str, Any] = {
+        "storeType": "JSON",
+        "storeUUID": store_uuid.lower(),
+        "modelVersionHash": model.version_hash(),
+        "entityVersionHashes": model.entity_version_hashes(),
+        "nextReference": next_reference,
     }
+    if commit_sequence > 0:
+        metadata["commitSequence"] = commit_sequence
+    metadata["userInfo"] = dict(sorted((user_info or {}).items()))
+    return {"format": FORMAT, "formatVersion": FORMAT_VERSION, "metadata": metadata, "objects": document_objects}
 
 
 def serialize(document: Mapping[str, Any]) -> bytes:
@@ -374,6 +375,9 @@ def read_graph(model: Model, path: Union[str, Path]) -> Graph:
     doc = json.loads(data.decode("utf-8"))
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise StoreFileError(f"{path}: not a store file")
+    journal = Path(f"{path}-journal")
+    if journal.exists():
+        doc, _ = apply_journal(model, doc, journal.read_bytes(), journal)
     if doc.get("formatVersion") != FORMAT_VERSION:
         raise StoreFileError(f"{path}: format version {doc.get('formatVersion')!r} is not supported")
     metadata = doc["metadata"]
@@ -451,6 +455,93 @@ def read_graph(model: Model, path: Union[str, Path]) -> Graph:
                         if ref not in (back if isinstance(back, list) else [back]):
                             raise StoreFileError(f"{where}: {destination} {target} does not point back")
     return graph
+
+
+def read_live_store(path: Union[str, Path], model: Optional[Model] = None) -> Dict[str, Any]:
+    """The document of a live store: the store file with the records of its journal
+    (``<path>-journal``) applied, as a checkpoint would write it; a torn last record is left
+    out. Without ``model``, references to objects the journal deleted are kept."""
+    document = json.loads(Path(path).read_bytes().decode("utf-8"))
+    journal = Path(f"{path}-journal")
+    if journal.exists():
+        document, _ = apply_journal(model, document, journal.read_bytes(), journal)
+    return document
+
+
+def store_bytes(path: Union[str, Path]) -> Tuple[Optional[bytes], Optional[bytes]]:
+    """The bytes of a store file and of its journal (None for a file that does not exist):
+    what changes when, and only when, the store saves."""
+    def read(file: Path) -> Optional[bytes]:
+        try:
+            return file.read_bytes()
+        except FileNotFoundError:
+            return None
+    return read(Path(path)), read(Path(f"{path}-journal"))
+
+
+def apply_journal(model: Optional[Model], document: Dict[str, Any], journal: bytes,
+                  path: Union[str, Path] = "journal") -> Tuple[Dict[str, Any], int]:
+    """A live store is its snapshot plus its journal (docs/FILE_FORMAT.md, "The journal"):
+    returns the snapshot ``document`` with the journal's records applied, as a checkpoint
+    would write it, and the number of bytes of a torn last record that was left out.
+
+    One record per ``\\n``-terminated line; records at or below the snapshot's
+    ``commitSequence`` are already in it; ``seq`` grows by 1; a last line without its
+    ``\\n`` or that is not JSON is a torn write; any other damage raises StoreFileError."""
+    metadata = dict(document["metadata"])
+    base = metadata.get("commitSequence", 0)
+    objects: Dict[str, Dict[int, Any]] = {name: {o["ref"]: o for o in objs} for name, objs in document["objects"].items()}
+    entity_of = {ref: name for name, objs in objects.items() for ref in objs}
+    deleted = set()
+    lines = journal.split(b"\n")
+    tail = lines.pop()  # the bytes after the last newline: a torn record, if any
+    torn, offset, expected = len(tail), 0, None
+    for index, line in enumerate(lines):
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except ValueError:
+            if index == len(lines) - 1 and not tail:
+                torn = len(line) + 1
+                break
+            raise StoreFileError(f"{path}: damaged record at byte {offset}")
+        seq = record.get("seq") if isinstance(record, dict) else None
+        if type(seq) is not int or (expected is not None and seq != expected) or (expected is None and seq > base + 1):
+            raise StoreFileError(f"{path}: record at byte {offset} has seq {seq!r}, expected {expected or base + 1}")
+        expected = seq + 1
+        if seq > base:
+            for key in ("inserted", "updated"):
+                for name, objs in record.get(key, {}).items():
+                    for obj in objs:
+                        ref = obj["ref"]
+                        if (ref in entity_of) != (key == "updated") or entity_of.get(ref, name) != name:
+                            raise StoreFileError(f"{path}: record {seq} {key} {name} {ref}, which is not possible here")
+                        objects.setdefault(name, {})[ref] = obj
+                        entity_of[ref] = name
+            for gone in record.get("deleted", []):
+                name, ref = gone["entity"], gone["reference"]
+                if entity_of.get(ref) != name:
+                    raise StoreFileError(f"{path}: record {seq} deletes {name} {ref}, which does not exist")
+                del objects[name][ref]
+                del entity_of[ref]
+                deleted.add(ref)
+            metadata["nextReference"] = max(metadata["nextReference"], record.get("nextReference", 1))
+            metadata["commitSequence"] = seq
+        offset += len(line) + 1
+    # Links to objects the journal deleted are left out, as the snapshot writer does.
+    for name, objs in (objects.items() if model is not None else ()):
+        for obj in objs.values():
+            for p in model.properties(name):
+                value = obj["values"].get(p["name"])
+                if p["kind"] != "relationship" or value is None:
+                    continue
+                if isinstance(value, list):
+                    obj["values"][p["name"]] = [r for r in value if r not in deleted or r in entity_of]
+                elif value in deleted and value not in entity_of:
+                    obj["values"][p["name"]] = None
+    result = dict(document)
+    result["metadata"] = metadata
+    result["objects"] = {name: [objs[ref] for ref in sorted(objs)] for name, objs in sorted(objects.items()) if objs}
+    return result, torn
 
 
 def canonical_graph(model: Model, graph: Graph) -> Dict[str, Any]:

@@ -26,7 +26,7 @@ import base64
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import pytest
 
@@ -37,6 +37,7 @@ except ImportError as missing:
                       "python3 -m pip install jsonschema (scripts/test.sh installs it)") from missing
 
 from store_file import (
+    apply_journal,
     DATE_PATTERN,
     HASH_PATTERN,
     UUID_PATTERN,
@@ -62,9 +63,16 @@ SONG_UID = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"  # sent in upper case, stored 
 # -- helpers --------------------------------------------------------------------------------
 
 
-def read_store(path: Path) -> Dict[str, Any]:
-    """The store file parsed with ``json`` (a key given twice is an error)."""
-    return load_json_strict(path.read_bytes())
+def read_store(path: Path, model: Optional[Model] = None) -> Dict[str, Any]:
+    """The store file parsed with ``json`` (a key given twice is an error); with ``model``,
+    the live store: the snapshot with the records of its journal applied (FILE_FORMAT.md,
+    "Reading a live store from another program")."""
+    document = load_json_strict(path.read_bytes())
+    journal = Path(f"{path}-journal")
+    if model is not None and journal.exists():
+        document, torn = apply_journal(model, document, journal.read_bytes(), journal)
+        assert torn == 0, "a running server leaves no torn record"
+    return document
 
 
 def check_schema(document: Mapping[str, Any]) -> None:
@@ -196,7 +204,10 @@ def check_store_document(model: Model, document: Mapping[str, Any], data: bytes,
     assert document["format"] == "graphcore-json-store"
     assert type(document["formatVersion"]) is int and document["formatVersion"] == 1
     metadata = document["metadata"]
-    assert list(metadata) == ["storeType", "storeUUID", "modelVersionHash", "entityVersionHashes", "nextReference", "userInfo"]
+    keys = ["storeType", "storeUUID", "modelVersionHash", "entityVersionHashes", "nextReference", "commitSequence", "userInfo"]
+    assert list(metadata) == [key for key in keys if key in metadata], "in the documented order"
+    assert set(keys) - set(metadata) <= {"commitSequence"}, "only commitSequence is optional"
+    assert type(metadata.get("commitSequence", 0)) is int and metadata.get("commitSequence", 0) >= 0
     assert metadata["storeType"] == "JSON"
     assert metadata["storeUUID"] == store_uuid and UUID_PATTERN.match(store_uuid)
     assert HASH_PATTERN.match(metadata["modelVersionHash"])
@@ -260,9 +271,11 @@ def test_a_store_file_written_by_the_server_reads_as_documented(server: ServerPr
         del ids["gone"]
         assert versions[ids["s2"]] == 2 and versions[ids["album"]] == 2
 
-        data = server.store_path.read_bytes()
-        document = read_store(server.store_path)
-        check_store_document(model, document, data, store_uuid)
+        # The live store: the snapshot plus the journal the saves were appended to.
+        document = read_store(server.store_path, model)
+        journal = Path(f"{server.store_path}-journal").read_bytes()
+        assert [json.loads(line)["seq"] for line in journal.splitlines()] == [1, 2]
+        data = journal   # records are written with the snapshot's value forms
         assert document["metadata"]["userInfo"] == {}
         assert set(read_graph(model, server.store_path)) == {"Album", "Artist", "Song", "Tag"}
 
@@ -310,7 +323,15 @@ def test_a_store_file_written_by_the_server_reads_as_documented(server: ServerPr
         next_reference = document["metadata"]["nextReference"]
         third = c.result("save", {"insert": [{"id": "t3", "entity": "Tag", "values": {"label": "new"}}]})
         assert reference_of(third["ids"]["t3"])[2] == next_reference
-        assert read_store(server.store_path)["metadata"]["nextReference"] > next_reference
+        assert read_store(server.store_path, model)["metadata"]["nextReference"] > next_reference
+
+    # A clean stop writes the snapshot: everything FILE_FORMAT.md says of a store file.
+    assert server.stop() == 0
+    data = server.store_path.read_bytes()
+    document = read_store(server.store_path)
+    check_store_document(model, document, data, store_uuid)
+    assert document["metadata"]["commitSequence"] == 3
+    assert "Café ☕ 𝄞".encode("utf-8") in data and b"\\u" not in data, "non-ASCII written as itself"
 
 
 def test_version_hashes_in_the_file_are_those_model_md_describes_for_a_model_with_inheritance(
@@ -425,7 +446,10 @@ def test_a_store_file_written_by_python_is_served_saved_into_and_kept_across_a_r
         after_save = fetch_everything(c, model)
         assert after_save[sid("Album", 2)]["values"]["songs"] == [sid("Song", 5), sid("Song", 3), sid("Song", 4), sid("Song", 20)]
 
-    # The server's file is what the Python writer writes for the same graph: same bytes.
+    # The server's file is what the Python writer writes for the same graph: same bytes. A
+    # clean stop folds the journal into the snapshot (docs/FILE_FORMAT.md, "Checkpoints").
+    assert server.stop() == 0
+    assert Path(f"{store}-journal").read_bytes() == b""
     data = store.read_bytes()
     rewritten = read_store(store)
     check_store_document(model, rewritten, data, SAMPLE_UUID)
@@ -433,6 +457,7 @@ def test_a_store_file_written_by_python_is_served_saved_into_and_kept_across_a_r
     assert file_to_wire(model, rewritten) == after_save
     python_form = build_store(model, wire_to_document_objects(model, after_save), store_uuid=SAMPLE_UUID,
                               next_reference=rewritten["metadata"]["nextReference"],
+                              commit_sequence=rewritten["metadata"].get("commitSequence", 0),
                               user_info={"writer": "pytest", "note": "written by Python"})
     assert serialize(python_form) == data
 
@@ -550,11 +575,13 @@ def test_a_python_written_file_of_a_model_with_inheritance_and_every_attribute_t
         assert after_save[cid("Shelf", 1)]["values"]["items"] == [cid("Book", 4), cid("Book", 2), cid("Record", 3), cid("Record", 5)]
         assert after_save[cid("Book", 4)]["values"]["related"] == [cid("Record", 5)]
 
+    assert server.stop() == 0   # a clean stop checkpoints: the snapshot holds every save
     data = store.read_bytes()
     rewritten = read_store(store)
     check_store_document(model, rewritten, data, CATALOG_UUID)
     python_form = build_store(model, wire_to_document_objects(model, after_save), store_uuid=CATALOG_UUID,
-                              next_reference=rewritten["metadata"]["nextReference"])
+                              next_reference=rewritten["metadata"]["nextReference"],
+                              commit_sequence=rewritten["metadata"].get("commitSequence", 0))
     assert serialize(python_form) == data
 
     server.restart()
@@ -675,6 +702,7 @@ def test_a_python_file_using_the_documented_leniency_is_read_and_rewritten_in_th
         assert saved["ids"] == {"t": sid("Tag", 9)}, "nextReference raised to one past the largest ref"
         objects = fetch_everything(c, model)
 
+    assert server.stop() == 0   # a clean stop checkpoints: the snapshot holds every save
     data = store.read_bytes()
     rewritten = read_store(store)
     check_store_document(model, rewritten, data, SAMPLE_UUID)

@@ -20,8 +20,8 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from store_file import objects_by_ref, reference_of
-from support import RawConnection, ServerProcess, encode_line, file_bytes, load_json_strict
+from store_file import objects_by_ref, read_live_store, reference_of, store_bytes
+from support import RawConnection, ServerProcess, encode_line
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 CONFLICT, VALIDATION, NOT_FOUND, TOO_LARGE = -32001, -32002, -32003, -32005
@@ -46,7 +46,7 @@ class Scene:
         saved = self.other.result("save", SEED)
         self.ids: Dict[str, str] = dict(saved["ids"])
         self.expected = {reference_of(i)[2]: reference_of(i)[1] for i in self.ids.values()}
-        self.snapshot = file_bytes(server.store_path)
+        self.snapshot = store_bytes(server.store_path)
         self.rounds = 0
 
     def connect(self) -> RawConnection:
@@ -64,13 +64,13 @@ class Scene:
         songs = self.other.result("fetch", {"entity": "Song", "sort": [{"key": "plays"}], "resultType": "ids"})
         assert songs == {"ids": [self.ids["s1"], self.ids["s2"]]}
         self.expected[reference_of(tag)[2]] = "Tag"
-        self.snapshot = file_bytes(self.server.store_path)
+        self.snapshot = store_bytes(self.server.store_path)
 
     def file_unchanged(self) -> None:
-        assert file_bytes(self.server.store_path) == self.snapshot, "the store file changed without a save"
+        assert store_bytes(self.server.store_path) == self.snapshot, "the store file or its journal changed without a save"
 
     def file_holds_exactly_the_saved_objects(self) -> None:
-        document = load_json_strict(self.server.store_path.read_bytes())
+        document = read_live_store(self.server.store_path)
         assert {ref: entity for ref, (entity, _) in objects_by_ref(document).items()} == self.expected
 
     def finish(self) -> None:

@@ -51,3 +51,31 @@ def test_the_sample_written_by_the_program_is_served_by_docserver(start_server: 
         counts: List[int] = [c.result("fetch", {"entity": entity, "resultType": "count"})["count"]
                              for entity in ("Author", "Book", "Chapter", "Magazine", "Tag", "Item")]
         assert counts == [2, 3, 2, 1, 2, 4]
+
+
+def test_a_live_store_with_a_journal_reads_in_python_as_the_server_serves_it(start_server: Any, tmp_path: Path) -> None:
+    """The server's saves go to the journal (docs/FILE_FORMAT.md, "The journal"); the snapshot
+    plus the journal, read while the server runs, hold what the server serves."""
+    store = tmp_path / "catalog.json"
+    assert run("write-sample", str(MODEL), str(store)).returncode == 0
+    snapshot = store.read_bytes()
+    server = start_server(store, model=MODEL)
+    with server.connect() as c:
+        c.result("save", {"insert": [{"id": "t", "entity": "Tag", "values": {"label": "live"}}]})
+        (tag,) = c.result("fetch", {"entity": "Tag", "predicate": "label == %@", "arguments": ["sf"]})["objects"]
+        c.result("save", {"update": [{"id": tag["id"], "version": tag["version"], "values": {"label": "science fiction"}}]})
+        (chapter,) = c.result("fetch", {"entity": "Chapter", "predicate": "title == %@", "arguments": ["Anarres"]})["objects"]
+        c.result("save", {"delete": [{"id": chapter["id"], "version": chapter["version"]}]})
+        served = {entity: c.result("fetch", {"entity": entity, "resultType": "count"})["count"]
+                  for entity in ("Author", "Book", "Chapter", "Magazine", "Tag")}
+        assert store.read_bytes() == snapshot, "a save appends to the journal, the snapshot stays"
+        journal = (tmp_path / "catalog.json-journal").read_bytes()
+        assert journal.endswith(b"\n") and [json.loads(line)["seq"] for line in journal.splitlines()] == [1, 2, 3]
+        dumped = run("dump", str(MODEL), str(store))
+        assert dumped.returncode == 0, dumped.stderr
+        graph = json.loads(dumped.stdout)
+    assert {entity: len(graph.get(entity, {})) for entity in served} == served
+    labels = sorted(values["label"] for values in graph["Tag"].values())
+    assert labels == ["classic", "live", "science fiction"]
+    assert all(values["title"] != "Anarres" for values in graph["Chapter"].values())
+    assert graph["Book"]["2"]["chapters"] == [5], "the book lost its deleted chapter (4) by the inverse"

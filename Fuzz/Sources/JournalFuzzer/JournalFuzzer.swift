@@ -1,0 +1,73 @@
+// libFuzzer target: the journal reader (`JSONAtomicStore` opening = the snapshot, then the
+// journal's records: line framing, torn-tail detection, `JournalRecordDecoder`, the replay
+// of inserts, updates and deletes, then reference resolution).
+//
+// The input is a journal (`<store>-journal`) beside the empty store file of the sample
+// model. The store must either open or fail with an error; when it opens, a checkpoint must
+// fold the journal into the snapshot, and the store must reopen from that snapshot alone
+// with the same objects, versions and commit sequence.
+import FuzzSupport
+import Foundation
+import GraphCore
+import JSONAtomicStore
+
+nonisolated(unsafe) private let model: ObjectModel = {
+    JSONAtomicStore.register()
+    return FuzzModels.sample()
+}()
+nonisolated(unsafe) private let scratch = ScratchDirectory("journal-fuzz")
+
+/// Opens the store at `url`; nil when it does not load (which is allowed).
+private func open(_ url: URL) -> (StoreCoordinator, JSONAtomicStore)? {
+    let coordinator = StoreCoordinator(model: model)
+    do {
+        let store = try coordinator.addPersistentStore(
+            type: JSONAtomicStore.storeType, at: url,
+            options: StoreOptions(values: [JSONAtomicStore.journalCheckpointBytesOption: "0"]))
+        guard let json = store as? JSONAtomicStore else { fuzzFailure("a JSON store is not a JSONAtomicStore") }
+        return (coordinator, json)
+    } catch {
+        if "\(error)".isEmpty { fuzzFailure("a load error without a message: \(type(of: error))") }
+        return nil
+    }
+}
+
+/// The objects of a store as comparable text: entity, reference, version.
+private func summary(_ store: JSONAtomicStore) -> [String] {
+    store.cacheNodes().map { "\($0.objectID.entityName) \($0.objectID.referenceObject) v\($0.version)" }.sorted()
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func journalFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    defer { scratch.empty() }
+    let url = scratch.write(FuzzModels.emptySampleStore, to: "store.json")
+    _ = scratch.write(input, to: "store.json-journal")
+    guard let (coordinator, store) = open(url) else { return 0 }
+    let objects = summary(store)
+    let sequence = store.commitSequence
+    do {
+        try store.checkpoint()
+    } catch {
+        fuzzFailure("a store whose journal replayed does not checkpoint: \(error)")
+    }
+    if store.journalByteCount != 0 { fuzzFailure("a checkpoint left \(store.journalByteCount) bytes of journal") }
+    coordinator.remove(store)
+
+    guard let (again, reopened) = open(url) else {
+        fuzzFailure("the snapshot a checkpoint wrote does not load")
+    }
+    if summary(reopened) != objects || reopened.commitSequence != sequence {
+        fuzzFailure("replaying the journal and reading its checkpoint differ: \(objects) at \(sequence), "
+                    + "then \(summary(reopened)) at \(reopened.commitSequence)")
+    }
+    again.remove(reopened)
+    return 0
+}
+
+@main
+enum JournalFuzzer {
+    static func main() {
+        runFuzzer(journalFuzzTest)
+    }
+}

@@ -1,0 +1,27 @@
+/// What one save changed in an ``AtomicStore``'s nodes, handed to
+/// ``AtomicStore/save(changes:)`` after the nodes were changed: a store that writes
+/// incrementally (a journal) writes these, instead of every node.
+///
+/// The nodes are the store's own, as they are after the save: `inserted` with version 1,
+/// `updated` with their new values and versions. `updated` holds every object the save
+/// changed, including those changed only by inverse relationships and delete rules (the
+/// context sends them as updated objects). `deleted` holds the nodes just removed (cascades
+/// included), as they were.
+public struct AtomicStoreChanges {
+    /// Nodes of newly inserted objects, with their permanent IDs.
+    public let inserted: [CacheNode]
+    /// Nodes of changed objects, with their new values and versions.
+    public let updated: [CacheNode]
+    /// Nodes of removed objects.
+    public let deleted: [CacheNode]
+    /// The store's ``AtomicStore/nextReference`` after the save.
+    public let nextReference: Int64
+
+    /// Changes made of these nodes.
+    public init(inserted: [CacheNode], updated: [CacheNode], deleted: [CacheNode], nextReference: Int64) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.nextReference = nextReference
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GraphCore
+
+extension JSONAtomicStore {
+    /// Appends one journal record (``save(changes:)``) of what the save changed and makes it durable
+    /// (`fdatasync`); the snapshot is not rewritten. A new store first gets its snapshot file
+    /// (without objects). A save after a change of ``PersistentStore/metadata`` (which records
+    /// do not carry) checkpoints instead. When the journal has passed
+    /// ``journalCheckpointBytesOption``, the store then checkpoints.
+    ///
+    /// - Throws: ``JSONStoreError/readOnly(path:)``, ``JSONStoreError/loadFailed(path:)``, an
+    ///   I/O error (the journal is left as it was, and the nodes are rolled back).
+    func appendCommit(_ changes: AtomicStoreChanges) throws {
+        if options.isReadOnly { throw JSONStoreError.readOnly(path: path) }
+        if loadFailed { throw JSONStoreError.loadFailed(path: path) }
+        let author = nextCommitAuthor
+        nextCommitAuthor = nil
+        guard commitSequence < Int64.max else { throw JSONStoreError.sequenceExhausted(path: path) }
+        if !snapshotExists {
+            try writeEmptySnapshot()
+        } else if persistedMetadata != metadata, checkpointInFlight == nil {
+            return try checkpointInstead()
+        }
+        let plan = try plan()
+        let dangling = DanglingFilter(deleted: deletedReferences.references,
+                                      exists: { [unowned self] in self.cacheNode(for: $0) != nil })
+        let record = try JournalRecordEncoder(plan: plan, dangling: dangling)
+            .record(sequence: commitSequence + 1, time: Date(), author: author, changes: changes)
+        do {
+            try journal.append(record)
+        } catch is JournalWriter.Missing {
+            // The journal was removed (with its directory, say) after records were written to
+            // it: only the nodes hold them now. The snapshot is written whole instead.
+            return try checkpointInstead()
+        }
+        commitSequence += 1
+        if checkpointThreshold > 0, journal.length >= checkpointThreshold, checkpointInFlight == nil {
+            do { try checkpoint() } catch { lastCheckpointError = error }
+        }
+    }
+
+    /// Makes the save durable by a checkpoint (the whole snapshot) instead of a record.
+    private func checkpointInstead() throws {
+        commitSequence += 1
+        do {
+            try checkpoint()
+        } catch {
+            commitSequence -= 1
+            throw error
+        }
+    }
+
+    /// The snapshot of a new store: its metadata and no objects (the journal holds the rest).
+    private func writeEmptySnapshot() throws {
+        let encoder = try StoreFileEncoder(plan: try plan(), metadata: metadata, nextReference: 1,
+                                           dangling: DanglingFilter(deleted: [], exists: { _ in true }), nodes: { _ in [] })
+        try DurableFile.replace(path: realPath, newFileMode: newFileMode) { sink in try encoder.write(to: sink) }
+        snapshotExists = true
+        persistedMetadata = metadata
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import JSONCore
+import GraphCore
+
+/// Reads the events of one journal record (`docs/FILE_FORMAT.md`, "The journal"). The
+/// objects of `"inserted"` and `"updated"` go straight into the snapshot's
+/// ``StoreFileDecoder`` (as if they were more `"objects"`), and what the record does to them
+/// is written down in a ``JournalReplay``, applied once every record is read.
+///
+/// `"seq"` must be the record's first key: a record at or below the snapshot's
+/// `"commitSequence"` is then skipped without building its objects.
+final class JournalRecordDecoder: JSONEventHandler {
+    private enum State {
+        case start, key, value(Key), deletedList, deletedItem, deletedValue(DeletedKey), forwarding, skipping, done
+    }
+    private enum Key {
+        case seq, time, author, nextReference, inserted, updated, deleted, unknown
+
+        var bit: UInt8 {
+            switch self {
+            case .seq: 0
+            case .time: 1
+            case .author: 2
+            case .nextReference: 3
+            case .inserted: 4
+            case .updated: 5
+            case .deleted: 6
+            case .unknown: 7
+            }
+        }
+    }
+    private enum DeletedKey { case entity, reference }
+
+    private let decoder: StoreFileDecoder
+    private let replay: JournalReplay
+    /// Records at or below this sequence are skipped (already in the snapshot).
+    private let baseSequence: Int64
+    private var state = State.start
+    /// The known keys seen in this record (bit by `Key`), and how many keys in all.
+    private var seenKeys: UInt8 = 0
+    private var keyCount = 0
+    /// Nesting depth of a value being forwarded or skipped.
+    private var depth = 0
+    private var afterNested = State.key
+    private var forwardedKey = Key.unknown
+    private var nodesBefore = 0
+    private var deletedEntity: Int32?
+    private var deletedReference: Int64?
+
+    /// The record's `"seq"`, once read; whether it is skipped.
+    private(set) var sequence: Int64?
+    private(set) var isSkipped = false
+    private(set) var nextReference: Int64?
+
+    init(decoder: StoreFileDecoder, replay: JournalReplay, baseSequence: Int64) {
+        self.decoder = decoder
+        self.replay = replay
+        self.baseSequence = baseSequence
+    }
+
+    /// Makes the decoder ready for the next record (one decoder reads every record).
+    func reset() {
+        state = .start
+        seenKeys = 0
+        keyCount = 0
+        depth = 0
+        sequence = nil
+        isSkipped = false
+        nextReference = nil
+    }
+
+    private func shape(_ reason: String) -> JSONShapeError { JSONShapeError(reason) }
+
+    // MARK: - Nesting
+
+    /// Passes an event on to the store decoder (or drops it when skipping); true when taken.
+    private func nested(_ delta: Int, _ event: () throws -> Void) throws -> Bool {
+        switch state {
+        case .forwarding:
+            try event()
+        case .skipping:
+            break
+        default:
+            return false
+        }
+        depth += delta
+        if depth == 0 { try endOfNested() }
+        return true
+    }
+
+    private func endOfNested() throws {
+        if case .forwarding = state {
+            let range = nodesBefore..<decoder.nodes.count
+            if forwardedKey == .inserted { replay.inserted(range) } else { replay.updated(range) }
+        }
+        state = afterNested
+    }
+
+    private func beginNested(forward: Bool) {
+        depth = 0
+        afterNested = .key
+        if forward && !isSkipped {
+            decoder.state = .rootValue(.objects)
+            decoder.seenEntities = []
+            nodesBefore = decoder.nodes.count
+            state = .forwarding
+        } else {
+            state = .skipping
+        }
+    }
+
+    // MARK: - Events
+
+    func null() throws {
+        if try nested(0, { try decoder.null() }) { return }
+        if case .value(.author) = state { state = .key; return }
+        try scalar("null")
+    }
+
+    func bool(_ value: Bool) throws {
+        if try nested(0, { try decoder.bool(value) }) { return }
+        try scalar(value ? "true" : "false")
+    }
+
+    func number(_ text: UnsafeRawBufferPointer) throws {
+        if try nested(0, { try decoder.number(text) }) { return }
+        switch state {
+        case .value(.seq):
+            guard let number = JSONNumberText.integer(text), number > 0 else {
+                throw shape("\"seq\" must be a positive integer, found \(text.string)")
+            }
+            sequence = number
+            isSkipped = number <= baseSequence
+            state = .key
+        case .value(.nextReference):
+            guard let number = JSONNumberText.integer(text), number > 0 else {
+                throw shape("\"nextReference\" must be a positive integer, found \(text.string)")
+            }
+            nextReference = number
+            state = .key
+        case .deletedValue(.reference):
+            guard let number = JSONNumberText.integer(text), number > 0 else {
+                throw shape("a deleted object's \"reference\" must be a positive integer, found \(text.string)")
+            }
+            deletedReference = number
+            state = .deletedItem
+        default:
+            try scalar(text.string)
+        }
+    }
+
+    func string(_ bytes: UnsafeRawBufferPointer) throws {
+        if try nested(0, { try decoder.string(bytes) }) { return }
+        switch state {
+        case .value(.time), .value(.author):
+            state = .key
+        case .deletedValue(.entity):
+            guard let entity = decoder.plan.entity(named: bytes) else {
+                throw JSONStoreError.unknownEntity(file: decoder.file, entity: bytes.string)
+            }
+            guard !entity.entity.isAbstract else { throw JSONStoreError.abstractEntity(file: decoder.file, entity: bytes.string) }
+            deletedEntity = Int32(entity.index)
+            state = .deletedItem
+        default:
+            try scalar(bytes.quotedForMessage())
+        }
+    }
+
+    private func scalar(_ found: String) throws {
+        switch state {
+        case .value(.unknown): state = .key
+        default: throw shape("unexpected \(found) in a journal record")
+        }
+    }
+
+    func startObject() throws {
+        if try nested(1, { try decoder.startObject() }) { return }
+        switch state {
+        case .start: state = .key
+        case .value(let key) where key == .inserted || key == .updated:
+            forwardedKey = key
+            guard sequence != nil else { throw shape("\"seq\" must be the first key of a journal record") }
+            beginNested(forward: true)
+            try _ = nested(1, { try decoder.startObject() })
+        case .value(.unknown):
+            beginNested(forward: false)
+            depth = 1
+        case .deletedList:
+            deletedEntity = nil
+            deletedReference = nil
+            state = .deletedItem
+        default: throw shape("unexpected object in a journal record")
+        }
+    }
+
+    func key(_ bytes: UnsafeRawBufferPointer) throws {
+        if try nested(0, { try decoder.key(bytes) }) { return }
+        switch state {
+        case .key:
+            let key: Key
+            if bytes.equals("seq") { key = .seq }
+            else if bytes.equals("time") { key = .time }
+            else if bytes.equals("author") { key = .author }
+            else if bytes.equals("nextReference") { key = .nextReference }
+            else if bytes.equals("inserted") { key = .inserted }
+            else if bytes.equals("updated") { key = .updated }
+            else if bytes.equals("deleted") { key = .deleted }
+            else { key = .unknown }
+            keyCount += 1
+            if keyCount == 1, key != .seq { throw shape("\"seq\" must be the first key of a journal record") }
+            if key != .unknown {
+                let bit: UInt8 = 1 << key.bit
+                if seenKeys & bit != 0 { throw JSONDuplicateKeyError(key: bytes.string) }
+                seenKeys |= bit
+            }
+            state = .value(key)
+        case .deletedItem:
+            if bytes.equals("entity") {
+                guard deletedEntity == nil else { throw JSONDuplicateKeyError(key: "entity") }
+                state = .deletedValue(.entity)
+            } else if bytes.equals("reference") {
+                guard deletedReference == nil else { throw JSONDuplicateKeyError(key: "reference") }
+                state = .deletedValue(.reference)
+            } else {
+                throw shape("a deleted object has \"entity\" and \"reference\", not \(bytes.quotedForMessage())")
+            }
+        default: throw shape("unexpected key in a journal record")
+        }
+    }
+
+    func endObject() throws {
+        if try nested(-1, { try decoder.endObject() }) { return }
+        switch state {
+        case .key:
+            guard sequence != nil else { throw shape("a journal record has no \"seq\"") }
+            state = .done
+        case .deletedItem:
+            guard let deletedEntity, let deletedReference else {
+                throw shape("a deleted object needs \"entity\" and \"reference\"")
+            }
+            if !isSkipped { replay.deleted(entity: deletedEntity, reference: deletedReference) }
+            state = .deletedList
+        default: throw shape("unexpected end of object in a journal record")
+        }
+    }
+
+    func startArray() throws {
+        if try nested(1, { try decoder.startArray() }) { return }
+        switch state {
+        case .value(.deleted): state = .deletedList
+        case .value(.unknown):
+            beginNested(forward: false)
+            depth = 1
+        default: throw shape("unexpected array in a journal record")
+        }
+    }
+
+    func endArray() throws {
+        if try nested(-1, { try decoder.endArray() }) { return }
+        switch state {
+        case .deletedList: state = .key
+        default: throw shape("unexpected end of array in a journal record")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import JSONCore
+import GraphCore
+
+/// Writes one journal record (`docs/FILE_FORMAT.md`, "The journal"): one line of compact
+/// JSON, `\n`-terminated, holding what one commit changed. Objects are written by the
+/// snapshot's own ``ObjectWriter``, grouped by entity as in the snapshot's `"objects"`.
+struct JournalRecordEncoder {
+    let plan: ModelPlan
+    /// Says which references point at deleted objects (left out, as in the snapshot).
+    let dangling: DanglingFilter
+
+    /// The bytes of the record of commit `sequence`, `\n` included.
+    func record(sequence: Int64, time: Date, author: String?, changes: AtomicStoreChanges) throws -> [UInt8] {
+        let out = try JSONGenerator()
+        try out.openObject()
+        try out.string("seq")
+        try out.integer(sequence)
+        try out.string("time")
+        try ValueForm.write(.date(time), as: .date, to: out)
+        if let author {
+            try out.string("author")
+            try out.string(author)
+        }
+        try out.string("nextReference")
+        try out.integer(changes.nextReference)
+        try out.string("inserted")
+        try writeObjects(changes.inserted, to: out)
+        try out.string("updated")
+        try writeObjects(changes.updated, to: out)
+        try out.string("deleted")
+        try out.openArray()
+        for node in changes.deleted {
+            try out.openObject()
+            try out.string("entity")
+            try out.string(node.objectID.entityName)
+            try out.string("reference")
+            try out.integer(try Self.reference(of: node, entity: node.objectID.entityName))
+            try out.closeObject()
+        }
+        try out.closeArray()
+        try out.closeObject()
+        var bytes: [UInt8] = []
+        try out.flush { bytes.append(contentsOf: $0) }
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// `{"Entity":[objects by reference],…}`, entities by the bytes of their names.
+    private func writeObjects(_ nodes: [CacheNode], to out: JSONGenerator) throws {
+        try out.openObject()
+        guard !nodes.isEmpty else { return try out.closeObject() }
+        var byEntity: [String: [(reference: Int64, node: CacheNode)]] = [:]
+        for node in nodes {
+            let name = node.objectID.entityName
+            byEntity[name, default: []].append((try Self.reference(of: node, entity: name), node))
+        }
+        let entities = plan.entities.filter { byEntity[$0.name] != nil }
+            .sorted { $0.nameUTF8.lexicographicallyPrecedes($1.nameUTF8) }
+        for entity in entities {
+            let writer = ObjectWriter(entity: entity, out: out, dangling: dangling)
+            try out.string(entity.nameUTF8)
+            try out.openArray()
+            for (reference, node) in (byEntity[entity.name] ?? []).sorted(by: { $0.reference < $1.reference }) {
+                try writer.write(node, reference: reference)
+            }
+            try out.closeArray()
+        }
+        try out.closeObject()
+    }
+
+    private static func reference(of node: CacheNode, entity: String) throws -> Int64 {
+        guard case .int(let reference) = node.objectID.referenceObject else {
+            throw JSONStoreError.unencodableValue(entity: entity, reference: node.objectID.referenceObject.description,
+                                                  property: "ref", reason: "references in a JSON store are integers")
+        }
+        return reference
+    }
+}

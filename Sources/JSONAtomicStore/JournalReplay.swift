@@ -1,0 +1,149 @@
+import Foundation
+import GraphCore
+
+/// What the journal's records do, in order, written down while they are read and applied
+/// once at the end: the records' objects are already nodes of the ``StoreFileDecoder``
+/// (after the snapshot's); applying keeps the last version of each object, drops deleted
+/// ones, and leaves out links to objects the journal deleted (as the snapshot writer does).
+/// The ``ReferenceResolver`` then checks the result as it checks a snapshot.
+final class JournalReplay {
+    enum Operation {
+        case insert(node: Int32)
+        case update(node: Int32)
+        case delete(entity: Int32, reference: Int64)
+    }
+
+    /// Each operation with the byte offset of its record in the journal.
+    private(set) var operations: [(operation: Operation, offset: Int)] = []
+    /// The offset of the record being read.
+    var recordOffset = 0
+
+    func inserted(_ nodes: Range<Int>) {
+        for node in nodes { operations.append((.insert(node: Int32(node)), recordOffset)) }
+    }
+
+    func updated(_ nodes: Range<Int>) {
+        for node in nodes { operations.append((.update(node: Int32(node)), recordOffset)) }
+    }
+
+    func deleted(entity: Int32, reference: Int64) {
+        operations.append((.delete(entity: entity, reference: reference), recordOffset))
+    }
+
+    /// Forgets the operations of a record that turned out torn.
+    func removeOperations(from count: Int) {
+        if operations.count > count { operations.removeSubrange(count...) }
+    }
+
+    /// Applies the operations to the decoder's nodes (the first `snapshotNodes` from the
+    /// snapshot, the rest from the journal); `journal` names the file in errors.
+    func apply(to decoder: StoreFileDecoder, snapshotNodes: Int, journal: String) throws {
+        guard !operations.isEmpty || decoder.nodes.count > snapshotNodes else { return }
+        let count = decoder.nodes.count
+        var alive = [Bool](repeating: true, count: count)
+        var table = ReferenceTable(maxReference: decoder.maxReference, count: count)
+        for index in 0..<snapshotNodes { table[decoder.nodeReferences[index]] = Int32(index) }
+        var deleted: Set<Int64> = []
+        let plan = decoder.plan
+        func name(_ entity: Int32) -> String { plan.entities[Int(entity)].name }
+        func damaged(_ offset: Int, _ reason: String) -> JSONStoreError {
+            .invalidJournal(file: journal, offset: offset, reason: reason)
+        }
+        for (operation, offset) in operations {
+            switch operation {
+            case .insert(let node):
+                let reference = decoder.nodeReferences[Int(node)]
+                if let existing = table[reference] {
+                    throw damaged(offset, "the record inserts \(name(decoder.nodeEntities[Int(node)])) \(reference), "
+                                  + "but \(name(decoder.nodeEntities[Int(existing)])) \(reference) exists")
+                }
+                table[reference] = node
+            case .update(let node):
+                let reference = decoder.nodeReferences[Int(node)], entity = decoder.nodeEntities[Int(node)]
+                guard let existing = table[reference], decoder.nodeEntities[Int(existing)] == entity else {
+                    throw damaged(offset, "the record updates \(name(entity)) \(reference), which does not exist")
+                }
+                alive[Int(existing)] = false
+                table[reference] = node
+            case .delete(let entity, let reference):
+                guard let existing = table[reference], decoder.nodeEntities[Int(existing)] == entity else {
+                    throw damaged(offset, "the record deletes \(name(entity)) \(reference), which does not exist")
+                }
+                alive[Int(existing)] = false
+                table[reference] = nil
+                deleted.insert(reference)
+            }
+        }
+        compact(decoder, alive: alive, isGone: { deleted.contains($0) && table[$0] == nil })
+    }
+
+    /// Keeps the living nodes (in order) and their pending links, renumbered; drops links to
+    /// objects the journal deleted.
+    private func compact(_ decoder: StoreFileDecoder, alive: [Bool], isGone: (Int64) -> Bool) {
+        var newIndex = [Int32](repeating: -1, count: alive.count)
+        var nodes: [CacheNode] = [], entities: [Int32] = [], references: [Int64] = []
+        let living = alive.reduce(0) { $0 + ($1 ? 1 : 0) }
+        nodes.reserveCapacity(living)
+        entities.reserveCapacity(living)
+        references.reserveCapacity(living)
+        for index in alive.indices where alive[index] {
+            newIndex[index] = Int32(nodes.count)
+            nodes.append(decoder.nodes[index])
+            entities.append(decoder.nodeEntities[index])
+            references.append(decoder.nodeReferences[index])
+        }
+        decoder.nodes = nodes
+        decoder.nodeEntities = entities
+        decoder.nodeReferences = references
+        var toOne: [StoreFileDecoder.PendingReference] = []
+        toOne.reserveCapacity(decoder.toOne.count)
+        for var item in decoder.toOne {
+            let node = newIndex[Int(item.node)]
+            guard node >= 0, !isGone(item.target) else { continue }
+            item.node = node
+            toOne.append(item)
+        }
+        decoder.toOne = toOne
+        var lists: [StoreFileDecoder.PendingList] = [], pool: [Int64] = []
+        lists.reserveCapacity(decoder.toMany.count)
+        pool.reserveCapacity(decoder.referencePool.count)
+        for var list in decoder.toMany {
+            let node = newIndex[Int(list.node)]
+            guard node >= 0 else { continue }
+            let start = pool.count
+            for slot in list.start..<(list.start + list.count) where !isGone(decoder.referencePool[slot]) {
+                pool.append(decoder.referencePool[slot])
+            }
+            list.node = node
+            list.start = start
+            list.count = pool.count - start
+            lists.append(list)
+        }
+        decoder.toMany = lists
+        decoder.referencePool = pool
+    }
+}
+
+/// Reference → node index: an array when references are dense, else a dictionary.
+private struct ReferenceTable {
+    private var dense: [Int32] = []
+    private var sparse: [Int64: Int32] = [:]
+
+    init(maxReference: Int64, count: Int) {
+        if maxReference <= Int64(count) * 4 + 1024 { dense = [Int32](repeating: -1, count: Int(maxReference) + 1) }
+    }
+
+    subscript(reference: Int64) -> Int32? {
+        get {
+            if dense.isEmpty { return sparse[reference] }
+            guard reference >= 0, reference < Int64(dense.count) else { return nil }
+            let value = dense[Int(reference)]
+            return value < 0 ? nil : value
+        }
+        set {
+            if dense.isEmpty { sparse[reference] = newValue; return }
+            guard reference >= 0, reference < Int64(dense.count) else { return }
+            dense[Int(reference)] = newValue ?? -1
+        }
+    }
+}

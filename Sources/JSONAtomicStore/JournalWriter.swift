@@ -1,0 +1,162 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Appends records to a store's journal, `<store file>-journal`, each made durable with
+/// `fdatasync` before the append returns.
+///
+/// The file is created at the first append (`O_CREAT|O_EXCL|O_NOFOLLOW`, with the store's
+/// file mode, then the directory is synced so that the new name survives a power loss) and
+/// must be a regular file with one link, like the store file. A failed append truncates the
+/// file back to its last good length, so that the journal is as it was.
+final class JournalWriter {
+    let path: String
+    private let newFileMode: mode_t
+    private var descriptor: Int32 = -1
+    /// The length of the journal: the end of its last good record.
+    var length: Int
+
+    /// The journal is gone from its path (removed, or its directory removed) although records
+    /// were written to it: the store must write its snapshot whole (a checkpoint) instead.
+    struct Missing: Error {}
+
+    /// For tests: the next append writes its bytes, then fails as a full disk would.
+    var failNextAppendAfterWriting = false
+
+    /// A writer for the journal at `path` whose good records end at `length`.
+    init(path: String, length: Int, newFileMode: mode_t) {
+        self.path = path
+        self.length = length
+        self.newFileMode = newFileMode
+    }
+
+    deinit { close() }
+
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Forgets a journal that is gone: the next append starts a new one.
+    func forget() {
+        close()
+        length = 0
+    }
+
+    /// Opens (or creates) the file, refusing a symlink, a hard link or a non-regular file.
+    /// An open file must still be the one at `path`: a journal moved, replaced or removed (with
+    /// its directory) since is refused, so that no save is acknowledged into a file that is no
+    /// longer the store's.
+    private func open() throws -> Int32 {
+        if descriptor >= 0 {
+            var opened = stat(), current = stat()
+            if lstat(path, &current) != 0, errno == ENOENT { throw Missing() }
+            guard fstat(descriptor, &opened) == 0, lstat(path, &current) == 0,
+                  opened.st_dev == current.st_dev, opened.st_ino == current.st_ino else {
+                throw JSONStoreError.unsafeFile(
+                    path: path, reason: "the journal was moved, replaced or removed since the store was opened; "
+                        + "saves are refused until it is back, so that none goes to a file that is not the store's")
+            }
+            return descriptor
+        }
+        var created = false
+        var handle = Glibc.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        if handle < 0, errno == ENOENT, length > 0 { throw Missing() }
+        if handle < 0, errno == ENOENT {
+            handle = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, newFileMode)
+            created = handle >= 0
+            if created { _ = fchmod(handle, newFileMode) }
+        }
+        guard handle >= 0 else {
+            let code = errno
+            if code == ELOOP { throw JSONStoreError.unsafeFile(path: path, reason: "the journal is a symbolic link") }
+            throw JSONStoreError.io(path: path, operation: "open", errno: code)
+        }
+        var info = stat()
+        if fstat(handle, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG || info.st_nlink != 1 {
+            Glibc.close(handle)
+            throw JSONStoreError.unsafeFile(path: path, reason: "the journal must be a regular file with one link")
+        }
+        if created {
+            do {
+                try DurableFile.syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            } catch {
+                Glibc.close(handle)
+                throw error
+            }
+        }
+        descriptor = handle
+        return handle
+    }
+
+    /// Cuts the file to `length` (a torn last record found when the store was opened).
+    func truncate(to newLength: Int) throws {
+        let handle = try open()
+        guard ftruncate(handle, off_t(newLength)) == 0 else { throw JSONStoreError.io(path: path, operation: "truncate", errno: errno) }
+        guard fdatasync(handle) == 0 else { throw JSONStoreError.io(path: path, operation: "fdatasync", errno: errno) }
+        length = newLength
+    }
+
+    /// Writes `record` at the end of the last good record and makes it durable; on failure
+    /// the file is cut back to where it was.
+    func append(_ record: [UInt8]) throws {
+        let handle = try open()
+        do {
+            var written = 0
+            try record.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                while written < bytes.count {
+                    let count = pwrite(handle, base + written, bytes.count - written, off_t(length + written))
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw JSONStoreError.io(path: path, operation: "write", errno: errno)
+                    }
+                    written += count
+                }
+            }
+            if failNextAppendAfterWriting {
+                failNextAppendAfterWriting = false
+                throw JSONStoreError.io(path: path, operation: "write", errno: ENOSPC)
+            }
+            guard fdatasync(handle) == 0 else { throw JSONStoreError.io(path: path, operation: "fdatasync", errno: errno) }
+        } catch {
+            _ = ftruncate(handle, off_t(length))
+            _ = fdatasync(handle)
+            throw error
+        }
+        length += record.count
+    }
+
+    /// The bytes of the journal from `offset` to its end.
+    func bytes(from offset: Int) throws -> [UInt8] {
+        let handle = try open()
+        guard offset < length else { return [] }
+        var result = [UInt8](repeating: 0, count: length - offset)
+        var done = 0
+        try result.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while done < buffer.count {
+                let count = pread(handle, base + done, buffer.count - done, off_t(offset + done))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw JSONStoreError.io(path: path, operation: "read", errno: errno)
+                }
+                if count == 0 { throw JSONStoreError.io(path: path, operation: "read (the journal is shorter than expected)", errno: EIO) }
+                done += count
+            }
+        }
+        return result
+    }
+
+    /// Replaces the journal, crash-safely, by its records after `offset` (a checkpoint
+    /// holds everything before): the tail goes to a new file (fsync, rename, directory fsync).
+    func keepTail(from offset: Int) throws {
+        let tail = try bytes(from: offset)
+        close()
+        try DurableFile.replace(path: path, newFileMode: newFileMode) { sink in
+            try tail.withUnsafeBytes { try sink($0) }
+        }
+        length = tail.count
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import GraphCore
+import JSONAtomicStore
+
+/// `docserver compact`: folds a store's journal into its snapshot file.
+struct CompactCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Checkpoint a store that no server holds: fold its journal into a new snapshot file.",
+        discussion: """
+            Opens the store for writing (taking its lock), replays the journal (<store>-journal), writes a new \\
+            snapshot file (temporary file, fsync, rename, directory fsync) and empties the journal; a torn last \\
+            record is cut off on the way. Safe to interrupt: the store reopens to the same objects. Exit status: \\
+            0 with a one-line summary; 1 when the store is damaged (the error names the file and the byte offset) \\
+            or cannot be written; 2 when it cannot be compacted: the store file does not exist, the model is \\
+            missing or invalid, or the store is in use by another process (a running server checkpoints by itself).
+            """
+    )
+
+    @Option(help: ArgumentHelp("The model file (docs/MODEL.md); the built-in sample model when omitted.", valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("The store file to compact.", valueName: "file"))
+    var store: String
+
+    func run() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            FileHandle.standardError.write(Data("\(store): no such store file (compact creates nothing)\n".utf8))
+            throw ExitCode(2)
+        }
+        let objectModel: ObjectModel
+        do {
+            objectModel = try SampleModel.load(path: model)
+        } catch {
+            FileHandle.standardError.write(Data("cannot compact: the model cannot be used: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        JSONAtomicStore.register()
+        let coordinator = StoreCoordinator(model: objectModel)
+        let opened: PersistentStore
+        do {
+            opened = try coordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: URL(fileURLWithPath: store))
+        } catch let error as JSONStoreError {
+            if case .storeInUse = error {
+                FileHandle.standardError.write(Data("cannot compact: \(error): stop the server first (a running server checkpoints by itself)\n".utf8))
+                throw ExitCode(2)
+            }
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        defer { coordinator.remove(opened) }
+        guard let json = opened as? JSONAtomicStore else { throw ExitCode(1) }
+        let bytes = json.journalByteCount, records = json.replayedRecordCount, torn = json.recoveredTornBytes
+        do {
+            try json.checkpoint()
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        print("\(store): compacted, \(json.cacheNodeCount) objects at commit \(json.commitSequence); "
+              + "\(records) journal record(s) (\(bytes) bytes) folded into the snapshot"
+              + (torn > 0 ? "; a torn last record of \(torn) bytes was cut off" : ""))
+    }
+}
