@@ -83,7 +83,7 @@ struct MigrationCrashTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: store.deletingLastPathComponent().path)
             .filter { !$0.hasSuffix(".model.json") }.sorted()
         let backupName = URL(fileURLWithPath: backup).lastPathComponent
-        let allowed: Set<String> = ["store.json", "store.json.lock", backupName]
+        let allowed: Set<String> = ["store.json", "store.json-journal", "store.json.lock", backupName]
         #expect(names.allSatisfy(allowed.contains), "\(context): files left: \(names)")
         if state == "new" { #expect(names.contains(backupName), "\(context): migrated without a backup") }
         if names.contains(backupName) {

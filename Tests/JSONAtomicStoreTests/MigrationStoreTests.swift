@@ -104,6 +104,35 @@ struct MigrationStoreTests {
         #expect(old.store.cacheNodes().count == oldNodes.count)
     }
 
+    @Test("a store whose journal holds saves is migrated with them, and starts with an empty journal")
+    func journalIsFoldedBeforeMigrating() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("music.json")
+        try MigrationModels.writeV1Store(at: url)
+        // Saves that stay in the journal: the store is dropped without being removed (a kill).
+        var sequence: Int64 = 0
+        do {
+            let open = try OpenStore(url, model: try MigrationModels.v1())
+            let context = open.context()
+            let album = try #require(try context.fetch(FetchRequest(entityName: "Album")).first)
+            let track = try context.insert("Track", values: ["name": "from the journal", "plays": 7])
+            try track.setObject(album, forKey: "album")
+            try context.save()
+            sequence = open.store.commitSequence
+        }
+        let journal = url.path + "-journal"
+        #expect(((try FileManager.default.attributesOfItem(atPath: journal))[.size] as? Int ?? 0) > 0)
+
+        let outcome = try JSONStoreMigrator(path: url.path, versions: [try MigrationModels.v1(), try MigrationModels.v2()]).migrate()
+        #expect(((try FileManager.default.attributesOfItem(atPath: journal))[.size] as? Int ?? -1) == 0)
+        let after = try OpenStore(url, model: try MigrationModels.v2(), readOnly: true)
+        #expect(after.store.commitSequence == sequence)
+        #expect(after.store.cacheNodes(ofEntity: "Song").contains { $0.value(forKey: "title") == "from the journal" })
+        // The backup alone is the whole old store, journal included.
+        let old = try OpenStore(URL(fileURLWithPath: try #require(outcome.backupPath)), model: try MigrationModels.v1(), readOnly: true)
+        #expect(old.store.cacheNodes(ofEntity: "Track").contains { $0.value(forKey: "name") == "from the journal" })
+    }
+
     @Test("a store two versions behind is migrated through each version and written once")
     func chainedMigration() throws {
         let directory = try TemporaryDirectory()
@@ -113,7 +142,7 @@ struct MigrationStoreTests {
         let outcome = try JSONStoreMigrator(path: url.path, versions: versions, labels: ["v1", "v2", "v3"]).migrate()
         #expect(outcome.report.contains("step 2 of 2"))
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
-        #expect(names == ["music.json", "music.json.\(versions[0].versionHash.prefix(12)).backup", "music.json.lock"])
+        #expect(names == ["music.json", "music.json-journal", "music.json.\(versions[0].versionHash.prefix(12)).backup", "music.json.lock"])
         let after = try OpenStore(url, model: versions[2], readOnly: true)
         let albums = after.store.cacheNodes(ofEntity: "Album")
         #expect(albums.count == 1)

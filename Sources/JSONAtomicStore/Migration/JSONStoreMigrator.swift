@@ -19,7 +19,7 @@ import Glibc
 ///    store records (each version is tried, newest first).
 /// 3. Runs every step (v1 → v2 → v3) over the objects in memory: they keep their references,
 ///    store UUID and versions, so every object ID stays the same.
-/// 4. Copies the store file to the backup `<store>.<first 12 hex digits of the source model's
+/// 4. Folds the store's journal into its file (with the old model), then copies the store file to the backup `<store>.<first 12 hex digits of the source model's
 ///    version hash>.backup` (durably; an existing backup is never overwritten unless it is
 ///    already a copy of the store, left by an interrupted migration).
 /// 5. Writes the migrated store to a temporary file, `fsync`s it and renames it over the store
@@ -92,6 +92,7 @@ public struct JSONStoreMigrator: Sendable {
         let (nodes, report) = try plan.migrate(loaded.cacheNodes())
         guard write else { return Outcome(report: report, sourceIndex: index, backupPath: nil, wasCurrent: false) }
 
+        try foldJournal(of: loaded, model: versions[index], at: realPath)
         let backup = Self.backupPath(forStore: realPath, sourceModel: versions[index])
         try StoreBackup.write(copyOf: realPath, to: backup)
         try writeMigrated(nodes, like: loaded, to: realPath)
@@ -114,9 +115,29 @@ public struct JSONStoreMigrator: Sendable {
         throw MigrationError.noMatchingVersion(store: path, tried: versions.count)
     }
 
-    /// Writes the migrated objects as the store file. The store is one snapshot file today;
-    /// when it keeps more beside the file (a journal), the migrated store must start with none
-    /// of it, and the backup must hold it too.
+    /// Folds the store's journal into its snapshot, with the model it was written with, before
+    /// anything else: then the store file alone is the whole old store (what the backup copies),
+    /// and the migrated store starts with an empty journal. The snapshot is written first (with
+    /// the last commit's number, so that a kill before the journal is emptied replays none of
+    /// its records), then the journal is truncated.
+    private func foldJournal(of loaded: JSONAtomicStore, model: ObjectModel, at realPath: String) throws {
+        let journal = realPath + "-journal"
+        var info = stat()
+        guard lstat(journal, &info) == 0, info.st_size > 0 else { return }
+        let encoder = try StoreFileEncoder(plan: ModelPlan(model: model), metadata: loaded.metadata,
+                                           nextReference: loaded.nextReference, commitSequence: loaded.commitSequence,
+                                           dangling: DanglingFilter(deleted: [], exists: { loaded.cacheNode(for: $0) != nil }),
+                                           nodes: { loaded.cacheNodes(ofEntity: $0) })
+        try DurableFile.replace(path: realPath) { sink in try encoder.write(to: sink) }
+        let descriptor = open(journal, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw JSONStoreError.io(path: loaded.journalPath, operation: "open", errno: errno) }
+        defer { close(descriptor) }
+        guard ftruncate(descriptor, 0) == 0 else { throw JSONStoreError.io(path: loaded.journalPath, operation: "truncate", errno: errno) }
+        guard fsync(descriptor) == 0 else { throw JSONStoreError.io(path: loaded.journalPath, operation: "fsync", errno: errno) }
+    }
+
+    /// Writes the migrated objects as the store file, with the old store's last commit number
+    /// (its journal is empty: ``foldJournal(of:model:at:)``).
     private func writeMigrated(_ nodes: [CacheNode], like old: JSONAtomicStore, to realPath: String) throws {
         guard let destination = versions.last else { throw StoreMigrationError.noVersions }
         var byEntity: [String: [CacheNode]] = [:]
@@ -125,7 +146,7 @@ public struct JSONStoreMigrator: Sendable {
         metadata.entityVersionHashes = destination.entityVersionHashes
         metadata.modelVersionHash = destination.versionHash
         let encoder = try StoreFileEncoder(plan: ModelPlan(model: destination), metadata: metadata,
-                                           nextReference: old.nextReference,
+                                           nextReference: old.nextReference, commitSequence: old.commitSequence,
                                            dangling: DanglingFilter(deleted: [], exists: { _ in true }),
                                            nodes: { byEntity[$0] ?? [] })
         try DurableFile.replace(path: realPath) { sink in try encoder.write(to: sink) }
