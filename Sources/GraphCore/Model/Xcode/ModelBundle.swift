@@ -34,8 +34,9 @@ public struct ModelBundle: Sendable {
         } catch {
             throw .invalidFile(path: url.path, reason: "cannot be listed as an .xcdatamodeld bundle (\(error.localizedDescription))")
         }
+        // Names are compared without the extension: "Shop" before "Shop 2" before "Shop 10".
         let versionFolders = names.filter { $0.hasSuffix(".xcdatamodel") }.sorted {
-            $0.compare($1, options: [.numeric]) == .orderedAscending
+            $0.dropLast(".xcdatamodel".count).compare($1.dropLast(".xcdatamodel".count), options: [.numeric]) == .orderedAscending
         }
         guard !versionFolders.isEmpty else {
             throw .invalidFile(path: url.path, reason: "holds no .xcdatamodel version")

@@ -50,7 +50,10 @@ enum XMLTree {
         if let message = nsError.userInfo[NSLocalizedDescriptionKey] as? String, !message.isEmpty {
             return message.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return "not well-formed XML (XMLParser error \(nsError.code))"
+        // The codes are libxml2's (XMLParser's error codes share its numbering).
+        let meanings = [4: "the document is empty", 5: "the document ends before its elements are closed",
+                        76: "an end tag does not match its start tag", 77: "a tag is not finished"]
+        return "XMLParser error \(nsError.code)" + (meanings[nsError.code].map { ", \($0)" } ?? "")
     }
 
     /// Builds the tree from the parser's events.
