@@ -6,7 +6,7 @@
 #                                            regressions (Fuzz/Regressions/<target>/) once, no fuzzing
 #   scripts/fuzz.sh --build                  build only
 #
-# Targets: store-file, wire, predicate. Built with -sanitize=fuzzer,address into .build-fuzz
+# Targets: store-file, wire, predicate, xcode-model. Built with -sanitize=fuzzer,address into .build-fuzz
 # (the main package's build is untouched). Each run works on a copy of Fuzz/Corpus/<target>
 # in a temporary directory, so the repository is never written. Exits non-zero on a crash,
 # a leak, a timeout or an out-of-memory, printing the reproducer's path.
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
 
-ALL_TARGETS=(store-file wire predicate)
+ALL_TARGETS=(store-file wire predicate xcode-model)
 SCRATCH="$PWD/.build-fuzz"
 
 usage() {
@@ -31,6 +31,7 @@ binary_name() {
         store-file) echo StoreFileFuzzer ;;
         wire) echo WireFuzzer ;;
         predicate) echo PredicateFuzzer ;;
+        xcode-model) echo XcodeModelFuzzer ;;
         *) echo "unknown fuzz target '$1' (targets: ${ALL_TARGETS[*]}, all)" >&2; exit 2 ;;
     esac
 }
