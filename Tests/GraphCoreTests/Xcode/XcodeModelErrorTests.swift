@@ -20,7 +20,7 @@ import Testing
         ("bad-pattern", 4, "the pattern '(a' is not a regular expression"),
         ("crossed-bounds", 4, "the minimum 10 is greater than the maximum 2"),
         ("bad-count", 4, "minCount=\"two\" is not a whole number"),
-        ("bad-date", 4, "defaultDateTimeInterval=\"soon\" is not a finite number"),
+        ("bad-date", 4, "defaultDateTimeInterval=\"soon\" is not a number of seconds"),
         ("not-a-model", 2, "the root element is <plist>, not <model>"),
         ("parent-cycle", 3, "form a cycle of parents"),
     ]

@@ -106,7 +106,7 @@ extension XcodeModelReader {
                 return nil
             }
             guard let date = Self.referenceDate(text) else {
-                error(element.line, subject, "defaultDateTimeInterval=\"\(text)\" is not a finite number of seconds")
+                error(element.line, subject, "defaultDateTimeInterval=\"\(text)\" is not a number of seconds within ±999999 years")
                 return nil
             }
             return .date(date)
@@ -129,7 +129,7 @@ extension XcodeModelReader {
         if type == .date {
             guard let text = element.attributes["\(which)DateTimeInterval"] ?? element.attributes["\(which)ValueString"] else { return nil }
             guard let date = Self.referenceDate(text) else {
-                error(element.line, subject, "\(which)DateTimeInterval=\"\(text)\" is not a finite number of seconds")
+                error(element.line, subject, "\(which)DateTimeInterval=\"\(text)\" is not a number of seconds within ±999999 years")
                 return nil
             }
             return .date(date)
@@ -143,10 +143,13 @@ extension XcodeModelReader {
         return value
     }
 
-    /// Seconds since 2001-01-01 00:00 UTC (Core Data's reference date) as a date.
+    /// Seconds since 2001-01-01 00:00 UTC (Core Data's reference date) as a date, rounded to
+    /// the millisecond as GraphCore keeps dates; nil beyond the years ±999999 that dates can be
+    /// written in (`docs/MODEL.md`).
     static func referenceDate(_ text: String) -> Date? {
-        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite else { return nil }
-        return Date(timeIntervalSinceReferenceDate: seconds)
+        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite,
+              abs(seconds) < 31_000_000_000_000 else { return nil }
+        return Date(timeIntervalSinceReferenceDate: (seconds * 1000).rounded() / 1000)
     }
 
     /// A value written as text in a model file, read for `type`.
