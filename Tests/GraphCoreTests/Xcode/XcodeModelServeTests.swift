@@ -59,6 +59,36 @@ import Glibc
         _ = try server.stop()
     }
 
+    @Test func aSaveOverTheWireBreakingAnXcodeValueRuleIsRefusedWithTheRule() throws {
+        let directory = try TemporaryDirectory()
+        let version = directory.file("Notes.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Note">
+                    <attribute name="title" attributeType="String" minValueString="2" maxValueString="5" regularExpressionString="[a-z]+"/>
+                    <attribute name="draft" optional="YES" transient="YES" attributeType="String"/>
+                </entity>
+            </model>
+            """.utf8).write(to: version.appendingPathComponent("contents"))
+        let server = try ServerProcess(in: directory, arguments: ["--model", version.path])
+        let save = { (title: String) in
+            #"{"jsonrpc":"2.0","id":2,"method":"save","params":{"insert":[{"id":"n","entity":"Note","values":{"title":"\#(title)"}}]}}"#
+        }
+        let refused = try request(save("x"), to: server)
+        #expect(refused.contains("has 1 characters, fewer than its minimum 2"), "\(refused)")
+        let mismatch = try request(save("abc1"), to: server)
+        #expect(mismatch.contains("does not match the pattern '[a-z]+'"), "\(mismatch)")
+        let saved = try request(save("abc"), to: server)
+        #expect(saved.contains(#""ids""#), "\(saved)")
+        let transient = try request(
+            #"{"jsonrpc":"2.0","id":3,"method":"save","params":{"insert":[{"id":"m","entity":"Note","values":{"title":"ab","draft":"x"}}]}}"#,
+            to: server)
+        #expect(transient.contains(#""error""#) && transient.contains("draft"), "\(transient)")
+        _ = try server.stop()
+    }
+
     @Test func modelConvertPrintsTheJSONModelAndTheNotesOnStandardError() throws {
         let result = try runDocServer(["model", "convert", XcodeFixtures.everything.path])
         #expect(result.status == 0, "\(result.errors)")
