@@ -93,3 +93,19 @@ import Testing
         #expect(plain.entityVersionHashes["B"] == modified.entityVersionHashes["B"])
     }
 }
+
+/// A model refused for a cycle of parents leaves no entity behind.
+@Suite struct ParentCycleTests {
+    @Test func entitiesOfARefusedParentCycleAreFreed() {
+        weak var first: EntityDescription?
+        weak var second: EntityDescription?
+        do {
+            let a = EntityDescription("A", parent: "B")
+            let b = EntityDescription("B", parent: "A")
+            first = a
+            second = b
+            #expect(throws: ModelError.parentCycle(["A", "B", "A"])) { try ObjectModel(entities: [a, b]) }
+        }
+        #expect(first == nil && second == nil)
+    }
+}

@@ -9,7 +9,8 @@ import FuzzSupport
 import Foundation
 @testable import GraphCore
 
-private func xcodeModelFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+@_cdecl("LLVMFuzzerTestOneInput")
+public func xcodeModelFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Data(bytes: $0, count: size) } ?? Data()
     let imported: ModelImport
     do {

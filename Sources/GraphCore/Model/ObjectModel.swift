@@ -118,7 +118,11 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             var seen = [entity.name]
             var current = entity.parent
             while let next = current {
-                if next === entity { throw .parentCycle(seen + [entity.name]) }
+                if next === entity {
+                    // The parents hold each other strongly: undo them, or the entities leak.
+                    for entity in entities { entity.parent = nil }
+                    throw .parentCycle(seen + [entity.name])
+                }
                 if seen.contains(next.name) { break }  // a cycle further up, reported from its own members
                 seen.append(next.name)
                 current = next.parent
