@@ -23,6 +23,8 @@ import Testing
         ("bad-date", 4, "defaultDateTimeInterval=\"soon\" is not a number of seconds"),
         ("not-a-model", 2, "the root element is <plist>, not <model>"),
         ("parent-cycle", 3, "form a cycle of parents"),
+        ("not-utf8", 4, "the file is not UTF-8 text"),
+        ("latin1", 1, "declares encoding \"ISO-8859-1\""),
     ]
 
     @Test(arguments: cases.indices)

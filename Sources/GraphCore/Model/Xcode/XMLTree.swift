@@ -31,6 +31,9 @@ enum XMLTree {
 
     /// The root element of `data`.
     static func parse(_ data: Data) throws(XMLTreeError) -> XMLTreeElement {
+        // Foundation's XMLParser traps on names that are not UTF-8 (it reads libxml2's bytes
+        // as UTF-8 without checking): only UTF-8 documents reach it. Xcode writes UTF-8.
+        try checkUTF8(data)
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -43,6 +46,35 @@ enum XMLTree {
             throw XMLTreeError(line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 0), reason: reason)
         }
         return root
+    }
+
+    /// Refuses a document that is not valid UTF-8, or that declares another encoding.
+    static func checkUTF8(_ data: Data) throws(XMLTreeError) {
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        var line = 1
+        var column = 0
+        var prefix = ""
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" { line += 1; column = 0 } else { column += 1 }
+                if prefix.unicodeScalars.count < 256 { prefix.unicodeScalars.append(scalar) }
+            case .emptyInput:
+                break decoding
+            case .error:
+                throw XMLTreeError(line: line, column: column + 1, reason: "the file is not UTF-8 text (Xcode writes model files in UTF-8)")
+            }
+        }
+        guard prefix.hasPrefix("<?xml") || prefix.hasPrefix("\u{FEFF}<?xml"),
+              let end = prefix.range(of: "?>"), let key = prefix.range(of: "encoding", range: prefix.startIndex..<end.lowerBound)
+        else { return }
+        let rest = prefix[key.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return }
+        let name = rest.dropFirst().prefix { $0 != quote }
+        guard ["utf-8", "utf8"].contains(name.lowercased()) else {
+            throw XMLTreeError(line: 1, column: 1, reason: "the file declares encoding \"\(name)\"; the importer reads UTF-8 only, as Xcode writes")
+        }
     }
 
     private static func describe(_ error: Error) -> String {
