@@ -32,8 +32,10 @@ enum XMLTree {
     /// The root element of `data`.
     static func parse(_ data: Data) throws(XMLTreeError) -> XMLTreeElement {
         // Foundation's XMLParser traps on names that are not UTF-8 (it reads libxml2's bytes
-        // as UTF-8 without checking): only UTF-8 documents reach it. Xcode writes UTF-8.
-        try checkUTF8(data)
+        // as UTF-8 without checking) and crashes on a processing instruction without data:
+        // only UTF-8 documents without processing instructions or document type declarations
+        // reach it. Xcode writes UTF-8 and neither of the others.
+        try checkSupported(data)
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -48,16 +50,27 @@ enum XMLTree {
         return root
     }
 
-    /// Refuses a document that is not valid UTF-8, or that declares another encoding.
-    static func checkUTF8(_ data: Data) throws(XMLTreeError) {
+    /// Refuses a document that is not valid UTF-8, declares another encoding, or holds a
+    /// processing instruction (other than the XML declaration) or a document type declaration.
+    static func checkSupported(_ data: Data) throws(XMLTreeError) {
         var iterator = data.makeIterator()
         var decoder = UTF8()
         var line = 1
         var column = 0
         var prefix = ""
+        var count = 0
+        var previous: (Unicode.Scalar, Unicode.Scalar) = (" ", " ")
         decoding: while true {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar):
+                count += 1
+                if previous.1 == "<" && scalar == "?" && !(count == 2 || (count == 3 && previous.0 == "\u{FEFF}")) {
+                    throw XMLTreeError(line: line, column: column, reason: "a processing instruction '<?'; a model file has none but the XML declaration")
+                }
+                if previous.0 == "<" && previous.1 == "!" && scalar.properties.isAlphabetic {
+                    throw XMLTreeError(line: line, column: column - 1, reason: "a document type declaration '<!\(scalar)…'; a model file has none")
+                }
+                previous = (previous.1, scalar)
                 if scalar == "\n" { line += 1; column = 0 } else { column += 1 }
                 if prefix.unicodeScalars.count < 256 { prefix.unicodeScalars.append(scalar) }
             case .emptyInput:
