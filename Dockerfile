@@ -15,10 +15,13 @@ COPY . .
 RUN ./scripts/build.sh
 
 # Runtime: Debian and exactly the packages the binary's shared libraries come from (ldd):
-# yajl, and the C and C++ runtime libraries. No Swift toolchain or runtime files.
+# yajl; libxml2, which Foundation's XMLParser reads Xcode models with, and the libraries it
+# links (ICU, liblzma, zlib); and the C and C++ runtime libraries. No Swift toolchain or
+# runtime files.
 FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libc6 libgcc-s1 libstdc++6 libyajl2 \
+        libxml2 libicu72 liblzma5 zlib1g \
     && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --user-group --no-create-home --home-dir /data \
         --shell /usr/sbin/nologin docserver \
@@ -33,7 +36,8 @@ EXPOSE 7878
 
 # Listens on every address of the container, so a token is required: the server refuses to
 # start without DOCSERVER_AUTH_TOKEN (`docker run -e DOCSERVER_AUTH_TOKEN=…`). Also read:
-# DOCSERVER_MODEL (a model file you mount, docs/MODEL.md; the sample model when unset) and
+# DOCSERVER_MODEL (a model you mount: a JSON model file or an Xcode .xcdatamodeld /
+# .xcdatamodel, docs/MODEL.md; the sample model when unset) and
 # DOCSERVER_LOG_LEVEL (trace … critical, default info).
 ENV DOCSERVER_HOST=0.0.0.0 \
     DOCSERVER_PORT=7878 \

@@ -2,8 +2,8 @@
 import PackageDescription
 
 // libFuzzer targets for the parsers that read untrusted input: the store file, its journal, the wire
-// (line framing, JSON-RPC requests, parameter checks, the store thread) and the predicate
-// language. They live in their own package so that the main package's build and tests
+// (line framing, JSON-RPC requests, parameter checks, the store thread), the predicate
+// language and Xcode model files. They live in their own package so that the main package's build and tests
 // never see them; scripts/fuzz.sh builds them with `-sanitize=fuzzer,address` into
 // .build-fuzz and runs them (see Fuzz/README.md).
 
@@ -43,6 +43,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "PredicateFuzzer",
+            dependencies: ["FuzzSupport", documentStore("GraphCore")]
+        ),
+        .executableTarget(
+            name: "XcodeModelFuzzer",
             dependencies: ["FuzzSupport", documentStore("GraphCore")]
         ),
     ],

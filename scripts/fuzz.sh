@@ -6,7 +6,7 @@
 #                                            regressions (Fuzz/Regressions/<target>/) once, no fuzzing
 #   scripts/fuzz.sh --build                  build only
 #
-# Targets: store-file, journal, wire, predicate. Built with -sanitize=fuzzer,address into .build-fuzz
+# Targets: store-file, journal, wire, predicate, xcode-model. Built with -sanitize=fuzzer,address into .build-fuzz
 # (the main package's build is untouched). Each run works on a copy of Fuzz/Corpus/<target>
 # in a temporary directory, so the repository is never written. Exits non-zero on a crash,
 # a leak, a timeout or an out-of-memory, printing the reproducer's path.
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
 
-ALL_TARGETS=(store-file journal wire predicate)
+ALL_TARGETS=(store-file journal wire predicate xcode-model)
 SCRATCH="$PWD/.build-fuzz"
 
 usage() {
@@ -32,6 +32,7 @@ binary_name() {
         journal) echo JournalFuzzer ;;
         wire) echo WireFuzzer ;;
         predicate) echo PredicateFuzzer ;;
+        xcode-model) echo XcodeModelFuzzer ;;
         *) echo "unknown fuzz target '$1' (targets: ${ALL_TARGETS[*]}, all)" >&2; exit 2 ;;
     esac
 }
@@ -68,6 +69,11 @@ build() {
     BIN="$(swift build --package-path "$package" --scratch-path "$SCRATCH" --show-bin-path)"
 }
 
+# LeakSanitizer suppressions of a target (leaks in the platform's libraries, not ours), if any.
+lsan_options() {
+    if [ -f "Fuzz/Suppressions/$1.lsan" ]; then echo "suppressions=$PWD/Fuzz/Suppressions/$1.lsan"; fi
+}
+
 dictionary_option() {
     if [ -f "Fuzz/Dictionaries/$1.dict" ]; then echo "-dict=Fuzz/Dictionaries/$1.dict"; fi
 }
@@ -82,7 +88,7 @@ replay() {
     echo "== replaying $target: ${#files[@]} inputs (seed corpus and regressions)" >&2
     local log
     log="$(mktemp)"
-    if ! "$BIN/$(binary_name "$target")" -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" "${files[@]}" >"$log" 2>&1; then
+    if ! LSAN_OPTIONS="$(lsan_options "$target")" "$BIN/$(binary_name "$target")" -timeout="$TIMEOUT" -rss_limit_mb="$RSS_MB" "${files[@]}" >"$log" 2>&1; then
         cat "$log" >&2
         echo "FAILED: replaying $target: see the input named just before the error above" >&2
         rm -f "$log"
@@ -100,7 +106,7 @@ fuzz() {
     echo "== fuzzing $target for $RUN_SECONDS s (work directory $work)" >&2
     local status=0
     # shellcheck disable=SC2046,SC2086
-    "$BIN/$(binary_name "$target")" "$work/corpus" -max_total_time="$RUN_SECONDS" -timeout="$TIMEOUT" \
+    LSAN_OPTIONS="$(lsan_options "$target")" "$BIN/$(binary_name "$target")" "$work/corpus" -max_total_time="$RUN_SECONDS" -timeout="$TIMEOUT" \
         -rss_limit_mb="$RSS_MB" -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
         $(dictionary_option "$target") ${FUZZ_ARGS:-} >"$work/log" 2>&1 || status=$?
     grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs|stat::)' "$work/log" >&2 || tail -n 5 "$work/log" >&2

@@ -191,6 +191,7 @@ extension StoreGraph {
         case .wrongType(let expected, let got): return "must be \(expected), not \(got)"
         case .tooFew(let minimum, let count): return "holds \(count) objects, fewer than its minimum \(minimum)"
         case .tooMany(let maximum, let count): return "holds \(count) objects, more than its maximum \(maximum)"
+        case .ruleBroken(let how): return how
         case .deleteDenied(let blocking):
             return "denies the deletion while it holds " + blocking.prefix(5).map(\.uriRepresentation).joined(separator: ", ")
         }

@@ -21,7 +21,7 @@ struct CheckCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The model file (docs/MODEL.md); the built-in sample model when omitted.", valueName: "file"))
+    @Option(help: ArgumentHelp("The model: a JSON model file (docs/MODEL.md) or an Xcode .xcdatamodeld / .xcdatamodel (its current version); the built-in sample model when omitted.", valueName: "path"))
     var model: String?
 
     @Option(help: ArgumentHelp("The store file to check.", valueName: "file"))

@@ -10,7 +10,8 @@ struct DocServerCommand: AsyncParsableCommand {
             The protocol is described in docs/PROTOCOL.md, the store file in docs/FILE_FORMAT.md, the model \
             file in docs/MODEL.md.
             """,
-        subcommands: [ServeCommand.self, CheckCommand.self, PingCommand.self, CompactCommand.self, MigrateCommand.self],
+        subcommands: [ServeCommand.self, CheckCommand.self, PingCommand.self, CompactCommand.self, MigrateCommand.self,
+                      ModelCommand.self],
         defaultSubcommand: nil
     )
 }

@@ -20,7 +20,8 @@
               /data, a free port, a token. It answers hello, ping and a save; the HEALTHCHECK
               command exits 0; the libraries the running server has mapped (dlopen included) are
               covered too; SIGTERM stops it with exit 0 promptly, after which the HEALTHCHECK
-              fails. With DOCSERVER_MODEL naming a model file it serves that model. Without
+              fails. With DOCSERVER_MODEL naming a model file it serves that model, and so with an
+              Xcode .xcdatamodeld bundle (read with libxml2, which the image must hold). Without
               DOCSERVER_AUTH_TOKEN it exits non-zero naming the variable.
 
 Usage: Tests/Container/check_container.py [--skip-build] [--dockerfile PATH]
@@ -266,6 +267,7 @@ def run_checks(report: Report, path: Path, scratch: Path) -> None:
         return
     report.check("serve", container.check_serve, lambda mapped: library_problems(runtime_stage, mapped, strict=False)[0])
     report.check("DOCSERVER_MODEL", container.check_model)
+    report.check("DOCSERVER_MODEL (Xcode)", container.check_xcode_model)
     report.check("no token", container.check_no_token)
 
 

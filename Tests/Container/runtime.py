@@ -276,6 +276,46 @@ class Container:
         stopped_in = self.stop(server, pid)
         return f"DOCSERVER_MODEL=/config/model.json served (entities {entities}, a Note saved); SIGTERM -> exit 0 in {stopped_in * 1000:.0f} ms"
 
+    def check_xcode_model(self) -> str:
+        """An Xcode model bundle the user mounts (here at /config/App.xcdatamodeld) and names in
+        DOCSERVER_MODEL: read with XMLParser, so libxml2 must be in the image."""
+        bundle = self.root / "config" / "App.xcdatamodeld"
+        for version, extra in (("App", ""), ("App 2", '<attribute name="done" optional="YES" attributeType="Boolean"/>')):
+            folder = bundle / f"{version}.xcdatamodel"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "contents").write_text(
+                '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                '<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">\n'
+                f'    <entity name="Task"><attribute name="title" attributeType="String"/>{extra}</entity>\n'
+                '</model>\n', encoding="utf-8")
+        (bundle / ".xccurrentversion").write_text(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>'
+            '<key>_XCCurrentVersionName</key><string>App 2.xcdatamodel</string></dict></plist>\n', encoding="utf-8")
+        for path in [bundle, *bundle.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        volume = self.new_volume("xcode-model")
+        token = secrets.token_hex(16)
+        port = free_port()
+        server = self.start(volume, DOCSERVER_PORT=str(port), DOCSERVER_AUTH_TOKEN=token,
+                            DOCSERVER_MODEL=self.map("/config/App.xcdatamodeld", volume))
+        server.wait_listening()
+        pid = server.docserver_pid(self.binary)
+        answers = exchange(port, [
+            {"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"token": token}},
+            {"jsonrpc": "2.0", "id": 2, "method": "model"},
+            {"jsonrpc": "2.0", "id": 3, "method": "save",
+             "params": {"insert": [{"id": "t", "entity": "Task", "values": {"title": "hi", "done": True}}]}},
+        ])
+        entities = answers[1].get("result", {}).get("entities", [])
+        names = [a.get("name") for e in entities for a in e.get("attributes", [])]
+        assert names == ["title", "done"], f"model answered attributes {names}, not the current version's ['title', 'done']"
+        assert "ids" in answers[2].get("result", {}), f"save of a Task answered {answers[2]}"
+        mapped = [library.name for library in libraries.mapped(pid, self.binary)]
+        stopped_in = self.stop(server, pid)
+        xml = [name for name in mapped if name.startswith("libxml2")]
+        return (f"DOCSERVER_MODEL=/config/App.xcdatamodeld served its current version 'App 2' (attributes {names}, a Task "
+                f"saved; mapped {', '.join(xml) or 'no libxml2'}); SIGTERM -> exit 0 in {stopped_in * 1000:.0f} ms")
+
     def check_no_token(self) -> str:
         volume = self.new_volume("no-token")
         server = self.start(volume, DOCSERVER_PORT=str(free_port()), DOCSERVER_AUTH_TOKEN=None)

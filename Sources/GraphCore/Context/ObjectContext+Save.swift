@@ -62,13 +62,17 @@ extension ObjectContext {
         }
     }
 
-    /// Required values, types, and to-many counts of one object.
+    /// Required values, types, value rules (minimum, maximum, pattern) and to-many counts of one object.
     func validationFailures(of object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         let properties = object.entity.properties
         for index in properties.indices {
             if let reason = Self.validate(object.storage[index], against: properties[index]) {
                 failures.append(ValidationFailure(objectID: object.objectID, key: properties[index].name, reason: reason))
+            } else if let rules = object.entity.valueRules[index], !object.storage[index].isNull,
+                      let broken = rules.violation(of: object.storage[index]) {
+                failures.append(ValidationFailure(objectID: object.objectID, key: properties[index].name,
+                                                  reason: .ruleBroken(broken)))
             }
             if case .relationship(let relationship) = properties[index], relationship.isToMany,
                case .objects(let ids) = object.storage[index], let maximum = relationship.maxCount, ids.count > maximum {

@@ -34,6 +34,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The name this entity had in an earlier version of the model, when it was renamed (Core
     /// Data's renaming identifier). It does not change the version hash.
     public let renamingIdentifier: String?
+    /// Sets of properties whose values together must be unique among the entity's objects
+    /// (Core Data's uniqueness constraints), each a list of property names. Kept as data.
+    public let uniquenessConstraints: [[String]]
+    /// The indexes the entity asks for (Core Data's fetch indexes). Kept as data.
+    public let fetchIndexes: [FetchIndexDescription]
+    /// Core Data's version hash modifier: any change to it changes the version hash.
+    public let versionHashModifier: String?
+    /// Free key-value pairs for the app (Core Data's `userInfo`).
+    public let userInfo: [String: String]
 
     // MARK: Resolved by ObjectModel
 
@@ -45,6 +54,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var subentityNames: [String] = []
     /// All properties, inherited first, in storage order.
     public internal(set) var properties: [PropertyDescription] = []
+    /// The transient attributes, inherited first: part of the model, never stored or sent
+    /// (see ``AttributeDescription/isTransient``).
+    public internal(set) var transientAttributes: [AttributeDescription] = []
     /// A stable hash of this entity's schema (its name, parent, properties and their types),
     /// independent of the order of the properties in a model file.
     public internal(set) var versionHash: String = ""
@@ -62,6 +74,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         let type: AttributeType
         let isOptional: Bool
     }
+    /// For each property index: the attribute's value rules (min, max, pattern), if it has any.
+    var valueRules: [AttributeValueRules?] = []
     /// For each property index: the index of the inverse relationship in the destination, if any.
     var inverseIndices: [Int?] = []
     /// For each property index: the index of the destination entity in `model.entities`.
@@ -81,13 +95,21 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     ///   - attributes: The attributes it declares itself.
     ///   - relationships: The relationships it declares itself.
     ///   - renamingIdentifier: The entity's name in the earlier model version it was renamed from.
+    ///   - uniquenessConstraints: Sets of property names whose values together are unique.
+    ///   - fetchIndexes: The indexes the entity asks for.
+    ///   - versionHashModifier: Any text; changing it changes the version hash.
+    ///   - userInfo: Free key-value pairs.
     public init(
         _ name: String,
         parent: String? = nil,
         isAbstract: Bool = false,
         attributes: [AttributeDescription] = [],
         relationships: [RelationshipDescription] = [],
-        renamingIdentifier: String? = nil
+        renamingIdentifier: String? = nil,
+        uniquenessConstraints: [[String]] = [],
+        fetchIndexes: [FetchIndexDescription] = [],
+        versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
     ) {
         self.name = name
         self.parentName = parent
@@ -95,6 +117,18 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.ownAttributes = attributes
         self.ownRelationships = relationships
         self.renamingIdentifier = renamingIdentifier
+        self.uniquenessConstraints = uniquenessConstraints
+        self.fetchIndexes = fetchIndexes
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// A new, unresolved entity with this one's definition, for another model.
+    var unresolvedCopy: EntityDescription {
+        EntityDescription(name, parent: parentName, isAbstract: isAbstract, attributes: ownAttributes,
+                          relationships: ownRelationships, renamingIdentifier: renamingIdentifier,
+                          uniquenessConstraints: uniquenessConstraints, fetchIndexes: fetchIndexes,
+                          versionHashModifier: versionHashModifier, userInfo: userInfo)
     }
 
     /// `entity <name>`, for messages.

@@ -27,6 +27,16 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     case entityInAnotherModel(String)
     /// The model file is not JSON, or not shaped as `docs/MODEL.md` describes.
     case invalidFile(path: String, reason: String)
+    /// An attribute's minimum, maximum or pattern makes no sense for its type (or does not compile).
+    case invalidRule(entity: String, attribute: String, reason: String)
+    /// A uniqueness constraint or fetch index of the entity names a property it does not have, or is empty.
+    case invalidIndex(entity: String, reason: String)
+    /// A configuration or fetch request template names an entity the model does not define
+    /// (`owner` names the configuration or template).
+    case unknownEntity(owner: String, entity: String)
+    /// An Xcode model (`.xcdatamodel` or `.xcdatamodeld`) cannot be used: each note is an
+    /// error naming the file, the line and what is wrong.
+    case unusableXcodeModel(path: String, errors: [ModelImportNote])
 
     /// What is wrong, naming the entity and property (or the place in the model file).
     public var description: String {
@@ -58,6 +68,14 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "entity '\(name)' already belongs to another model; describe it again for a new model"
         case .invalidFile(let path, let reason):
             return "model file \(path): \(reason)"
+        case .invalidRule(let entity, let attribute, let reason):
+            return "\(entity).\(attribute): \(reason)"
+        case .invalidIndex(let entity, let reason):
+            return "entity '\(entity)': \(reason)"
+        case .unknownEntity(let owner, let entity):
+            return "\(owner) names entity '\(entity)', which the model does not define"
+        case .unusableXcodeModel(let path, let errors):
+            return "Xcode model \(path) cannot be used:\n" + errors.map { "  \($0)" }.joined(separator: "\n")
         }
     }
 }

@@ -14,13 +14,28 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     public let entityVersionHashes: [String: String]
     /// A hash of all entities' hashes; equal for equal schemas, whatever their order.
     public let versionHash: String
+    /// Named subsets of the entities (Core Data's configurations): configuration name → entity names.
+    /// Kept as data: GraphCore does not assign entities to stores by configuration.
+    public let configurations: [String: [String]]
+    /// Named fetch requests kept with the model (Core Data's fetch request templates), by name.
+    public let fetchRequestTemplates: [String: FetchRequestTemplate]
+    /// Free key-value pairs for the app (Core Data's model `userInfo`).
+    public let userInfo: [String: String]
 
     /// Validates and resolves the entities into a model.
     ///
     /// - Throws: ``ModelError`` naming the entity and property at fault: a duplicate name,
     ///   an unknown parent or destination, a cycle of parents, an inverse that does not
-    ///   point back, a default of the wrong type, a bad min/max count.
-    public init(entities: [EntityDescription]) throws(ModelError) {
+    ///   point back, a default of the wrong type, a bad min/max count, a bad value rule, a
+    ///   uniqueness constraint or index naming an unknown property, a configuration or
+    ///   template naming an unknown entity.
+    /// - Parameters:
+    ///   - entities: The entities.
+    ///   - configurations: Configuration name → the names of its entities.
+    ///   - fetchRequestTemplates: Named fetch requests.
+    ///   - userInfo: Free key-value pairs.
+    public init(entities: [EntityDescription], configurations: [String: [String]] = [:],
+                fetchRequestTemplates: [FetchRequestTemplate] = [], userInfo: [String: String] = [:]) throws(ModelError) {
         var byName: [String: EntityDescription] = [:]
         var indexByName: [String: Int] = [:]
         for (index, entity) in entities.enumerated() {
@@ -36,6 +51,19 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         }
         for entity in entities {
             try Self.resolveRelationships(of: entity, byName: byName, indexByName: indexByName)
+            try Self.checkIndexes(of: entity)
+        }
+        var templates: [String: FetchRequestTemplate] = [:]
+        for template in fetchRequestTemplates {
+            guard byName[template.entityName] != nil else {
+                throw .unknownEntity(owner: "fetch request '\(template.name)'", entity: template.entityName)
+            }
+            templates[template.name] = template
+        }
+        for (name, members) in configurations {
+            if let unknown = members.first(where: { byName[$0] == nil }) {
+                throw .unknownEntity(owner: "configuration '\(name)'", entity: unknown)
+            }
         }
         var hashes: [String: String] = [:]
         for entity in entities {
@@ -47,6 +75,9 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         self.entitiesByName = byName
         self.entityVersionHashes = hashes
         self.versionHash = SHA256.hex(of: hashes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";"))
+        self.configurations = configurations
+        self.fetchRequestTemplates = templates
+        self.userInfo = userInfo
         for entity in entities {
             entity.model = self
             entity.isResolved = true
@@ -87,7 +118,11 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             var seen = [entity.name]
             var current = entity.parent
             while let next = current {
-                if next === entity { throw .parentCycle(seen + [entity.name]) }
+                if next === entity {
+                    // The parents hold each other strongly: undo them, or the entities leak.
+                    for entity in entities { entity.parent = nil }
+                    throw .parentCycle(seen + [entity.name])
+                }
                 if seen.contains(next.name) { break }  // a cycle further up, reported from its own members
                 seen.append(next.name)
                 current = next.parent
@@ -114,11 +149,21 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     private static func layOut(_ entity: EntityDescription, indexByName: [String: Int]) throws(ModelError) {
         var properties = entity.parent?.properties ?? []
         var indexes = entity.parent?.indexByName ?? [:]
+        var transients = entity.parent?.transientAttributes ?? []
+        var names = Set(indexes.keys).union(transients.map(\.name))
+        for attribute in entity.ownAttributes where attribute.isTransient {
+            guard !attribute.name.isEmpty else { throw .emptyName(entity: entity.name) }
+            guard names.insert(attribute.name).inserted else {
+                throw .duplicateProperty(entity: entity.name, property: attribute.name)
+            }
+            if let value = attribute.defaultValue { try checkDefault(value, of: attribute, in: entity) }
+            transients.append(attribute)
+        }
         let own: [PropertyDescription] =
-            entity.ownAttributes.map { .attribute($0) } + entity.ownRelationships.map { .relationship($0) }
+            entity.ownAttributes.filter { !$0.isTransient }.map { .attribute($0) } + entity.ownRelationships.map { .relationship($0) }
         for property in own {
             guard !property.name.isEmpty else { throw .emptyName(entity: entity.name) }
-            guard indexes[property.name] == nil else {
+            guard indexes[property.name] == nil, !transients.contains(where: { $0.name == property.name }) else {
                 throw .duplicateProperty(entity: entity.name, property: property.name)
             }
             if case .attribute(let attribute) = property, let value = attribute.defaultValue {
@@ -131,6 +176,13 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             properties.append(property)
         }
         entity.properties = properties
+        entity.transientAttributes = transients
+        var rules: [AttributeValueRules?] = []
+        for property in properties {
+            guard let attribute = property.attribute else { rules.append(nil); continue }
+            rules.append(try AttributeValueRules(attribute, entity: entity.name))
+        }
+        entity.valueRules = rules
         entity.indexByName = indexes
         entity.propertyNames = properties.map(\.name)
         entity.attributeSlots = properties.map { $0.attribute.map { .init(type: $0.type, isOptional: $0.isOptional) } }
@@ -200,18 +252,48 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         entity.destinationIndices = destinations
     }
 
+    /// Uniqueness constraints and fetch indexes name properties the entity has (stored ones).
+    private static func checkIndexes(of entity: EntityDescription) throws(ModelError) {
+        for constraint in entity.uniquenessConstraints {
+            guard !constraint.isEmpty else { throw .invalidIndex(entity: entity.name, reason: "a uniqueness constraint names no property") }
+            for name in constraint where entity.indexByName[name] == nil {
+                throw .invalidIndex(entity: entity.name, reason: "a uniqueness constraint names '\(name)', which is not a stored property of the entity")
+            }
+        }
+        var seen = Set<String>()
+        for index in entity.fetchIndexes {
+            guard seen.insert(index.name).inserted else {
+                throw .invalidIndex(entity: entity.name, reason: "two fetch indexes are named '\(index.name)'")
+            }
+            guard !index.elements.isEmpty else {
+                throw .invalidIndex(entity: entity.name, reason: "fetch index '\(index.name)' has no elements")
+            }
+            for element in index.elements {
+                if case .property(let name) = element.target, entity.indexByName[name] == nil {
+                    throw .invalidIndex(entity: entity.name,
+                                        reason: "fetch index '\(index.name)' names '\(name)', which is not a stored property of the entity")
+                }
+            }
+        }
+    }
+
     // MARK: - Version hashes
 
     /// The schema of an entity as a canonical string: properties sorted by name; default
-    /// values, delete rules and counts left out, since they do not change what a store holds.
+    /// values, delete rules, counts, value rules, indexes and transient attributes left out,
+    /// since they do not change what a store holds. Version hash modifiers (Core Data's) are
+    /// part of it, where Core Data has them: the entity's and each stored property's.
     private static func canonicalSchema(of entity: EntityDescription) -> String {
         var parts = ["entity \(entity.name)", "parent \(entity.parentName ?? "-")", "abstract \(entity.isAbstract)"]
+        if let modifier = entity.versionHashModifier { parts.append("modifier \(modifier)") }
         for property in entity.properties.sorted(by: { $0.name < $1.name }) {
             switch property {
             case .attribute(let a):
-                parts.append("attribute \(a.name) \(a.type) optional=\(a.isOptional)")
+                parts.append("attribute \(a.name) \(a.type) optional=\(a.isOptional)"
+                             + (a.versionHashModifier.map { " modifier=\($0)" } ?? ""))
             case .relationship(let r):
-                parts.append("relationship \(r.name) -> \(r.destination) inverse=\(r.inverse ?? "-") toMany=\(r.isToMany) ordered=\(r.isOrdered)")
+                parts.append("relationship \(r.name) -> \(r.destination) inverse=\(r.inverse ?? "-") toMany=\(r.isToMany) ordered=\(r.isOrdered)"
+                             + (r.versionHashModifier.map { " modifier=\($0)" } ?? ""))
             }
         }
         return parts.joined(separator: "\n")

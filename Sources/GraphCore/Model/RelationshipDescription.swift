@@ -27,6 +27,10 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// The name this relationship had in an earlier version of the model, when it was renamed
     /// (Core Data's renaming identifier). It does not change the entity's version hash.
     public var renamingIdentifier: String?
+    /// Core Data's version hash modifier: any change to it changes the entity's version hash.
+    public var versionHashModifier: String?
+    /// Free key-value pairs for the app (Core Data's `userInfo`).
+    public var userInfo: [String: String] = [:]
 
     /// Describes a relationship.
     ///

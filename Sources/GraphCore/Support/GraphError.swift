@@ -123,6 +123,9 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case tooMany(maximum: Int, count: Int)
         /// The object is deleted but its deny relationship still holds these objects.
         case deleteDenied(blocking: [ObjectID])
+        /// The value breaks a rule of its attribute (minimum, maximum, pattern); the text says
+        /// how, e.g. `has 12 characters, more than its maximum 10`.
+        case ruleBroken(String)
     }
 
     /// The invalid object.
@@ -151,6 +154,8 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
             return "\(subject) holds \(count) objects, fewer than its minimum \(minimum)"
         case .tooMany(let maximum, let count):
             return "\(subject) holds \(count) objects, more than its maximum \(maximum)"
+        case .ruleBroken(let how):
+            return "\(subject) \(how)"
         case .deleteDenied(let blocking):
             return "\(subject) denies the deletion while it holds "
                 + blocking.map(\.description).joined(separator: ", ")
