@@ -51,6 +51,14 @@ extension PredicateCompiler {
             let node = try node(predicate, inner)
             followsRelationships = true
             return Typed(operand: .subquery(source.operand, slot: slot, node), type: .object(element), subject: expression.description)
+        case .function(let function, let arguments):
+            return try self.function(function, arguments, expression, scope)
+        case .ternary(let condition, let whenTrue, let whenFalse):
+            return try ternary(condition, whenTrue, whenFalse, expression, scope)
+        case .cast(let inner, let type):
+            return try cast(inner, type, expression, scope)
+        case .index(let collection, let index):
+            return try self.index(collection, index, expression, scope)
         }
     }
 
@@ -78,6 +86,8 @@ extension PredicateCompiler {
             throw .typeMismatch(subject: subject, expected: "a to-many key path or an array", got: Self.describe(source.type, source.operand))
         }
         switch function {
+        case .distinctUnionOfObjects, .unionOfObjects, .distinctUnionOfArrays, .unionOfArrays, .distinctUnionOfSets:
+            return Typed(operand: .union(function, source.operand), type: source.type, subject: subject)
         case .count:
             return Typed(operand: .aggregate(.count, source.operand), type: .attribute(.int64), subject: subject)
         case .sum, .average:
@@ -146,7 +156,7 @@ extension PredicateCompiler {
     func check(_ left: inout Typed, _ op: Comparison.Operator, _ right: inout Typed,
                _ modifier: Comparison.Modifier) throws(PredicateError) {
         switch op {
-        case .beginsWith, .endsWith, .like, .matches:
+        case .beginsWith, .endsWith, .like, .matches, .utiConformsTo, .utiEquals:
             try requireString(left, op)
             try convert(&right, to: .attribute(.string), subject: op.rawValue)
         case .contains:
