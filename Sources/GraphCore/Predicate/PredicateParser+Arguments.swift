@@ -21,7 +21,8 @@ extension PredicateParser {
         case "@":
             return Self.expression(argument)
         case "K":
-            guard case .value(.string(let path)) = argument, !path.isEmpty else { throw wrong("a non-empty key path string") }
+            guard case .value(.string(let path)) = argument else { throw wrong("a key path string") }
+            guard !path.isEmpty else { throw wrong("a non-empty key path") }
             return .keyPath(path)
         case "d", "i", "D", "u", "o", "x", "X", "U", "O":
             let signed = "diD".contains(conversion)
@@ -103,7 +104,7 @@ extension PredicateParser {
         switch argument {
         case .value(let v):
             switch v {
-            case .int, .double, .bool, .string: return "\(v.kindName) \(v.formatLiteral.prefix(40))"
+            case .int, .double, .bool: return "\(v.kindName) \(v.formatLiteral.prefix(40))"
             default: return v.kindName
             }
         case .array: return "array"
