@@ -49,9 +49,9 @@ struct PredicateToken: Equatable {
 struct PredicateLexer {
     private let bytes: [UInt8]
     private var position = 0
-    /// Whether the last token ends an operand (a key, a value, `)`), so that a `-` after it
-    /// is a subtraction rather than the sign of a number.
-    private var afterOperand = false
+    /// The last token read: when it ends an operand (a key, a value, `)`), a `-` after it is a
+    /// subtraction rather than the sign of a number.
+    private var last: PredicateToken.Kind = .end
 
     /// The words of the language; a key with one of these names is written `#name`.
     static let reserved: Set<String> = [
@@ -97,7 +97,7 @@ struct PredicateLexer {
             do {
                 let token = try next()
                 result.append(token)
-                afterOperand = Self.endsOperand(token.kind)
+                last = token.kind
                 if token.kind == .end { return result }
             } catch {
                 result.append(PredicateToken(kind: .invalid(error), offset: start))
@@ -124,7 +124,7 @@ struct PredicateLexer {
             if w.count == 3, w.uppercased() == "UTI", let op = utiOperator() { return PredicateToken(kind: .word(op), offset: start) }
             return PredicateToken(kind: .word(w), offset: start)
         }
-        if Self.isDigit(b) || (!afterOperand && b == UInt8(ascii: "-") && peek(1).map(Self.isDigit) == true) {
+        if Self.isDigit(b) || (b == UInt8(ascii: "-") && peek(1).map(Self.isDigit) == true && !Self.endsOperand(last)) {
             return PredicateToken(kind: try number(), offset: start)
         }
         switch b {
@@ -194,10 +194,15 @@ struct PredicateLexer {
     private mutating func formatSpecifier() throws(PredicateError) -> String {
         let start = position
         position += 1
+        // The common specifiers first, without building a string.
+        if let c = peek(), c == UInt8(ascii: "@") || c == UInt8(ascii: "K") || c == UInt8(ascii: "d") {
+            position += 1
+            return c == UInt8(ascii: "@") ? "%@" : c == UInt8(ascii: "K") ? "%K" : "%d"
+        }
         var length = ""
         for candidate in Self.lengthModifiers {
-            let utf8 = Array(candidate.utf8)
-            if position + utf8.count <= bytes.count, Array(bytes[position..<position + utf8.count]) == utf8 {
+            let utf8 = candidate.utf8
+            if position + utf8.count <= bytes.count, bytes[position..<position + utf8.count].elementsEqual(utf8) {
                 position += utf8.count
                 length = candidate
                 break

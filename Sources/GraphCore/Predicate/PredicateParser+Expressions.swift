@@ -7,25 +7,35 @@ import Foundation
 
 extension PredicateParser {
     mutating func parseExpression(expecting what: String) throws(PredicateError) -> Expression {
-        try parseBinary(level: 0, expecting: what)
+        try parseBinary(minimumLevel: 0, expecting: what)
     }
 
-    /// The binary operators by level, loosest first; each level is left-associative.
-    static let binaryLevels: [[(symbol: String, function: BuiltinFunction)]] = [
-        [("|", .bitwiseOr)],
-        [("&", .bitwiseAnd)],
-        [("+", .add), ("-", .subtract)],
-        [("*", .multiply), ("/", .divide)],
-        [("**", .power)],
-    ]
+    /// The binary operator at the current token and its level, loosest first: `|` 0, `&` 1,
+    /// `+ -` 2, `* /` 3, `**` 4.
+    func binaryOperator() -> (level: Int, function: BuiltinFunction)? {
+        guard case .symbol(let s) = current.kind else { return nil }
+        switch s {
+        case "|": return (0, .bitwiseOr)
+        case "&": return (1, .bitwiseAnd)
+        case "+": return (2, .add)
+        case "-": return (2, .subtract)
+        case "*": return (3, .multiply)
+        case "/": return (3, .divide)
+        case "**": return (4, .power)
+        default: return nil
+        }
+    }
 
-    mutating func parseBinary(level: Int, expecting what: String) throws(PredicateError) -> Expression {
-        guard level < Self.binaryLevels.count else { return try parseUnary(expecting: what) }
-        var result = try parseBinary(level: level + 1, expecting: what)
-        while case .symbol(let s) = current.kind, let entry = Self.binaryLevels[level].first(where: { $0.symbol == s }) {
+    /// Operators of `minimumLevel` or tighter, each level left-associative (precedence climbing).
+    mutating func parseBinary(minimumLevel: Int, expecting what: String) throws(PredicateError) -> Expression {
+        var result = try parseUnary(expecting: what)
+        while let (level, function) = binaryOperator(), level >= minimumLevel {
+            let token = current
             advance()
-            let right = try parseBinary(level: level + 1, expecting: "a value after '\(s)'")
-            result = .function(entry.function, [result, right])
+            try nest(token)
+            defer { depth -= 1 }
+            let right = try parseBinary(minimumLevel: level + 1, expecting: "a value after '\(function.infixOperator ?? "")'")
+            result = .function(function, [result, right])
         }
         return result
     }
