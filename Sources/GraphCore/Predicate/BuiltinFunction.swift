@@ -56,6 +56,10 @@ public enum BuiltinFunction: String, Sendable, Hashable, CaseIterable {
     case uppercase = "uppercase:"
     /// A string in lower case.
     case lowercase = "lowercase:"
+    /// The length of a string in UTF-16 code units, as `NSString.length`: `name.length > 0`
+    /// (a key path ending in `.length` on a string) and `length(name)`. Not an NSExpression
+    /// built-in: GraphCore's reading of the `length` key that Core Data's SQL store understands.
+    case length = "length:"
     /// `a & b` on integers.
     case bitwiseAnd = "bitwiseAnd:with:"
     /// `a | b` on integers.
@@ -136,6 +140,7 @@ public enum BuiltinFunction: String, Sendable, Hashable, CaseIterable {
         switch (selector, arguments) {
         case ("uppercaseString", 0): return .uppercase
         case ("lowercaseString", 0): return .lowercase
+        case ("length", 0): return .length
         case ("dateByAddingTimeInterval:", 1): return .add
         case ("count", 0), ("@count", 0): return .count
         default:

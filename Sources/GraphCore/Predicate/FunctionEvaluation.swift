@@ -72,6 +72,7 @@ enum FunctionEvaluation {
             }
         case .uppercase: return .string(try string(0).uppercased())
         case .lowercase: return .string(try string(0).lowercased())
+        case .length: return .int(Int64(try string(0).utf16.count))
         case .bitwiseAnd: return .int(try integer(0) & integer(1))
         case .bitwiseOr: return .int(try integer(0) | integer(1))
         case .bitwiseXor: return .int(try integer(0) ^ integer(1))

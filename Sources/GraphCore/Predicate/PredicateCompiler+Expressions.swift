@@ -104,9 +104,25 @@ extension PredicateCompiler {
         }
     }
 
-    /// Resolves a dotted key path from an entity to property indexes.
+    /// Resolves a dotted key path from an entity to property indexes; `….length` after a
+    /// string attribute is the string's length (as Core Data's SQL store reads it).
     mutating func keyPath(_ path: String, from base: PathBase, entity: EntityDescription,
                           subject: String? = nil) throws(PredicateError) -> Typed {
+        if path.hasSuffix(".length") {
+            let prefix = String(path.dropLast(".length".count))
+            var probe = self
+            if let string = try? probe.resolvedKeyPath(prefix, from: base, entity: entity, subject: subject),
+               case .attribute(.string) = string.type, !string.operand.isCollection {
+                self = probe
+                let name = (subject ?? entity.name) + "." + path
+                return Typed(operand: .function(.length, [string.operand], subject: name), type: .attribute(.int64), subject: name)
+            }
+        }
+        return try resolvedKeyPath(path, from: base, entity: entity, subject: subject)
+    }
+
+    mutating func resolvedKeyPath(_ path: String, from base: PathBase, entity: EntityDescription,
+                                  subject: String? = nil) throws(PredicateError) -> Typed {
         var indexes: [Int] = []
         var many = false
         var current: EntityDescription? = entity

@@ -62,7 +62,7 @@ extension PredicateCompiler {
 
     /// Refuses an argument whose type is known not to fit: a string attribute to `sqrt:`.
     static func checkArgument(_ function: BuiltinFunction, _ typed: Typed, subject: String) throws(PredicateError) {
-        let wantsString = function == .uppercase || function == .lowercase
+        let wantsString = function == .uppercase || function == .lowercase || function == .length
         let wantsNumber: Bool
         switch function {
         case .multiply, .divide, .modulus, .power, .sqrt, .log, .ln, .exp, .floor, .ceiling, .abs, .trunc,
