@@ -86,6 +86,23 @@ struct PredicateLexer {
         (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b >= 0x80
     }
 
+    /// Whether `path` is names separated by dots (`album.title`), as a `%K` argument must be:
+    /// each name starts with a letter or `_` and goes on with letters, digits and `_`.
+    static func isKeyPath(_ path: String) -> Bool {
+        var atStart = true
+        for b in path.utf8 {
+            if b == UInt8(ascii: ".") {
+                if atStart { return false }
+                atStart = true
+            } else if atStart ? isWordStart(b) : isWordByte(b) {
+                atStart = false
+            } else {
+                return false
+            }
+        }
+        return !atStart
+    }
+
     private static func isWordByte(_ b: UInt8) -> Bool { isWordStart(b) || isDigit(b) }
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 

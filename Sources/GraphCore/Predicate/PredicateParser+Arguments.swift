@@ -23,6 +23,7 @@ extension PredicateParser {
         case "K":
             guard case .value(.string(let path)) = argument else { throw wrong("a key path string") }
             guard !path.isEmpty else { throw wrong("a non-empty key path") }
+            guard PredicateLexer.isKeyPath(path) else { throw wrong("a key path of names separated by '.'") }
             return .keyPath(path)
         case "d", "i", "D", "u", "o", "x", "X", "U", "O":
             let signed = "diD".contains(conversion)
@@ -73,7 +74,7 @@ extension PredicateParser {
     /// The key a `%K` (or a `%@` given a string) inside a key path stands for: `%K.%K`, `$x.%K`.
     mutating func keyArgument(_ specifier: String, at token: PredicateToken) throws(PredicateError) -> String {
         let argument = try nextArgument(specifier, at: token)
-        guard case .value(.string(let path)) = argument, !path.isEmpty else {
+        guard case .value(.string(let path)) = argument, PredicateLexer.isKeyPath(path) else {
             throw PredicateError.wrongArgument(specifier: specifier, offset: offset(token), expected: "a non-empty key path string",
                                                got: Self.describe(argument))
         }

@@ -17,6 +17,12 @@ extension PredicateTable {
             ["Blue Train", "Giant Steps"]),
         row("album.%K == %@", args: [.value("title"), .value("Blue Train")], ["Moment's Notice", "Blue Train"]),
         row("%K.%@ == %@", args: [.value("album"), .value("title"), .value("Blue Train")], ["Moment's Notice", "Blue Train"]),
+        failing("%K == 1", args: [.value("[a-z]+")],
+                .wrongArgument(specifier: "%K", offset: 0, expected: "a key path of names separated by '.'", got: "string")),
+        failing("%K == 1", args: [.value("album..title")],
+                .wrongArgument(specifier: "%K", offset: 0, expected: "a key path of names separated by '.'", got: "string")),
+        failing("%@.%@ == 1", args: [.value([1]), .value("a b")],
+                .wrongArgument(specifier: "%@", offset: 3, expected: "a non-empty key path string", got: "string")),
         failing("album.%K == 1", args: [.value(5)],
                 .wrongArgument(specifier: "%K", offset: 6, expected: "a non-empty key path string", got: "integer 5")),
     ]
