@@ -33,7 +33,8 @@ extension PredicateCompiler {
         let operand = Operand.function(function, operands, subject: subject)
         // Fold a function of constants once, here.
         if function != .now, function != .random, function != .randomBelow {
-            if function.takesCollection, let constants = Self.constants(operands[0]) ?? Self.constant(operands[0]).map({ [$0] }) {
+            if function.takesCollection,
+               let constants = Self.constants(operands[0]) ?? Self.constant(operands[0]).map({ $0.isNull ? [] : [$0] }) {
                 let values = try FunctionEvaluation.collection(function, constants, subject: subject)
                 let folded: Operand = function == .mode ? .list(values.map(Operand.constant)) : .constant(values.first ?? .null)
                 return Typed(operand: folded, type: type, subject: subject)
@@ -71,7 +72,8 @@ extension PredicateCompiler {
         default:
             wantsNumber = false
         }
-        guard wantsString || wantsNumber else { return }
+        let wantsNumberOrDate = function == .add || function == .subtract
+        guard wantsString || wantsNumber || wantsNumberOrDate else { return }
         let isString: Bool?
         switch (typed.type, typed.operand) {
         case (_, .constant(.null)): return
@@ -82,9 +84,10 @@ extension PredicateCompiler {
         case (.object, _): isString = nil
         case (.unknown, _): return
         }
-        let fits = wantsString ? isString == true : isString == false
+        let fits = wantsString ? isString == true : wantsNumberOrDate ? isString != true : isString == false
         if !fits {
-            throw .typeMismatch(subject: "\(function.rawValue) in \(subject.prefix(100))", expected: wantsString ? "strings" : "numbers",
+            let expected = wantsString ? "strings" : wantsNumberOrDate ? "numbers or dates" : "numbers"
+            throw .typeMismatch(subject: "\(function.rawValue) in \(subject.prefix(100))", expected: expected,
                                 got: describe(typed.type, typed.operand))
         }
     }
