@@ -182,7 +182,7 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
     /// Calls `body` with each element of an operand (one value for a single-valued one)
     /// until it returns true; returns whether it did.
     func forEach(_ operand: Operand, _ record: Record, _ slots: inout [Value],
-                         _ body: (Value, inout [Value]) throws -> Bool) throws {
+                 _ body: (Value, inout [Value]) throws -> Bool) throws {
         switch operand {
         case .list(let elements):
             for element in elements where try body(try value(element, record, &slots), &slots) { return }
