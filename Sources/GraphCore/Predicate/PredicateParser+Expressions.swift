@@ -66,9 +66,9 @@ extension PredicateParser {
             let isSelector = tokens[min(index + 1, tokens.count - 1)].kind == .symbol(":")
             switch upper {
             case "SELF": advance(); base = .evaluatedObject
-            case "NIL", "NULL": advance(); return .constant(.null)
-            case "TRUE", "YES": advance(); return .constant(.bool(true))
-            case "FALSE", "NO": advance(); return .constant(.bool(false))
+            case "NIL", "NULL": advance(); base = .constant(.null)
+            case "TRUE", "YES": advance(); base = .constant(.bool(true))
+            case "FALSE", "NO": advance(); base = .constant(.bool(false))
             case "SUBQUERY": base = try parseSubquery()
             case "CAST": base = try parseCast()
             case "FUNCTION" where isCall: base = try parseFunctionSelector()

@@ -23,6 +23,10 @@ extension PredicateTable {
                 .wrongArgument(specifier: "%K", offset: 0, expected: "a key path of names separated by '.'", got: "string")),
         failing("%@.%@ == 1", args: [.value([1]), .value("a b")],
                 .wrongArgument(specifier: "%@", offset: 3, expected: "a non-empty key path string", got: "string")),
+        failing("TRUE.%@ == 1", args: [.value("name")], .typeMismatch(subject: "the key path name", expected: "an object or a $variable before it",
+                                                                    got: "TRUE")),
+        failing("%@.%@ == 1", args: [.value(true), .value("name")], .typeMismatch(subject: "the key path name",
+                expected: "an object or a $variable before it", got: "TRUE")),
         failing("album.%K == 1", args: [.value(5)],
                 .wrongArgument(specifier: "%K", offset: 6, expected: "a non-empty key path string", got: "integer 5")),
     ]
