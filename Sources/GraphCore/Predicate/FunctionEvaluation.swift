@@ -8,7 +8,7 @@ import Foundation
 /// arithmetic on NSNumbers gives a double); division and modulus by zero are errors.
 /// A nil argument makes the result nil.
 enum FunctionEvaluation {
-    /// `subject` names the expression in errors (`(plays / 0)`).
+    /// `subject` names the expression in errors (`plays / 0`).
     static func scalar(_ function: BuiltinFunction, _ arguments: [Value], subject: String) throws(PredicateError) -> Value {
         if arguments.contains(where: \.isNull) { return .null }
         func mismatch(_ expected: String, _ value: Value) -> PredicateError {

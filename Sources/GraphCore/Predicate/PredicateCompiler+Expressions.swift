@@ -5,6 +5,9 @@ import Foundation
 
 extension PredicateCompiler {
     mutating func expression(_ expression: Expression, _ scope: Scope) throws(PredicateError) -> Typed {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maximumNesting { throw .nestingTooDeep(limit: Self.maximumNesting, offset: 0) }
         switch expression {
         case .constant(let value):
             return Typed(operand: .constant(value), type: .unknown, subject: value.formatLiteral)

@@ -27,13 +27,16 @@ extension PredicateParser {
     }
 
     /// Operators of `minimumLevel` or tighter, each level left-associative (precedence climbing).
+    /// Each operator of a chain nests the tree one level deeper (`a - b - c` is `(a - b) - c`),
+    /// so each counts toward ``maximumNesting`` until the chain ends.
     mutating func parseBinary(minimumLevel: Int, expecting what: String) throws(PredicateError) -> Expression {
         var result = try parseUnary(expecting: what)
+        let outer = depth
+        defer { depth = outer }
         while let (level, function) = binaryOperator(), level >= minimumLevel {
             let token = current
             advance()
             try nest(token)
-            defer { depth -= 1 }
             let right = try parseBinary(minimumLevel: level + 1, expecting: "a value after '\(function.infixOperator ?? "")'")
             result = .function(function, [result, right])
         }
@@ -113,8 +116,13 @@ extension PredicateParser {
     /// after an expression.
     mutating func parseTail(_ base: Expression) throws(PredicateError) -> Expression {
         var result = base
+        // Each index and collection operator wraps the tree one level deeper, so each counts
+        // toward the nesting limit until the tail ends (`x[0][0]…` nests as deep as it is long).
+        let outer = depth
+        defer { depth = outer }
         while true {
             if current.kind == .symbol("[") {
+                try nest(current)
                 result = .index(result, try parseSubscript())
                 continue
             }
@@ -134,6 +142,7 @@ extension PredicateParser {
                 guard let function = AggregateFunction(rawValue: "@" + name) else {
                     throw PredicateError.unsupported("the collection operator @\(name)", offset: offset(token))
                 }
+                try nest(token)
                 advance()
                 if case .aggregate(let inner, _, _) = result, !inner.yieldsCollection {
                     throw PredicateError.unsupported("a collection operator after \(inner.rawValue)", offset: offset(token))
