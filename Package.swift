@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "GraphCoreTests",
             dependencies: ["GraphCore", "ServerTestSupport"],
-            exclude: ["Fixtures"]
+            exclude: ["Fixtures", "Predicates/Fixtures"]
         ),
         .testTarget(
             name: "JSONCoreTests",

@@ -173,7 +173,7 @@ import Testing
             try context.fetch(FetchRequest(entityName: "Song", predicate: .key("album.year") == 1959))
         }
         #expect(throws: GraphCore.PredicateError.self) {
-            try context.fetch(FetchRequest(entityName: "Song", predicate: .key("title.length") == 3))
+            try context.fetch(FetchRequest(entityName: "Song", predicate: .key("plays.length") == 3))
         }
         #expect(throws: GraphError.unknownEntity("Plant")) { try context.fetch(FetchRequest(entityName: "Plant")) }
     }

@@ -7,6 +7,10 @@ import GraphCore
 ///   swift run -c release --package-path Benchmarks GraphCoreBenchmarks predicates [N]
 enum PredicateBenchmark {
     static let format = #"title BEGINSWITH[c] $p AND (plays > 10 OR album.artist.name == "X")"#
+    /// A predicate with the expression forms of NSExpression: `%K` inside key paths, arithmetic,
+    /// bitwise operators, functions and a subquery.
+    static let expressionFormat = #"(flags & %d) != 0 AND sqrt(x * x + y * y) < %f AND SUBQUERY(%K, $s, $s.%K >= %lu).@count == 0"#
+    static let expressionArguments: [PredicateValue] = [4, 10.0, "songs", "plays", 25]
     static let words = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett",
                         "Kilo", "Lima", "Mike", "November", "Oscar", "Papa", "Quebec", "Romeo", "Sierra", "Tango",
                         "Uniform", "Victor", "Whiskey", "Xray", "Yankee", "Zulu"]
@@ -24,13 +28,18 @@ enum PredicateBenchmark {
     }
 
     static func parse() throws {
+        try parse(format, arguments: [])
+        try parse(expressionFormat, arguments: expressionArguments)
+    }
+
+    static func parse(_ format: String, arguments: [PredicateValue]) throws {
         let samples = 20_000
         var times: [UInt64] = []
         times.reserveCapacity(samples)
         var parsed: GraphCore.Predicate = .true
-        for _ in 0..<1000 { parsed = try GraphCore.Predicate(format: format) }  // warm up
+        for _ in 0..<1000 { parsed = try GraphCore.Predicate(format: format, arguments: arguments) }  // warm up
         for _ in 0..<samples {
-            times.append(try nanoseconds { parsed = try GraphCore.Predicate(format: format) })
+            times.append(try nanoseconds { parsed = try GraphCore.Predicate(format: format, arguments: arguments) })
         }
         times.sort()
         func us(_ ns: UInt64) -> String { String(format: "%.2f µs", Double(ns) / 1000) }

@@ -24,7 +24,7 @@ struct Aggregation {
     mutating func add(_ value: Value) {
         count += 1
         switch function {
-        case .count: return
+        case .count, .distinctUnionOfObjects, .unionOfObjects, .distinctUnionOfArrays, .unionOfArrays, .distinctUnionOfSets: return
         case .min, .max:
             guard !value.isNull else { return }
             if best.isNull {
@@ -66,6 +66,7 @@ struct Aggregation {
         switch function {
         case .count: return .int(Int64(count))
         case .min, .max: return best
+        case .distinctUnionOfObjects, .unionOfObjects, .distinctUnionOfArrays, .unionOfArrays, .distinctUnionOfSets: return .null
         case .sum:
             switch kind {
             case 0: return integerSumValue

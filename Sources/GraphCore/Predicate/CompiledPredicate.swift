@@ -64,14 +64,33 @@ indirect enum Operand {
     /// The elements of a collection of objects for which a predicate holds (the element is
     /// bound to the slot and is the record the predicate sees).
     case subquery(Operand, slot: Int, PredicateNode)
+    /// A built-in function of the operands' values; `subject` names it in errors.
+    case function(BuiltinFunction, [Operand], subject: String)
+    /// The first operand where the predicate holds, else the second.
+    case ternary(PredicateNode, Operand, Operand)
+    /// A conversion to `NSNumber`, `NSDate` or `NSString`.
+    case cast(Operand, String, subject: String)
+    /// An element of a collection, or its size.
+    case index(Operand, IndexOperand)
+    /// The values of a collection (each once when distinct): `@unionOfObjects`, `@distinctUnionOfObjects`, ….
+    case union(AggregateFunction, Operand)
 
     /// Whether the operand yields a collection (iterated) rather than one value.
     var isCollection: Bool {
         switch self {
-        case .list, .subquery: return true
+        case .list, .subquery, .union: return true
+        case .function(.mode, _, _): return true
         case .path(_, _, let many): return many
         case .constant(.objects): return true
         default: return false
         }
     }
+}
+
+/// A compiled `[FIRST]`, `[LAST]`, `[SIZE]` or `[n]`.
+indirect enum IndexOperand {
+    case first
+    case last
+    case size
+    case position(Operand)
 }

@@ -24,9 +24,32 @@ public indirect enum Expression: Sendable, Hashable, CustomStringConvertible {
     /// `SUBQUERY(collection, $variable, predicate)`: the elements of the collection for which
     /// the predicate holds (inside it, key paths and `SELF` refer to the element, as does the variable).
     case subquery(Expression, variable: String, Predicate)
+    /// A built-in function of NSExpression: `sqrt(x)`, `sum(songs.plays)`, `now()`; the
+    /// arithmetic and bitwise operators are functions too (`plays + 1` is
+    /// `.function(.add, [.keyPath("plays"), .constant(1)])`, `-x` is `0 - x`).
+    case function(BuiltinFunction, [Expression])
+    /// `TERNARY(predicate, a, b)`: `a` where the predicate holds, else `b`.
+    case ternary(Predicate, Expression, Expression)
+    /// `CAST(expression, "type")` of a value known only when evaluating (a cast of a literal
+    /// is folded into a ``constant(_:)`` when parsed). The types are `NSNumber`, `NSDate` and `NSString`.
+    case cast(Expression, String)
+    /// `collection[FIRST]`, `[LAST]`, `[SIZE]`, `[n]`: an element of a collection or its size.
+    case index(Expression, IndexSubscript)
 
     /// A key path expression: `.key("album.title")`.
     public static func key(_ path: String) -> Expression { .keyPath(path) }
+}
+
+/// What `[…]` after a collection takes from it.
+public indirect enum IndexSubscript: Sendable, Hashable {
+    /// `[FIRST]`: the first element (nil for an empty collection).
+    case first
+    /// `[LAST]`: the last element (nil for an empty collection).
+    case last
+    /// `[SIZE]`: the number of elements.
+    case size
+    /// `[n]`: the element at index n, from 0 (nil when out of range or not an integer).
+    case position(Expression)
 }
 
 /// A function applied to a collection with `.@name`.
@@ -41,6 +64,28 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
     case min = "@min"
     /// `@max`: the largest value (nil for none).
     case max = "@max"
+    /// `@distinctUnionOfObjects`: the values, each once (a collection).
+    case distinctUnionOfObjects = "@distinctUnionOfObjects"
+    /// `@unionOfObjects`: the values (a collection).
+    case unionOfObjects = "@unionOfObjects"
+    /// `@distinctUnionOfArrays`: the values of the nested collections, each once. Key paths
+    /// across to-many relationships are already flattened, so this is `@distinctUnionOfObjects`.
+    case distinctUnionOfArrays = "@distinctUnionOfArrays"
+    /// `@unionOfArrays`: the values of the nested collections (as `@unionOfObjects`).
+    case unionOfArrays = "@unionOfArrays"
+    /// `@distinctUnionOfSets`: as `@distinctUnionOfArrays`.
+    case distinctUnionOfSets = "@distinctUnionOfSets"
+
+    /// Whether the operator yields a collection (the unions) rather than one value.
+    public var yieldsCollection: Bool {
+        switch self {
+        case .count, .sum, .average, .min, .max: return false
+        default: return true
+        }
+    }
+
+    /// Whether the operator gives one value per collection and keeps distinct values only.
+    var isDistinct: Bool { self == .distinctUnionOfObjects || self == .distinctUnionOfArrays || self == .distinctUnionOfSets }
 }
 
 extension Expression: ExpressibleByStringLiteral {

@@ -51,14 +51,75 @@ extension Expression {
         case .constant(let value): return value.formatLiteral
         case .evaluatedObject: return "SELF"
         case .keyPath(let path): return path.isEmpty ? "SELF" : Self.escaped(path)
-        case .path(let base, let path): return "\(base).\(Self.escaped(path))"
+        case .path(let base, let path): return "\(Self.operand(base)).\(Self.escaped(path))"
         case .variable(let name): return "$" + name
         case .array(let elements): return "{" + elements.map(\.description).joined(separator: ", ") + "}"
         case .aggregate(let function, let base, let key):
-            return "\(base).\(function.rawValue)" + (key.map { "." + Self.escaped($0) } ?? "")
+            return "\(Self.operand(base)).\(function.rawValue)" + (key.map { "." + Self.escaped($0) } ?? "")
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(\(collection), $\(variable), \(predicate))"
+        case .function(let function, let arguments):
+            if function.infixOperator != nil, arguments.count == 2 { return infixText(minimumLevel: 0) }
+            if function == .onesComplement, arguments.count == 1 { return "~\(Self.operand(arguments[0]))" }
+            // `sqrt(x)`, `now()`, `modulus:by:(a, b)`: the call spelling that names the function.
+            let selector = function.rawValue
+            let name = selector.split(separator: ":").count > 1 || !selector.hasSuffix(":") ? selector : String(selector.dropLast())
+            return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        case .ternary(let condition, let whenTrue, let whenFalse):
+            return "TERNARY(\(condition), \(whenTrue), \(whenFalse))"
+        case .cast(let expression, let type):
+            return "CAST(\(expression), \(Value.quoted(type)))"
+        case .index(let collection, let index):
+            let inner: String
+            switch index {
+            case .first: inner = "FIRST"
+            case .last: inner = "LAST"
+            case .size: inner = "SIZE"
+            case .position(let position): inner = position.description
+            }
+            return "\(Self.operand(collection))[\(inner)]"
         }
+    }
+
+    /// An expression as the operand of a prefix or postfix operator: a negative number
+    /// and an operator's function keep parentheses around them.
+    static func operand(_ expression: Expression) -> String {
+        switch expression {
+        case .constant(.int(let i)) where i < 0: return "(\(expression))"
+        case .constant(.double(let d)) where d.sign == .minus: return "(\(expression))"
+        case .function(let function, let arguments) where function.infixOperator != nil && arguments.count == 2:
+            return "(\(expression))"
+        default: return expression.description
+        }
+    }
+
+    /// The level of an infix operator, loosest first, as the parser reads them.
+    static func infixLevel(_ function: BuiltinFunction) -> Int {
+        switch function {
+        case .bitwiseOr: return 0
+        case .bitwiseAnd: return 1
+        case .add, .subtract: return 2
+        case .multiply, .divide: return 3
+        default: return 4
+        }
+    }
+
+    /// An operator's function with the parentheses its place needs and no more: operators
+    /// are left-associative, so `a - b - c` prints flat (a long chain nests no parentheses)
+    /// and `a - (b - c)` keeps them.
+    func infixText(minimumLevel: Int) -> String {
+        guard case .function(let function, let arguments) = self, let symbol = function.infixOperator, arguments.count == 2 else {
+            return description
+        }
+        let level = Self.infixLevel(function)
+        func side(_ expression: Expression, _ minimum: Int) -> String {
+            if case .function(let inner, let innerArguments) = expression, inner.infixOperator != nil, innerArguments.count == 2 {
+                return expression.infixText(minimumLevel: minimum)
+            }
+            return expression.description
+        }
+        let text = "\(side(arguments[0], level)) \(symbol) \(side(arguments[1], level + 1))"
+        return level < minimumLevel ? "(\(text))" : text
     }
 
     /// A key path with reserved words escaped by `#` (a property named `in` is `#in`).

@@ -55,6 +55,13 @@ extension Expression {
         case .path(let base, let path): return .path(base.substituted(values), path)
         case .array(let elements): return .array(elements.map { $0.substituted(values) })
         case .aggregate(let function, let base, let key): return .aggregate(function, base.substituted(values), key)
+        case .function(let function, let arguments): return .function(function, arguments.map { $0.substituted(values) })
+        case .ternary(let condition, let a, let b):
+            return .ternary(condition.substituted(values), a.substituted(values), b.substituted(values))
+        case .cast(let expression, let type): return .cast(expression.substituted(values), type)
+        case .index(let collection, let index):
+            if case .position(let position) = index { return .index(collection.substituted(values), .position(position.substituted(values))) }
+            return .index(collection.substituted(values), index)
         case .subquery(let collection, let variable, let predicate):
             var inner = values
             inner[variable] = nil
@@ -68,6 +75,15 @@ extension Expression {
         case .variable(let name): if !bound.contains(name) { names.insert(name) }
         case .path(let base, _), .aggregate(_, let base, _): base.collectVariables(bound: bound, into: &names)
         case .array(let elements): for e in elements { e.collectVariables(bound: bound, into: &names) }
+        case .function(_, let arguments): for a in arguments { a.collectVariables(bound: bound, into: &names) }
+        case .ternary(let condition, let a, let b):
+            condition.collectVariables(bound: bound, into: &names)
+            a.collectVariables(bound: bound, into: &names)
+            b.collectVariables(bound: bound, into: &names)
+        case .cast(let expression, _): expression.collectVariables(bound: bound, into: &names)
+        case .index(let collection, let index):
+            collection.collectVariables(bound: bound, into: &names)
+            if case .position(let position) = index { position.collectVariables(bound: bound, into: &names) }
         case .subquery(let collection, let variable, let predicate):
             collection.collectVariables(bound: bound, into: &names)
             predicate.collectVariables(bound: bound.union([variable]), into: &names)

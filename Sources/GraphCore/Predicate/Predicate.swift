@@ -79,6 +79,13 @@ public struct Comparison: Sendable, Hashable, CustomStringConvertible {
         case `in` = "IN"
         /// `BETWEEN`: the left value lies within the right `{low, high}` (both included).
         case between = "BETWEEN"
+        /// `UTI-CONFORMS-TO`: the left uniform type identifier conforms to the right one
+        /// (`"public.jpeg" UTI-CONFORMS-TO "public.image"`), in the tree of `public.*`
+        /// types described in `docs/PREDICATES.md`.
+        case utiConformsTo = "UTI-CONFORMS-TO"
+        /// `UTI-EQUALS`: the two uniform type identifiers are the same (compared as
+        /// identifiers: ASCII case is ignored).
+        case utiEquals = "UTI-EQUALS"
     }
 
     /// `[c]` and `[d]`: compare strings ignoring case and/or diacritics.

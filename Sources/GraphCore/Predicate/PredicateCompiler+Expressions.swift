@@ -5,6 +5,9 @@ import Foundation
 
 extension PredicateCompiler {
     mutating func expression(_ expression: Expression, _ scope: Scope) throws(PredicateError) -> Typed {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maximumNesting { throw .nestingTooDeep(limit: Self.maximumNesting, offset: 0) }
         switch expression {
         case .constant(let value):
             return Typed(operand: .constant(value), type: .unknown, subject: value.formatLiteral)
@@ -51,6 +54,14 @@ extension PredicateCompiler {
             let node = try node(predicate, inner)
             followsRelationships = true
             return Typed(operand: .subquery(source.operand, slot: slot, node), type: .object(element), subject: expression.description)
+        case .function(let function, let arguments):
+            return try self.function(function, arguments, expression, scope)
+        case .ternary(let condition, let whenTrue, let whenFalse):
+            return try ternary(condition, whenTrue, whenFalse, expression, scope)
+        case .cast(let inner, let type):
+            return try cast(inner, type, expression, scope)
+        case .index(let collection, let index):
+            return try self.index(collection, index, expression, scope)
         }
     }
 
@@ -78,6 +89,8 @@ extension PredicateCompiler {
             throw .typeMismatch(subject: subject, expected: "a to-many key path or an array", got: Self.describe(source.type, source.operand))
         }
         switch function {
+        case .distinctUnionOfObjects, .unionOfObjects, .distinctUnionOfArrays, .unionOfArrays, .distinctUnionOfSets:
+            return Typed(operand: .union(function, source.operand), type: source.type, subject: subject)
         case .count:
             return Typed(operand: .aggregate(.count, source.operand), type: .attribute(.int64), subject: subject)
         case .sum, .average:
@@ -94,9 +107,25 @@ extension PredicateCompiler {
         }
     }
 
-    /// Resolves a dotted key path from an entity to property indexes.
+    /// Resolves a dotted key path from an entity to property indexes; `….length` after a
+    /// string attribute is the string's length (as Core Data's SQL store reads it).
     mutating func keyPath(_ path: String, from base: PathBase, entity: EntityDescription,
                           subject: String? = nil) throws(PredicateError) -> Typed {
+        if path.hasSuffix(".length") {
+            let prefix = String(path.dropLast(".length".count))
+            var probe = self
+            if let string = try? probe.resolvedKeyPath(prefix, from: base, entity: entity, subject: subject),
+               case .attribute(.string) = string.type, !string.operand.isCollection {
+                self = probe
+                let name = (subject ?? entity.name) + "." + path
+                return Typed(operand: .function(.length, [string.operand], subject: name), type: .attribute(.int64), subject: name)
+            }
+        }
+        return try resolvedKeyPath(path, from: base, entity: entity, subject: subject)
+    }
+
+    mutating func resolvedKeyPath(_ path: String, from base: PathBase, entity: EntityDescription,
+                                  subject: String? = nil) throws(PredicateError) -> Typed {
         var indexes: [Int] = []
         var many = false
         var current: EntityDescription? = entity
@@ -146,7 +175,7 @@ extension PredicateCompiler {
     func check(_ left: inout Typed, _ op: Comparison.Operator, _ right: inout Typed,
                _ modifier: Comparison.Modifier) throws(PredicateError) {
         switch op {
-        case .beginsWith, .endsWith, .like, .matches:
+        case .beginsWith, .endsWith, .like, .matches, .utiConformsTo, .utiEquals:
             try requireString(left, op)
             try convert(&right, to: .attribute(.string), subject: op.rawValue)
         case .contains:

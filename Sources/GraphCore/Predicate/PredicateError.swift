@@ -31,6 +31,8 @@ public enum PredicateError: Error, Equatable, Sendable, CustomStringConvertible 
     case typeMismatch(subject: String, expected: String, got: String)
     /// The pattern of a `MATCHES` is not a valid regular expression.
     case invalidRegularExpression(pattern: String, reason: String)
+    /// An expression cannot be computed: `expression` is its text, `reason` why (division by zero).
+    case arithmetic(expression: String, reason: String)
 
     /// The offset in the format string the error points at, when it has one.
     public var offset: Int? {
@@ -68,6 +70,8 @@ public enum PredicateError: Error, Equatable, Sendable, CustomStringConvertible 
             return "\(subject) takes \(expected), not \(got)"
         case .invalidRegularExpression(let pattern, let reason):
             return "'\(pattern.prefix(100))' is not a valid regular expression: \(reason)"
+        case .arithmetic(let expression, let reason):
+            return "\(expression.prefix(100)) cannot be computed: \(reason)"
         }
     }
 }

@@ -63,7 +63,7 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
 
     // MARK: - Predicates
 
-    private func evaluate(_ node: PredicateNode, _ record: Record, _ slots: inout [Value]) throws -> Bool {
+    func evaluate(_ node: PredicateNode, _ record: Record, _ slots: inout [Value]) throws -> Bool {
         switch node {
         case .test(let operand, let test):
             return test.matches(try value(operand, record, &slots), deadline: deadline)
@@ -146,7 +146,7 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
     // MARK: - Values
 
     /// The value of a single-valued operand.
-    private func value(_ operand: Operand, _ record: Record, _ slots: inout [Value]) throws -> Value {
+    func value(_ operand: Operand, _ record: Record, _ slots: inout [Value]) throws -> Value {
         switch operand {
         case .attribute(let index):
             return try record.predicateValue(at: index)
@@ -172,15 +172,17 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
             return slots[slot]
         case .aggregate(let function, let collection):
             return try aggregate(function, collection, record, &slots)
-        case .list, .subquery:
+        case .list, .subquery, .union, .function(.mode, _, _):
             return .null
+        case .function, .ternary, .cast, .index:
+            return try computed(operand, record, &slots)
         }
     }
 
     /// Calls `body` with each element of an operand (one value for a single-valued one)
     /// until it returns true; returns whether it did.
-    private func forEach(_ operand: Operand, _ record: Record, _ slots: inout [Value],
-                         _ body: (Value, inout [Value]) throws -> Bool) throws {
+    func forEach(_ operand: Operand, _ record: Record, _ slots: inout [Value],
+                 _ body: (Value, inout [Value]) throws -> Bool) throws {
         switch operand {
         case .list(let elements):
             for element in elements where try body(try value(element, record, &slots), &slots) { return }
@@ -207,6 +209,8 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
                 if holds, try body(element, &slots) { stop = true }
                 return stop
             }
+        case .union, .function(.mode, _, _):
+            try forEachComputed(operand, record, &slots, body)
         default:
             _ = try body(try value(operand, record, &slots), &slots)
         }

@@ -12,7 +12,7 @@ struct PredicateToken: Equatable {
         case double(Double)
         /// `$name`.
         case variable(String)
-        /// `%@`, `%K`, `%d`, `%i`, `%ld`, `%f`, `%lf`, `%s`.
+        /// A format specifier as written: `%@`, `%K`, `%d`, `%lu`, `%hhx`, `%Lg`, `%p`, ….
         case format(String)
         /// `@count`, `@sum`, ….
         case at(String)
@@ -49,13 +49,20 @@ struct PredicateToken: Equatable {
 struct PredicateLexer {
     private let bytes: [UInt8]
     private var position = 0
+    /// The last token read: when it ends an operand (a key, a value, `)`), a `-` after it is a
+    /// subtraction rather than the sign of a number.
+    private var last: PredicateToken.Kind = .end
 
     /// The words of the language; a key with one of these names is written `#name`.
     static let reserved: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH",
         "ANY", "SOME", "ALL", "NONE", "SELF", "NIL", "NULL", "TRUE", "FALSE", "YES", "NO",
         "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY", "CAST",
+        "UTI-CONFORMS-TO", "UTI-EQUALS",
     ]
+
+    /// Reserved words that are values, so a `-` after one is a subtraction.
+    static let valueWords: Set<String> = ["SELF", "NIL", "NULL", "TRUE", "FALSE", "YES", "NO"]
 
     static func isReserved<S: StringProtocol>(_ word: S) -> Bool { reserved.contains(word.uppercased()) }
 
@@ -79,6 +86,23 @@ struct PredicateLexer {
         (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b >= 0x80
     }
 
+    /// Whether `path` is names separated by dots (`album.title`), as a `%K` argument must be:
+    /// each name starts with a letter or `_` and goes on with letters, digits and `_`.
+    static func isKeyPath(_ path: String) -> Bool {
+        var atStart = true
+        for b in path.utf8 {
+            if b == UInt8(ascii: ".") {
+                if atStart { return false }
+                atStart = true
+            } else if atStart ? isWordStart(b) : isWordByte(b) {
+                atStart = false
+            } else {
+                return false
+            }
+        }
+        return !atStart
+    }
+
     private static func isWordByte(_ b: UInt8) -> Bool { isWordStart(b) || isDigit(b) }
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
@@ -90,6 +114,7 @@ struct PredicateLexer {
             do {
                 let token = try next()
                 result.append(token)
+                last = token.kind
                 if token.kind == .end { return result }
             } catch {
                 result.append(PredicateToken(kind: .invalid(error), offset: start))
@@ -98,14 +123,25 @@ struct PredicateLexer {
         }
     }
 
+    private static func endsOperand(_ kind: PredicateToken.Kind) -> Bool {
+        switch kind {
+        case .word(let w): return !isReserved(w) || valueWords.contains(w.uppercased())
+        case .escapedWord, .string, .integer, .double, .variable, .format, .at: return true
+        case .symbol(let s): return s == ")" || s == "}" || s == "]"
+        case .end, .invalid: return false
+        }
+    }
+
     private mutating func next() throws(PredicateError) -> PredicateToken {
         while let b = peek(), b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { position += 1 }
         let start = position
         guard let b = peek() else { return PredicateToken(kind: .end, offset: start) }
         if Self.isWordStart(b) {
-            return PredicateToken(kind: .word(word()), offset: start)
+            let w = word()
+            if w.count == 3, w.uppercased() == "UTI", let op = utiOperator() { return PredicateToken(kind: .word(op), offset: start) }
+            return PredicateToken(kind: .word(w), offset: start)
         }
-        if Self.isDigit(b) || (b == UInt8(ascii: "-") && peek(1).map(Self.isDigit) == true) {
+        if Self.isDigit(b) || (b == UInt8(ascii: "-") && peek(1).map(Self.isDigit) == true && !Self.endsOperand(last)) {
             return PredicateToken(kind: try number(), offset: start)
         }
         switch b {
@@ -133,8 +169,22 @@ struct PredicateLexer {
         return String(decoding: bytes[start..<position], as: UTF8.self)
     }
 
+    /// `-CONFORMS-TO` or `-EQUALS` after `UTI`: the operator as one word.
+    private mutating func utiOperator() -> String? {
+        for tail in ["-CONFORMS-TO", "-EQUALS"] {
+            let utf8 = Array(tail.utf8)
+            guard position + utf8.count <= bytes.count else { continue }
+            let candidate = String(decoding: bytes[position..<position + utf8.count], as: UTF8.self)
+            if candidate.uppercased() == tail, position + utf8.count == bytes.count || !Self.isWordByte(bytes[position + utf8.count]) {
+                position += utf8.count
+                return "UTI" + tail
+            }
+        }
+        return nil
+    }
+
     private mutating func symbol() throws(PredicateError) -> String {
-        let two: [String] = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||"]
+        let two: [String] = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**"]
         if let b0 = peek(), let b1 = peek(1) {
             let pair = String(decoding: [b0, b1], as: UTF8.self)
             if two.contains(pair) {
@@ -143,29 +193,43 @@ struct PredicateLexer {
             }
         }
         guard let b = peek() else { throw error("a token", at: position) }
-        let single = "=<>!(){}[],."
+        let single = "=<>!(){}[],.+-*/&|^~:"
         let s = String(decoding: [b], as: UTF8.self)
         guard b < 0x80, single.contains(s) else {
-            if b == UInt8(ascii: "&") || b == UInt8(ascii: "|") {
-                throw error("'\(s)\(s)'", at: position)
-            }
             throw error("a key, a value or an operator", at: position)
         }
         position += 1
         return s
     }
 
+    /// The length modifiers and conversions of NSString formatting that a predicate takes.
+    static let lengthModifiers = ["hh", "ll", "h", "l", "q", "z", "t", "j", "L"]
+    static let conversions: Set<UInt8> = Set("@KdiuoxXDUOeEfFgGaAcCsSp".utf8)
+
+    /// `%`, an optional length modifier (`hh h l ll q z t j L`) and a conversion
+    /// (`@ K d i u o x X D U O e E f F g G a A c C s S p`).
     private mutating func formatSpecifier() throws(PredicateError) -> String {
         let start = position
         position += 1
-        for candidate in ["@", "K", "d", "i", "ld", "lf", "lld", "f", "s"].sorted(by: { $0.count > $1.count }) {
-            let utf8 = Array(candidate.utf8)
-            if position + utf8.count <= bytes.count, Array(bytes[position..<position + utf8.count]) == utf8 {
+        // The common specifiers first, without building a string.
+        if let c = peek(), c == UInt8(ascii: "@") || c == UInt8(ascii: "K") || c == UInt8(ascii: "d") {
+            position += 1
+            return c == UInt8(ascii: "@") ? "%@" : c == UInt8(ascii: "K") ? "%K" : "%d"
+        }
+        var length = ""
+        for candidate in Self.lengthModifiers {
+            let utf8 = candidate.utf8
+            if position + utf8.count <= bytes.count, bytes[position..<position + utf8.count].elementsEqual(utf8) {
                 position += utf8.count
-                return "%" + candidate
+                length = candidate
+                break
             }
         }
-        throw error("a format specifier (%@, %K, %d, %i, %ld, %f, %lf or %s)", at: start)
+        guard let conversion = peek(), Self.conversions.contains(conversion) else {
+            throw error("a format specifier (%@, %K, %d, %i, %u, %x, %o, %f, %e, %g, %a, %c, %s, %p, with h, hh, l, ll, q, z, t, j or L)", at: start)
+        }
+        position += 1
+        return "%" + length + String(UnicodeScalar(conversion))
     }
 
     private mutating func number() throws(PredicateError) -> PredicateToken.Kind {

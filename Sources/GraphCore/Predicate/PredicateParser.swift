@@ -106,6 +106,9 @@ struct PredicateParser {
 
     mutating func parsePrimary() throws(PredicateError) -> Predicate {
         if current.kind == .symbol("(") {
+            // `(a + b) > 3` starts with a parenthesised expression, `(a > 3)` with a
+            // parenthesised predicate: what follows the matching `)` tells which.
+            if parenthesisOpensExpression() { return .comparison(try parseComparison()) }
             let open = current
             advance()
             try nest(open)
@@ -117,6 +120,35 @@ struct PredicateParser {
         if take(keyword: "TRUEPREDICATE") { return .true }
         if take(keyword: "FALSEPREDICATE") { return .false }
         return .comparison(try parseComparison())
+    }
+
+    /// Whether the `(` at the current token closes before an operator, a `.` or a `[` (so it
+    /// opens an expression, not a predicate). Looks ahead without parsing.
+    func parenthesisOpensExpression() -> Bool {
+        var level = 0
+        var position = index
+        while position < tokens.count {
+            switch tokens[position].kind {
+            case .symbol("("): level += 1
+            case .symbol(")"):
+                level -= 1
+                if level == 0 {
+                    guard position + 1 < tokens.count else { return false }
+                    switch tokens[position + 1].kind {
+                    case .symbol(let s):
+                        return !["&&", "||", ")", ","].contains(s)
+                    case .word(let w):
+                        return !["AND", "OR"].contains(w.uppercased())
+                    default:
+                        return false
+                    }
+                }
+            case .end, .invalid: return false
+            default: break
+            }
+            position += 1
+        }
+        return false
     }
 
     mutating func parseComparison() throws(PredicateError) -> Comparison {
@@ -164,6 +196,8 @@ struct PredicateParser {
             case "MATCHES": return .matches
             case "IN": return .in
             case "BETWEEN": return .between
+            case "UTI-CONFORMS-TO": return .utiConformsTo
+            case "UTI-EQUALS": return .utiEquals
             default: return nil
             }
         default:

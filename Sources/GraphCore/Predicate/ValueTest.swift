@@ -29,6 +29,15 @@ struct ValueTest {
             default: break
             }
         }
+        if op == .utiConformsTo || op == .utiEquals {
+            guard case .string(let identifier) = constant else {
+                throw .typeMismatch(subject: op.rawValue, expected: "a type identifier string", got: "\(constant.kindName) \(constant.formatLiteral)")
+            }
+            if op == .utiConformsTo, !UniformTypeTree.isKnown(identifier) {
+                throw .typeMismatch(subject: op.rawValue, expected: "a type of the public.* tree in docs/PREDICATES.md",
+                                    got: "the unknown type \(Value.quoted(String(identifier.prefix(100))))")
+            }
+        }
         self.folded = folded
         self.like = like
         self.regex = regex
@@ -88,6 +97,10 @@ struct ValueTest {
             return regex.wholeMatch(subject, shouldStop: deadline.map { deadline in { deadline.hasPassed() } }) ?? false
         case .between:
             return false
+        case .utiConformsTo, .utiEquals:
+            guard case .string(let s) = value, case .string(let identifier) = constant else { return false }
+            if op == .utiEquals { return s.lowercased() == identifier.lowercased() }
+            return UniformTypeTree.conforms(s, to: identifier)
         }
     }
 

@@ -84,5 +84,5 @@ extension PredicateCase.Argument: ExpressibleByStringLiteral, ExpressibleByInteg
 /// Every row of the table, gathered from the files by construct.
 enum PredicateTable {
     static let all: [PredicateCase] = literals + arguments + comparisons + strings + collections + compounds
-        + keyPaths + aggregates + errors
+        + keyPaths + aggregates + errors + expressions
 }

@@ -89,10 +89,10 @@ extension PredicateTable {
         failing("title == $missing", .unboundVariable("missing")),
         failing("plays == %d", args: ["x"], .wrongArgument(specifier: "%d", offset: 9, expected: "an integer", got: "string")),
         failing("plays == %f", args: ["x"], .wrongArgument(specifier: "%f", offset: 9, expected: "a number", got: "string")),
-        failing("title == %s", args: [5], .wrongArgument(specifier: "%s", offset: 9, expected: "a string", got: "integer")),
+        failing("title == %s", args: [5], .wrongArgument(specifier: "%s", offset: 9, expected: "a string", got: "integer 5")),
         failing("title == %@", .missingArgument(specifier: "%@", offset: 9)),
         failing("title == %@", args: ["a", "b"], .unusedArguments(used: 1, given: 2)),
-        failing("%K == 1", args: [5], .wrongArgument(specifier: "%K", offset: 0, expected: "a key path string", got: "integer")),
+        failing("%K == 1", args: [5], .wrongArgument(specifier: "%K", offset: 0, expected: "a key path string", got: "integer 5")),
         failing("%K == 1", args: [""], .wrongArgument(specifier: "%K", offset: 0, expected: "a non-empty key path", got: "string")),
     ]
 
