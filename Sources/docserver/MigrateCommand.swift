@@ -9,6 +9,8 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Migrate a store to a new version of its model (lightweight migration).",
         discussion: """
             --model is the version to migrate to; --from-model gives the earlier versions, oldest first (repeat it). \
+            An Xcode model bundle (.xcdatamodeld) as --model gives its own versions, in order, up to its current one \
+            (named by .xccurrentversion), which is the version migrated to. \
             The store's version is found among them by the entity version hashes it records, and the store is \
             taken through each later version in order, in memory, then written once. Prints what changes, entity \
             by entity and property by property, with the numbers of objects. Only lightweight changes are made \
@@ -29,7 +31,8 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The store file to migrate.", valueName: "file"))
     var store: String
 
-    @Option(help: ArgumentHelp("The model to migrate to (docs/MODEL.md).", valueName: "file"))
+    @Option(help: ArgumentHelp("The model to migrate to (docs/MODEL.md), or an .xcdatamodeld bundle holding the earlier versions too.",
+                               valueName: "file"))
     var model: String
 
     @Option(name: .customLong("from-model"),
@@ -66,12 +69,27 @@ struct MigrateCommand: ParsableCommand {
     }
 
     /// A migrator of `store` through the versions `fromModels` (oldest first) to `model`.
-    /// The list of versions is the input: an Xcode model bundle gives the same list.
+    /// An Xcode model bundle (`.xcdatamodeld`) as `model` gives its versions, in the bundle's
+    /// order, up to its current one (named by `.xccurrentversion`), which is the destination;
+    /// `fromModels` come before them.
     static func migrator(store: String, model: String, fromModels: [String]) throws -> JSONStoreMigrator {
-        let paths = fromModels + [model]
-        let versions = try paths.map { try ObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
-        let labels = paths.map { URL(fileURLWithPath: $0).lastPathComponent }
+        var versions = try fromModels.map { try ObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
+        var labels = fromModels.map { URL(fileURLWithPath: $0).lastPathComponent }
+        if isBundle(model) {
+            let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
+            let throughCurrent = bundle.versions.prefix { $0.name != bundle.currentName } + [(bundle.currentName, bundle.current)]
+            versions += throughCurrent.map(\.1)
+            labels += throughCurrent.map { "\(URL(fileURLWithPath: model).lastPathComponent)/\($0.0)" }
+        } else {
+            versions.append(try ObjectModel(contentsOf: URL(fileURLWithPath: model)))
+            labels.append(URL(fileURLWithPath: model).lastPathComponent)
+        }
         return JSONStoreMigrator(path: store, versions: versions, labels: labels)
+    }
+
+    /// Whether `path` names an Xcode model bundle, whose versions a migration can start from.
+    static func isBundle(_ path: String) -> Bool {
+        URL(fileURLWithPath: path).pathExtension == "xcdatamodeld"
     }
 
     /// What `serve` does before it opens the store, when given `--from-model` or `--migrate`:
@@ -79,7 +97,7 @@ struct MigrateCommand: ParsableCommand {
     /// without, refuses such a store with the dry run's text. Nothing for a store at `model`'s
     /// version, or a store that does not exist yet.
     static func prepareToServe(store: String, model: String?, fromModels: [String], migrate: Bool) throws -> String? {
-        guard migrate || !fromModels.isEmpty else { return nil }
+        guard migrate || !fromModels.isEmpty || model.map(isBundle) == true else { return nil }
         guard let model else { throw ServeMigrationRefusal(text: "--migrate and --from-model need --model (the version to migrate to)") }
         guard FileManager.default.fileExists(atPath: store) else { return nil }
         let migrator = try migrator(store: store, model: model, fromModels: fromModels)
