@@ -13,8 +13,9 @@ public struct ServerHello: Sendable, Equatable {
     public var storeUUID: String
     /// The version hash of the server's model.
     public var modelHash: String
-    /// The number of the last commit the server had made when it answered (commits are
-    /// numbered 1, 2, … ; 0 before the first); nil from a server that does not number them.
+    /// The number of the last commit the server had made when it answered, on connecting
+    /// (commits are numbered 1, 2, … ; 0 before the first); nil from a server that does not
+    /// number them. A save's own number is in ``RemoteSaveResult/seq``.
     public var seq: Int64?
 
     init(_ result: JSONValue, address: String) throws(DocumentClientError) {
