@@ -23,7 +23,7 @@ final class ConnectionSession {
     /// How a line is handled.
     enum Step {
         case finished(Outcome)
-        /// Needs the store thread: run the job, then `finish` turns its reply into the outcome.
+        /// Needs the engine: run the job, then `finish` turns its reply into the outcome.
         case store(StoreJob, finish: (Reply) -> Outcome)
         /// A batch: handled by ``handleBatch(_:)``.
         case batch([JSONValue])

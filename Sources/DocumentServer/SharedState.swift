@@ -3,7 +3,7 @@ import GraphCore
 import JSONCore
 import Logging
 
-/// What all connections share: the model, the store thread and the settings.
+/// What all connections share: the model, the engine and the settings.
 struct SharedState: Sendable {
     let model: ObjectModel
     /// The `model` result: the model file as compact JSON.

@@ -32,6 +32,8 @@ final class StoreGraph {
     let publisher: StatePublisher
     /// The state the writer published last (the same as ``publisher``'s, without its lock).
     private(set) var state: ReadState
+    /// How long building the first state from the store took (for the start-up log).
+    let stateBuildTime: Duration
     /// Commits numbered by the server itself, for a store that does not number its own.
     private var localSequence: Int64 = 0
 
@@ -44,9 +46,11 @@ final class StoreGraph {
         coordinator = StoreCoordinator(model: model)
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL, options: storeOptions)
         context = ObjectContext(coordinator: coordinator)
+        let building = ContinuousClock.now
         let first = ReadState(sequence: 0, storeIdentifier: store.identifier, model: model,
                               snapshots: try Self.allSnapshots(of: store, model: model))
         state = first
+        stateBuildTime = ContinuousClock.now - building
         publisher = StatePublisher(first)
         localSequence = 0
         refreshState(sequence: committedSequence())
