@@ -71,6 +71,13 @@ struct ReadState: Sendable {
         (entities[name] ?? [:]).values
     }
 
+    /// Every object, by concrete entity name, as the store holds them (references not
+    /// cleared): for a checkpoint writing the store's snapshot file from this state on a
+    /// thread of its own (the values are immutable and `Sendable`).
+    var objectsByEntity: [String: TreeDictionary<ObjectID, ObjectSnapshot>.Values] {
+        entities.mapValues(\.values)
+    }
+
     /// The stored snapshot of an object, as the store holds it (references not cleared).
     func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == storeIdentifier else { return nil }
