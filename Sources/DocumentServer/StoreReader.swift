@@ -46,13 +46,20 @@ struct StoreReader {
     func fetch(_ call: FetchCall) -> Reply {
         do {
             let state = self.state
-            let fetch = try RecordFetch<ObjectSnapshot>(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
+            let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
             let entities = state.model.entities.filter { !$0.isAbstract && fetch.includes($0) }
             switch call.resultType {
             case .count:
                 // The number of objects the same fetch would return: after offset, at most limit.
                 var total = 0
-                for entity in entities { total += try fetch.count(state.objects(ofEntity: entity.name)) }
+                for entity in entities {
+                    let objects = state.objects(ofEntity: entity.name)
+                    if !fetch.hasPredicate {
+                        total += objects.count
+                        continue
+                    }
+                    for snapshot in objects where try fetch.matches(snapshot) { total += 1 }
+                }
                 let remaining = total - min(max(0, call.request.fetchOffset), total)
                 let count = call.request.fetchLimit > 0 ? min(remaining, call.request.fetchLimit) : remaining
                 return .result { out in
@@ -63,7 +70,9 @@ struct StoreReader {
                 }
             case .ids, .objects:
                 var matches: [ObjectSnapshot] = []
-                for entity in entities { try fetch.filter(state.objects(ofEntity: entity.name), into: &matches) }
+                for entity in entities {
+                    for snapshot in state.objects(ofEntity: entity.name) where try fetch.matches(snapshot) { matches.append(snapshot) }
+                }
                 let page = try paged(call.request, call.request.sortDescriptors.isEmpty
                     ? matches.sorted { WireObjectEncoder.referenceOrder($0.objectID, $1.objectID) }
                     : fetch.sorted(matches))
