@@ -21,7 +21,7 @@ struct ReadState: Sendable {
     /// Relationships whose references may outlive their target, read as cleared.
     let dangling: DanglingReferences
     /// By concrete entity name (every non-abstract entity has an entry).
-    private var entities: [String: TreeDictionary<ObjectID, ObjectSnapshot>]
+    private var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>]
     /// Changes whenever a commit deletes an object that dangling references may point at:
     /// then objects read differently without a version of their own (see ``WireObjectCache``).
     private(set) var clearingEpoch: Int64
@@ -33,9 +33,9 @@ struct ReadState: Sendable {
         self.model = model
         dangling = DanglingReferences(model: model)
         clearingEpoch = 0
-        var entities: [String: TreeDictionary<ObjectID, ObjectSnapshot>] = [:]
+        var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>] = [:]
         for entity in model.entities where !entity.isAbstract { entities[entity.name] = [:] }
-        for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][snapshot.objectID] = snapshot }
+        for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
         self.entities = entities
     }
 
@@ -49,9 +49,9 @@ struct ReadState: Sendable {
         var deleted: [ObjectID] = []
         for (id, snapshot) in changes {
             if let snapshot {
-                next.entities[id.entityName, default: [:]][id] = snapshot
+                next.entities[id.entityName, default: [:]][StateKey(id)] = snapshot
             } else {
-                next.entities[id.entityName]?[id] = nil
+                next.entities[id.entityName]?[StateKey(id)] = nil
                 deleted.append(id)
             }
         }
@@ -67,21 +67,21 @@ struct ReadState: Sendable {
     var objectCount: Int { entities.values.reduce(0) { $0 + $1.count } }
 
     /// The objects of one concrete entity, in no particular order.
-    func objects(ofEntity name: String) -> TreeDictionary<ObjectID, ObjectSnapshot>.Values {
+    func objects(ofEntity name: String) -> TreeDictionary<StateKey, ObjectSnapshot>.Values {
         (entities[name] ?? [:]).values
     }
 
     /// Every object, by concrete entity name, as the store holds them (references not
     /// cleared): for a checkpoint writing the store's snapshot file from this state on a
     /// thread of its own (the values are immutable and `Sendable`).
-    var objectsByEntity: [String: TreeDictionary<ObjectID, ObjectSnapshot>.Values] {
+    var objectsByEntity: [String: TreeDictionary<StateKey, ObjectSnapshot>.Values] {
         entities.mapValues(\.values)
     }
 
     /// The stored snapshot of an object, as the store holds it (references not cleared).
     func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == storeIdentifier else { return nil }
-        return entities[id.entityName]?[id]
+        return entities[id.entityName]?[StateKey(id)]
     }
 
     /// The committed state of an object, or nil when there is none. References to deleted
@@ -101,10 +101,10 @@ struct ReadState: Sendable {
     /// no such object (an ID naming a sibling entity names none).
     func canonicalSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == storeIdentifier else { return nil }
-        if let found = entities[id.entityName]?[id] { return found }
+        if let found = entities[id.entityName]?[StateKey(id)] { return found }
         // IDs of one hierarchy are equal: the same ID finds the object under its own entity.
         for entity in model.entities where entity.name != id.entityName && !entity.isAbstract && entity.isKind(of: id.entity) {
-            if let found = entities[entity.name]?[id] { return found }
+            if let found = entities[entity.name]?[StateKey(id)] { return found }
         }
         return nil
     }

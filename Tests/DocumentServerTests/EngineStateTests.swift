@@ -112,4 +112,21 @@ struct EngineStateTests {
         #expect(fixture.graph.context.registeredObjects.isEmpty)
         #expect(fixture.graph.publisher.current.snapshot(of: try fixture.id(album))?.version == 21)
     }
+
+    @Test("state keys of distinct references never share a hash, and a state finds every object by its ID")
+    func stateKeysAreOneToOne() throws {
+        let fixture = try Fixture()
+        let model = fixture.graph.model
+        let song = try #require(model.entity(named: "Song"))
+        let store = fixture.graph.store.identifier
+        let references: [ReferenceObject] = (0..<5_000).map { .int(Int64($0)) }
+            + [.int(1 << 30), .int((1 << 30) + 1), .int(Int64.max), .int(-1), .string("a"), .string("b")]
+        let ids = references.map { ObjectID(entity: song, storeIdentifier: store, reference: $0) }
+        let hashes = Set(ids.map { StateKey($0)._rawHashValue(seed: 0) })
+        #expect(hashes.count == ids.count)
+        let snapshots = ids.map { ObjectSnapshot(objectID: $0, version: 1, values: song.properties.map { _ in .null }) }
+        let state = ReadState(sequence: 0, storeIdentifier: store, model: model, snapshots: snapshots)
+        #expect(state.objectCount == ids.count)
+        #expect(ids.allSatisfy { state.storedSnapshot(of: $0)?.objectID == $0 })
+    }
 }

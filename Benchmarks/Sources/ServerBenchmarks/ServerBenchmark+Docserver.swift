@@ -39,7 +39,8 @@ extension ServerBenchmark {
     /// Durable saves with 1 client and with 50 on `store`, each client updating its own Song.
     func measureSaves(on store: BenchmarkStore, redis: RedisServers) async throws {
         try await withServer(on: store) { session, load in
-            let songs = try session.ids(of: "Song")
+            // Not all: the IDs of 890,000 Songs pass the server's answer limit.
+            let songs = try session.ids(of: "Song", limit: 100_000)
             let stride = max(songs.count / 50, 1)
             let owned = (0..<50).map { songs[($0 * stride) % songs.count] }
             for clients in [1, 50] {
