@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .target(

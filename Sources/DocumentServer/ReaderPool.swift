@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 
 /// Threads that run reads (`fetch`, large `get`s) on published states, as many as the
@@ -12,8 +13,7 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
+    private var jobs = Deque<@Sendable () -> Void>()
     private var state = State.idle
     private let finished = DispatchSemaphore(value: 0)
     /// How many threads read.
@@ -61,16 +61,10 @@ final class ReaderPool: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while head == jobs.count && state == .running { condition.wait() }
-            guard head < jobs.count else {
+            while jobs.isEmpty && state == .running { condition.wait() }
+            guard let job = jobs.popFirst() else {
                 condition.unlock()
                 break
-            }
-            let job = jobs[head]
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
             }
             condition.unlock()
             job()
