@@ -20,41 +20,55 @@ import Testing
         let first = try #require(inserted["ids"]["a"].string), second = try #require(inserted["ids"]["b"].string)
         let port = server.port
         let saving = Atomic<Bool>(true)
+        let readersStarted = Atomic<Int>(0)
         let problems = Mutex<[String]>([])
         let reads = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: 3) { index in
-            do {
-                let client = try LineClient(port: port)
-                if index == 0 {
-                    defer { saving.store(false, ordering: .releasing) }
-                    for version in 1...Self.saves {
-                        let title = String(version)
-                        let saved = try client.result("save", ["update": [
-                            ["id": first, "version": version, "values": ["title": title]],
-                            ["id": second, "version": version, "values": ["title": title]],
-                        ]])
-                        if saved["versions"][first].int != version + 1 { throw HarnessError("unexpected save result \(saved)") }
-                    }
-                    return
-                }
-                while saving.load(ordering: .acquiring) {
-                    // By ID (answered on the connection's thread) and by fetch (on a reader thread).
-                    let got = try client.result("get", ["ids": [first, second]])["objects"]
-                    let fetched = try client.result("fetch", ["entity": "Album"])["objects"]
-                    for (how, pair) in [("get", got), ("fetch", fetched)] {
-                        let titles = (pair.array ?? []).map { $0["values"]["title"].string ?? "?" }
-                        let versions = (pair.array ?? []).map { $0["version"].int ?? -1 }
-                        if titles.count != 2 || titles[0] != titles[1] || versions[0] != versions[1] {
-                            problems.withLock { $0.append("\(how) saw \(titles) at versions \(versions)") }
+        let done = DispatchGroup()
+        // Threads of their own (not concurrentPerform, which may run the three one after another).
+        for index in 0..<3 {
+            done.enter()
+            let thread = Thread {
+                defer { done.leave() }
+                do {
+                    let client = try LineClient(port: port)
+                    if index == 0 {
+                        defer { saving.store(false, ordering: .releasing) }
+                        // The saves start once both readers are reading.
+                        let waitUntil = Date().addingTimeInterval(30)
+                        while readersStarted.load(ordering: .acquiring) < 2 && Date() < waitUntil { usleep(1_000) }
+                        for version in 1...Self.saves {
+                            let title = String(version)
+                            let saved = try client.result("save", ["update": [
+                                ["id": first, "version": version, "values": ["title": title]],
+                                ["id": second, "version": version, "values": ["title": title]],
+                            ]])
+                            if saved["versions"][first].int != version + 1 { throw HarnessError("unexpected save result \(saved)") }
                         }
+                        return
                     }
-                    reads.add(1, ordering: .relaxed)
+                    readersStarted.add(1, ordering: .releasing)
+                    while saving.load(ordering: .acquiring) {
+                        // By ID (answered on the connection's thread) and by fetch (on a reader thread).
+                        let got = try client.result("get", ["ids": [first, second]])["objects"]
+                        let fetched = try client.result("fetch", ["entity": "Album"])["objects"]
+                        for (how, pair) in [("get", got), ("fetch", fetched)] {
+                            let titles = (pair.array ?? []).map { $0["values"]["title"].string ?? "?" }
+                            let versions = (pair.array ?? []).map { $0["version"].int ?? -1 }
+                            if titles.count != 2 || titles[0] != titles[1] || versions[0] != versions[1] {
+                                problems.withLock { $0.append("\(how) saw \(titles) at versions \(versions)") }
+                            }
+                        }
+                        reads.add(1, ordering: .relaxed)
+                    }
+                } catch {
+                    problems.withLock { $0.append("client \(index): \(error)") }
+                    if index > 0 { readersStarted.add(1, ordering: .releasing) }
+                    saving.store(false, ordering: .releasing)
                 }
-            } catch {
-                problems.withLock { $0.append("client \(index): \(error)") }
-                saving.store(false, ordering: .releasing)
             }
+            thread.start()
         }
+        done.wait()
         #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0.prefix(5) })")
         #expect(reads.load(ordering: .relaxed) > 0)
         try server.stop()
