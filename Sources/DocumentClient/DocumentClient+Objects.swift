@@ -24,6 +24,9 @@ public struct RemoteSaveResult: Sendable {
     public var deleted: [ObjectID] = []
     /// Objects the save changed through inverses or delete rules that the request did not name.
     public var updated: [ObjectID] = []
+    /// The number of the commit that made the save durable; nil from a server that does not
+    /// number its commits.
+    public var seq: Int64?
 }
 
 extension DocumentClient {
@@ -158,6 +161,14 @@ extension DocumentClient {
             }
             answer.deleted = try reader.objectIDs(result[SaveMembers.deleted] ?? .array([]), at: "result.deleted")
             answer.updated = try reader.objectIDs(result[SaveMembers.updated] ?? .array([]), at: "result.updated")
+            switch result["seq"] {
+            case nil:
+                break
+            case .number(let text)? where Int64(text).map({ $0 > 0 }) == true:
+                answer.seq = Int64(text)
+            default:
+                throw DocumentClientError.invalidResponse(address: address, reason: "result.seq is not a positive integer")
+            }
             return answer
         }
     }

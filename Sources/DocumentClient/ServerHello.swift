@@ -13,6 +13,10 @@ public struct ServerHello: Sendable, Equatable {
     public var storeUUID: String
     /// The version hash of the server's model.
     public var modelHash: String
+    /// The number of the last commit the server had made when it answered, on connecting
+    /// (commits are numbered 1, 2, … ; 0 before the first); nil from a server that does not
+    /// number them. A save's own number is in ``RemoteSaveResult/seq``.
+    public var seq: Int64?
 
     init(_ result: JSONValue, address: String) throws(DocumentClientError) {
         func string(_ key: String) throws(DocumentClientError) -> String {
@@ -29,5 +33,13 @@ public struct ServerHello: Sendable, Equatable {
             throw .invalidResponse(address: address, reason: "the answer to `hello` has no integer protocol")
         }
         protocolVersion = number
+        switch result["seq"] {
+        case nil:
+            seq = nil
+        case .number(let text)? where Int64(text).map({ $0 >= 0 }) == true:
+            seq = Int64(text)
+        default:
+            throw .invalidResponse(address: address, reason: "the answer to `hello` has a seq that is not a non-negative integer")
+        }
     }
 }

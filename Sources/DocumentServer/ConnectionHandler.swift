@@ -6,7 +6,7 @@ import NIOCore
 /// and in order, so a client always sees its own earlier writes.
 ///
 /// Requests that can be answered at once never leave the event loop; the others go to the
-/// store thread and come back here. Lines that arrive meanwhile wait in a short queue;
+/// engine (a reader or the writer thread) and come back here. Lines that arrive meanwhile wait in a short queue;
 /// when it is full, or when the client does not read its answers (the channel is not
 /// writable), the handler stops reading from the socket, so a slow or stalled client costs
 /// a bounded amount of memory and no other connection waits for it.
@@ -176,7 +176,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    /// Handles waiting lines until one needs the store thread, the client stops reading
+    /// Handles waiting lines until one needs the engine, the client stops reading
     /// answers, or the queue is empty.
     private func work(context: ChannelHandlerContext) {
         while !busy, !closing, context.channel.isWritable, let line = waiting.popFirst() {

@@ -7,10 +7,10 @@ import NIOCore
 /// One connection's conversation: it turns each line into the line to answer (if any),
 /// keeps whether the client has authenticated, and spots HTTP.
 ///
-/// What can be answered at once (errors, `ping`, `hello`, `model`, a `get` of cached
-/// objects) is answered on the connection's event loop; the rest is a ``StoreJob`` for the
-/// store thread. Not `Sendable`: it belongs to its connection, which runs one request at a
-/// time.
+/// What can be answered at once (errors, `ping`, `hello`, `model`, a `get` of a few
+/// objects, from the latest published state) is answered on the connection's event loop;
+/// the rest is a ``StoreJob`` for the engine (fetches on reader threads, saves on the
+/// writer). Not `Sendable`: it belongs to its connection, which runs one request at a time.
 final class ConnectionSession {
     /// What to do after a line.
     enum Outcome: Sendable {
@@ -23,11 +23,15 @@ final class ConnectionSession {
     /// How a line is handled.
     enum Step {
         case finished(Outcome)
-        /// Needs the store thread: run the job, then `finish` turns its reply into the outcome.
+        /// Needs the engine: run the job, then `finish` turns its reply into the outcome.
         case store(StoreJob, finish: (Reply) -> Outcome)
         /// A batch: handled by ``handleBatch(_:)``.
         case batch([JSONValue])
     }
+
+    /// A `get` of at most this many IDs is answered on the connection's thread; a larger
+    /// one goes to a reader thread, so that it does not hold the event loop.
+    static let inlineGetLimit = 64
 
     private let shared: SharedState
     private let logger: Logger
@@ -178,14 +182,9 @@ final class ConnectionSession {
                 return .store(.fetch(call)) { PredicatePosition.placed($0, in: format) }
             case "get":
                 let call = try GetCall.parse(request.params, model: shared.model)
-                if let objects = shared.cache.lookup(call.ids) {
-                    // Refused before the answer is built, when its objects alone pass the limit.
-                    if objects.reduce(0, { $0 + $1.bytes.count + 1 }) > shared.maximumAnswerBytes {
-                        return .reply(.error(.tooLarge(.answer, limit: shared.maximumAnswerBytes)), close: false)
-                    }
-                    return .reply(.result(call.result(objects)), close: false)
-                }
-                return .store(.get(call))
+                // A few objects are answered here, on the connection's thread, from the latest state.
+                guard call.ids.count <= Self.inlineGetLimit else { return .store(.get(call)) }
+                return .reply(shared.worker.reader.get(call), close: false)
             case "save":
                 return .store(.save(try SaveCall.parse(request.params, model: shared.model)))
             default:
@@ -222,7 +221,7 @@ final class ConnectionSession {
             }
             authenticated = true
         }
-        return .reply(.result(shared.helloResult), close: false)
+        return .reply(.result(shared.helloResult()), close: false)
     }
 
     /// Compares without stopping at the first difference, so timing does not reveal the token.

@@ -10,7 +10,8 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The network server: JSON-RPC 2.0 over newline-delimited TCP (`docs/PROTOCOL.md`), on
-/// one object graph held by a GraphCore context on a store thread of its own.
+/// one object graph: one writer thread validates and commits saves with GraphCore, reader
+/// threads answer from immutable states published after each commit.
 ///
 /// It is a `Service` of swift-service-lifecycle: run it in a `ServiceGroup`, whose graceful
 /// shutdown (SIGTERM, say) stops it the way `docs/PROTOCOL.md` (Shutdown) describes.
@@ -78,14 +79,19 @@ public final class DocumentServer: Service, Sendable {
         let elapsed = ContinuousClock.now - started
         logger.info("store opened", metadata: [
             "store": "\(storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
-            "loadSeconds": "\(String(format: "%.3f", Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)))",
-            "storeUUID": "\(graph.store.identifier)",
+            "loadSeconds": "\(Self.seconds(elapsed))", "stateSeconds": "\(Self.seconds(graph.stateBuildTime))",
+            "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
         ])
-        worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit)
+        worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads)
         shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,
                                  configuration: configuration, logger: logger)
         gate = ConnectionGate(maximumConnections: configuration.maximumConnections,
                               maximumBufferedBytes: configuration.maximumBufferedBytes, logger: logger)
+    }
+
+    /// A duration as seconds with 3 decimals, for the log.
+    private static func seconds(_ duration: Duration) -> String {
+        String(format: "%.3f", Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
     }
 
     /// The server's version, in `hello`.

@@ -15,7 +15,7 @@ struct FetchCall: Sendable {
     private(set) var timeLimit: Duration?
 
     /// The call with its deadline set `timeLimit` from now (nil: no limit), as the store
-    /// thread begins it.
+    /// reader begins it.
     func started(timeLimit: Duration?) -> FetchCall {
         var call = self
         call.timeLimit = timeLimit

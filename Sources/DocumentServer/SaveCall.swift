@@ -2,7 +2,7 @@ import DocumentProtocol
 import GraphCore
 import JSONCore
 
-/// The parameters of `save`, checked against the model before the store thread sees them:
+/// The parameters of `save`, checked against the model before the writer sees them:
 /// entities, keys, value types, IDs and versions. What needs the store (does an object
 /// exist, at which version) is checked when the save is applied.
 struct SaveCall: Sendable {

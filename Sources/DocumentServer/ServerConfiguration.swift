@@ -12,7 +12,10 @@ public struct ServerConfiguration: Sendable {
     public var maximumLineLength: Int
     /// Threads for network I/O.
     public var ioThreads: Int
-    /// How long one fetch may run on the store thread; past it the request fails with
+    /// Threads that answer reads (`fetch`, `get`s of many IDs) from the latest committed
+    /// state, beside the writer thread; nil: one per core.
+    public var readerThreads: Int?
+    /// How long one fetch may run on a reader thread; past it the request fails with
     /// error -32007 (time limit exceeded) and the thread is free again. Nil: no limit.
     public var requestTimeLimit: Duration?
     /// The default request time limit: 10 seconds.

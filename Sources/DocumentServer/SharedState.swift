@@ -3,13 +3,13 @@ import GraphCore
 import JSONCore
 import Logging
 
-/// What all connections share: the model, the store thread and the settings.
+/// What all connections share: the model, the engine and the settings.
 struct SharedState: Sendable {
     let model: ObjectModel
     /// The `model` result: the model file as compact JSON.
     let modelResult: [UInt8]
-    /// The `hello` result.
-    let helloResult: [UInt8]
+    /// The members of the `hello` result before `seq`.
+    private let helloMembers: [(String, JSONValue)]
     let authToken: String?
     let worker: StoreWorker
     let cache: WireObjectCache
@@ -23,14 +23,13 @@ struct SharedState: Sendable {
     /// limits: the one place that puts it together (the server and the wire fuzz target use it).
     init(model: ObjectModel, graph: StoreGraph, worker: StoreWorker, cache: WireObjectCache,
          configuration: ServerConfiguration, logger: Logger) throws {
-        let hello = JSONValue.object([
-            ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
-            ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),
-        ])
         let modelFile = try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }
         self.model = model
         modelResult = Array(modelFile.jsonText.utf8)
-        helloResult = Array(hello.jsonText.utf8)
+        helloMembers = [
+            ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
+            ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),
+        ]
         authToken = configuration.authToken
         self.worker = worker
         self.cache = cache
@@ -38,6 +37,12 @@ struct SharedState: Sendable {
         maximumBatchRequests = configuration.maximumBatchRequests
         maximumAnswerBytes = configuration.maximumAnswerBytes
         maximumBatchAnswerBytes = configuration.maximumBatchAnswerBytes
+    }
+
+    /// The `hello` result: who the server is, and `seq`, the number of the last commit the
+    /// readers see now.
+    func helloResult() -> [UInt8] {
+        Array(JSONValue.object(helloMembers + [("seq", .integer(worker.reader.state.sequence))]).jsonText.utf8)
     }
 
     /// The line answering request `id`: `reply`, or a `too large` error when that would be

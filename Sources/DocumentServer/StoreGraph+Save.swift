@@ -24,7 +24,7 @@ extension StoreGraph {
     /// is told belongs to exactly one save.
     func stage(_ named: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
-        if call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) { commit() }
+        if call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) { commit(resetting: false) }
         if let conflict = conflicts(of: call) {
             reply(.error(conflict))
             return
@@ -69,7 +69,7 @@ extension StoreGraph {
             let changed = child.updatedObjects.filter { !named.contains($0.objectID) }
             let deleted = child.deletedObjects
             let changedIDs = Set(changed.map(\.objectID)).union(deleted.map(\.objectID))
-            if !changedIDs.isDisjoint(with: touched) { commit() }
+            if !changedIDs.isDisjoint(with: touched) { commit(resetting: false) }  // the child still uses the context's objects
 
             let failures = nullFailures + child.validationFailures().filter { failure in
                 !nullFailures.contains { $0.objectID == failure.objectID && $0.key == failure.key }
@@ -98,28 +98,31 @@ extension StoreGraph {
         }
     }
 
-    /// Writes every staged save with one durable save of the store, then answers them all:
-    /// with their IDs and versions, or (when the write fails) with `store unavailable`.
-    func commit() {
+    /// Writes every staged save with one durable save of the store, publishes the state
+    /// after it, then answers them all: with their IDs, versions and the commit's number,
+    /// or (when the write fails) with `store unavailable`. Either way the context forgets
+    /// every object afterwards, unless `resetting` is false (a save being staged still
+    /// holds objects of it).
+    func commit(resetting: Bool = true) {
+        defer { if resetting { context.reset() } }
         guard !staged.isEmpty else { return }
         let saves = staged
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
-        let deletedIDs = context.deletedObjects.map(\.objectID)
+        let sequence: Int64
         do {
             try context.save()
-            cache.remove(changed)
-            // Objects that still refer to a deleted one read differently now, without a change of their own.
-            let holders = dangling.isEmpty ? [] : dangling.holders(ofDeleted: deletedIDs)
-            if !holders.isEmpty { cache.removeAll { holders.contains($0.entityName) } }
         } catch {
             context.rollback()
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
             return
         }
+        sequence = publishCommit(changed: changed)
+        // Not needed for correctness (a reader checks an entry's version): frees the memory now.
+        cache.remove(changed)
         for save in saves {
-            save.reply(.result { out in try self.writeResult(of: save, to: out) })
+            save.reply(.result { out in try self.writeResult(of: save, sequence: sequence, to: out) })
         }
     }
 
@@ -197,7 +200,7 @@ extension StoreGraph {
         }
     }
 
-    private func writeResult(of save: StagedSave, to out: JSONGenerator) throws {
+    private func writeResult(of save: StagedSave, sequence: Int64, to out: JSONGenerator) throws {
         try out.openObject()
         try out.string("ids")
         try out.openObject()
@@ -221,6 +224,8 @@ extension StoreGraph {
         try out.openArray()
         for id in save.implicitlyUpdated { try out.string(id.uriRepresentation) }
         try out.closeArray()
+        try out.string("seq")
+        try out.integer(sequence)
         try out.closeObject()
     }
 }

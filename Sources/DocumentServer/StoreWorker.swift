@@ -2,90 +2,110 @@ import DocumentProtocol
 import Foundation
 import GraphCore
 
-/// Work for the store thread.
+/// Work for the engine.
 enum StoreJob: Sendable {
     case fetch(FetchCall)
     case get(GetCall)
     case save(SaveCall)
 }
 
-/// The one thread that owns the server's ``StoreGraph``: connections hand it jobs and await
-/// the answers, so the graph needs no locks and saves are applied strictly one after another.
+/// The engine: one writer thread that owns the server's ``StoreGraph``, and reader threads
+/// (``ReaderPool``) that answer reads from the latest published ``ReadState``.
 ///
-/// Each turn takes every job waiting: the reads first (they see only committed state), then
-/// the saves, which are staged together and written with one durable save (group commit).
-/// While that write runs, new jobs queue up for the next turn.
+/// Reads never wait for the writer: they take the state published last and work on it in
+/// parallel. The writer takes every save waiting in each turn; they are staged together and
+/// written with one durable save (group commit), then the next state is published and the
+/// saves are answered. While that write runs, new saves queue up for the next turn.
 final class StoreWorker: @unchecked Sendable {
-    // @unchecked: `graph` is touched only by the worker thread (and by `init`/`stop`, before
-    // it starts and after it ended); `jobs` and `state` only with `condition` locked.
-    private enum Job {
-        case read(@Sendable (StoreGraph) -> Void)
-        case save(SaveCall, @Sendable (Reply) -> Void)
-    }
-
+    // @unchecked: `graph` is touched only by the writer thread (and by `init`/`stop`, before
+    // it starts and after it ended); `saves` and `state` only with `condition` locked; the
+    // readers use only `publisher` and `cache`, which are Sendable.
     private enum State {
         case idle, running, stopping, stopped
     }
 
     private let graph: StoreGraph
+    private let publisher: StatePublisher
+    private let cache: WireObjectCache
+    private let maximumAnswerBytes: Int
+    private let readers: ReaderPool
     private let condition = NSCondition()
-    private var jobs: [Job] = []
+    private var saves: [(SaveCall, @Sendable (Reply) -> Void)] = []
     private var state = State.idle
     private let finished = DispatchSemaphore(value: 0)
-    /// How long one fetch may hold the thread (nil: no limit); past it the fetch fails with
-    /// ``RPCError`` code -32007 and the thread goes on with the next job.
+    /// How long one fetch may run (nil: no limit); past it the fetch fails with
+    /// ``RPCError`` code -32007.
     private let requestTimeLimit: Duration?
 
-    init(graph: StoreGraph, requestTimeLimit: Duration? = nil) {
+    /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
+    /// `readerThreads` reader threads (nil: one per core).
+    init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil) {
         self.graph = graph
+        publisher = graph.publisher
+        cache = graph.cache
+        maximumAnswerBytes = graph.maximumAnswerBytes
         self.requestTimeLimit = requestTimeLimit
+        readers = readerThreads.map { ReaderPool(threadCount: $0) } ?? ReaderPool()
     }
 
-    /// Starts the thread.
+    /// Starts the writer and the readers.
     func start() {
         condition.lock()
         defer { condition.unlock() }
         guard state == .idle else { return }
         state = .running
+        readers.start()
         let thread = Thread { [self] in run() }
-        thread.name = "docserver store"
+        thread.name = "docserver writer"
         thread.stackSize = 16 << 20  // deep predicates and cascades recurse
         thread.start()
     }
 
-    /// Runs a job on the store thread; `completion` gets its answer there (a save's once it
-    /// is durable or failed).
+    /// A reader of the latest published state (for reads answered on the caller's thread).
+    var reader: StoreReader {
+        StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes)
+    }
+
+    /// Runs a job: a read on a reader thread, a save on the writer; `completion` gets its
+    /// answer there (a save's once it is durable or failed).
     func submit(_ job: StoreJob, completion: @escaping @Sendable (Reply) -> Void) {
         switch job {
         case .fetch(let call):
             let limit = requestTimeLimit
-            // The clock starts when the store thread takes the fetch, not while it waits in line.
-            enqueue(.read { completion($0.fetch(call.started(timeLimit: limit))) }, refused: completion)
-        case .get(let call): enqueue(.read { completion($0.get(call)) }, refused: completion)
-        case .save(let call): enqueue(.save(call, completion), refused: completion)
+            // The clock starts when a reader takes the fetch, not while it waits in line.
+            read(refused: completion) { reader in completion(reader.fetch(call.started(timeLimit: limit))) }
+        case .get(let call):
+            read(refused: completion) { reader in completion(reader.get(call)) }
+        case .save(let call):
+            condition.lock()
+            guard state == .running else {
+                condition.unlock()
+                completion(.error(.storeUnavailable("the server is shutting down")))
+                return
+            }
+            saves.append((call, completion))
+            condition.signal()
+            condition.unlock()
         }
     }
 
-    /// Runs a job on the store thread and returns its answer.
+    /// Runs a job and returns its answer.
     func perform(_ job: StoreJob) async -> Reply {
         await withCheckedContinuation { continuation in
             submit(job) { continuation.resume(returning: $0) }
         }
     }
 
-    private func enqueue(_ job: Job, refused: (Reply) -> Void) {
-        condition.lock()
-        guard state == .running else {
-            condition.unlock()
-            refused(.error(.storeUnavailable("the server is shutting down")))
-            return
+    private func read(refused: (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
+        let publisher = self.publisher, cache = self.cache, maximumAnswerBytes = self.maximumAnswerBytes
+        let accepted = readers.submit {
+            // The state is taken when the read starts: the latest, not the one of when it was queued.
+            body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes))
         }
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
+        if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
     }
 
-    /// Finishes every job already queued, refuses new ones, ends the thread and closes the
+    /// Finishes every job already queued, refuses new ones, ends the threads and closes the
     /// store (releasing its lock).
     func stop() {
         condition.lock()
@@ -93,6 +113,7 @@ final class StoreWorker: @unchecked Sendable {
         if state == .running || state == .idle { state = .stopping }
         condition.signal()
         condition.unlock()
+        readers.stop()
         if wasRunning { finished.wait() }
         condition.lock()
         let close = state != .stopped
@@ -102,27 +123,18 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     private func run() {
-        graph.planCacheWarmUp()
-        var warming = true
         while true {
             condition.lock()
-            // Between jobs, the cache fills up in small steps, so no request waits long for it.
-            while warming && jobs.isEmpty && state == .running {
-                condition.unlock()
-                warming = graph.warmCache(count: 256)
-                condition.lock()
-            }
-            while jobs.isEmpty && state == .running { condition.wait() }
-            if jobs.isEmpty {
+            while saves.isEmpty && state == .running { condition.wait() }
+            if saves.isEmpty {
                 condition.unlock()
                 break
             }
-            let turn = jobs
-            jobs.removeAll(keepingCapacity: true)
+            let turn = saves
+            saves.removeAll(keepingCapacity: true)
             condition.unlock()
 
-            for case .read(let body) in turn { body(graph) }
-            for case .save(let call, let reply) in turn { graph.stage(call, reply: reply) }
+            for (call, reply) in turn { graph.stage(call, reply: reply) }
             graph.commit()
         }
         finished.signal()

@@ -62,6 +62,7 @@ import Testing
         #expect(hello.protocolVersion == 1)
         #expect(hello.storeUUID == (try connected.store.storeUUIDInFile()))
         #expect(hello.modelHash == connected.model.versionHash)
+        #expect(hello.seq == 0)  // nothing committed yet
         #expect(connected.client.lastHello == hello)
         #expect(connected.client.statistics.connections == 1)
         #expect(connected.client.statistics.requests == 1)
@@ -102,6 +103,7 @@ import Testing
             Self.snapshot(songs[1], ["title": "Blue in Green", "plays": 3, "album": .object(album)]),
         ]), model: model)
 
+        #expect(saved.seq == 1)
         let uuid = try #require(try connected.store.storeUUIDInFile())
         let albumID = try #require(saved.permanentIDs[album])
         let songIDs = try songs.map { try #require(saved.permanentIDs[$0]) }

@@ -136,7 +136,7 @@ struct GroupCommitTests {
         let good = try fixture.answers.result("good")
         #expect(try fixture.version(string(good["ids"]?["s"])) == 1)
         let count = try FetchCall.parse(try #"{"entity":"Song","resultType":"count"}"#.withParsedJSON(), model: fixture.graph.model)
-        guard case .result(let bytes) = fixture.graph.fetch(count) else { Issue.record("fetch failed"); return }
+        guard case .result(let bytes) = fixture.graph.reader.fetch(count) else { Issue.record("fetch failed"); return }
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"count":1}"#)
     }
 
@@ -145,8 +145,8 @@ struct GroupCommitTests {
         let fixture = try Fixture()
         let album = try album(in: fixture)
         let get = GetCall(ids: [try ObjectID(uri: album, model: fixture.graph.model)])
-        _ = fixture.graph.get(get)  // fills the cache
-        #expect(fixture.cache.lookup(get.ids) != nil)
+        _ = fixture.graph.reader.get(get)  // fills the cache
+        #expect(fixture.cache.cachedEntries(get.ids) != nil)
 
         // The store's directory disappears: the temporary file of the next write cannot be made.
         try FileManager.default.removeItem(at: fixture.directory)
@@ -156,15 +156,15 @@ struct GroupCommitTests {
         #expect(fixture.answers.error("rename")?.code == RPCError.Code.storeUnavailable)
         #expect(fixture.answers.error("insert")?.code == RPCError.Code.storeUnavailable)
         #expect(try fixture.version(album) == 1)
-        #expect(fixture.cache.lookup(get.ids) != nil)
-        guard case .result(let bytes) = fixture.graph.get(get) else { Issue.record("get failed"); return }
+        #expect(fixture.cache.cachedEntries(get.ids) != nil)
+        guard case .result(let bytes) = fixture.graph.reader.get(get) else { Issue.record("get failed"); return }
         #expect(String(decoding: bytes, as: UTF8.self).contains(#""title":"Blue Train""#))
 
         // Once the directory is back, the same save goes through.
         try FileManager.default.createDirectory(at: fixture.directory, withIntermediateDirectories: true)
         let saved = try fixture.save(#"{"update":[{"id":"\#(album)","version":1,"values":{"title":"Found"}}]}"#)
         #expect(saved["versions"]?[album] == .integer(2))
-        #expect(fixture.cache.lookup(get.ids) == nil)  // the commit removed the old form
+        #expect(fixture.cache.cachedEntries(get.ids) == nil)  // the commit removed the old form
     }
 
     @Test("a cascade deletion reports every deleted object and leaves no cached copy behind")
@@ -173,11 +173,11 @@ struct GroupCommitTests {
         let saved = try fixture.save(#"{"insert":[{"id":"a","entity":"Album","values":{"title":"Giant Steps","songs":["s1","s2"]}},{"id":"s1","entity":"Song","values":{"title":"Naima"}},{"id":"s2","entity":"Song","values":{"title":"Mr. P.C."}}]}"#)
         let album = string(saved["ids"]?["a"]), songs = [string(saved["ids"]?["s1"]), string(saved["ids"]?["s2"])]
         let ids = try ([album] + songs).map { try ObjectID(uri: $0, model: fixture.graph.model) }
-        _ = fixture.graph.get(GetCall(ids: ids))
+        _ = fixture.graph.reader.get(GetCall(ids: ids))
         let deleted = try fixture.save(#"{"delete":[{"id":"\#(album)","version":1}]}"#)
         guard case .array(let list)? = deleted["deleted"] else { Issue.record("no deleted list"); return }
         #expect(Set(list.map { string($0) }) == Set([album] + songs))
-        #expect(fixture.cache.lookup([ids[1]]) == nil)
+        #expect(fixture.cache.cachedEntries([ids[1]]) == nil)
         #expect(try fixture.version(songs[0]) == nil)
     }
 }

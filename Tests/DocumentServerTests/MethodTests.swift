@@ -12,7 +12,8 @@ import Testing
         #expect(hello["server"].string == "docserver")
         #expect(hello["version"].string?.isEmpty == false)
         #expect(hello["protocol"].int == 1)
-        #expect(hello.keys == ["modelHash", "protocol", "server", "storeUUID", "version"])
+        #expect(hello.keys == ["modelHash", "protocol", "seq", "server", "storeUUID", "version"])
+        #expect(hello["seq"].int == 0)  // nothing committed yet
         let storeUUID = try #require(hello["storeUUID"].string)
         #expect(UUID(uuidString: storeUUID) != nil)
         let modelHash = try #require(hello["modelHash"].string)

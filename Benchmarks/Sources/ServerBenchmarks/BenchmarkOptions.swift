@@ -5,6 +5,10 @@ import NIOCore
 struct BenchmarkOptions {
     var quick = false
     var docserver: String?
+    /// Store sizes the saves are measured on (the reads run on 100,000, the memory on the smallest).
+    var saveSizes = [10_000, 100_000, 1_000_000]
+    /// Durable saves before resident memory is compared with a fresh start.
+    var memorySaves: Int?
 
     /// Warm-up before each measured window, and the window.
     var warmup: TimeAmount { quick ? .milliseconds(500) : .seconds(1) }
@@ -15,8 +19,11 @@ struct BenchmarkOptions {
     var redisGetRequests: Int { quick ? 50_000 : 200_000 }
     var redisSequentialRequests: Int { quick ? 10_000 : 50_000 }
     var redisDurableRequests: Int { quick ? 5_000 : 20_000 }
+    /// Saves before the memory figure, unless `--memory-saves` says.
+    var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N]"
 
     init(arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -26,6 +33,15 @@ struct BenchmarkOptions {
             case "--docserver":
                 guard let path = rest.popFirst() else { throw BenchmarkError("--docserver needs a path\n\(Self.usage)") }
                 docserver = path
+            case "--sizes":
+                let sizes = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? []
+                guard !sizes.isEmpty, sizes.allSatisfy({ $0 >= 1_000 }), sizes.contains(100_000) else {
+                    throw BenchmarkError("--sizes needs store sizes of at least 1000 objects, 100000 among them (the reads run on it)\n\(Self.usage)")
+                }
+                saveSizes = sizes
+            case "--memory-saves":
+                guard let count = rest.popFirst().flatMap(Int.init), count > 0 else { throw BenchmarkError("--memory-saves needs a count\n\(Self.usage)") }
+                memorySaves = count
             case "-h", "--help": throw BenchmarkError(Self.usage)
             default: throw BenchmarkError("unknown argument \(argument)\n\(Self.usage)")
             }

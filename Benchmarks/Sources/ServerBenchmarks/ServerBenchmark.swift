@@ -13,11 +13,17 @@ final class ServerBenchmark {
     /// Stores, logs and Redis files; removed at the end.
     let directory: URL
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// Drives the saving clients that run beside a measured read load.
+    let backgroundGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     var binary = ""
     /// Warm `get` with 50 connections against Redis GET, in rounds: the first target.
     var get50: GetComparison?
     /// Every figure measured, by key (`get-50`, `save-10000-50`, …).
     var reports: [String: FigureReport] = [:]
+    /// The saves that ran beside each read figure measured while saving, by its key.
+    var savesBesideReads: [String: Measurement] = [:]
+    /// Saves made, resident bytes after them, resident bytes of a fresh start.
+    var memory: (saves: Int, after: Int, fresh: Int)?
 
     init(options: BenchmarkOptions) throws {
         self.options = options
@@ -41,13 +47,15 @@ final class ServerBenchmark {
         let redis = try startRedis()
         defer { redis.stop() }
         try await measureReads(on: stores.large, redis: redis)
-        try await measureSaves(on: stores.large, redis: redis)
-        try await measureSaves(on: stores.small, redis: redis)
-        printTargets(small: stores.small)
+        try await measureReadsWhileSaving(on: stores.large, redis: redis)
+        for store in stores.all.reversed() { try await measureSaves(on: store, redis: redis) }
+        try await measureMemory(on: stores.small, saves: options.memorySavesToMake)
+        printTargets(stores: stores.all)
     }
 
     func cleanUp() async {
         try? await group.shutdownGracefully()
+        try? await backgroundGroup.shutdownGracefully()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -68,12 +76,13 @@ final class ServerBenchmark {
         say()
     }
 
-    /// The 100,000- and 10,000-object stores of the sample model.
-    private func buildStores() throws -> (large: BenchmarkStore, small: BenchmarkStore) {
+    /// The stores of the sample model: `large` (100,000 objects, the reads), `small` (10,000,
+    /// memory) and `all` (by size, for saves: 10,000, 100,000 and 1,000,000 unless left out).
+    private func buildStores() throws -> (large: BenchmarkStore, small: BenchmarkStore, all: [BenchmarkStore]) {
         JSONAtomicStore.register()
         let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
         var stores: [BenchmarkStore] = []
-        for objects in [100_000, 10_000] {
+        for objects in options.saveSizes.sorted() {
             let url = directory.appendingPathComponent("store-\(objects).json")
             let start = MonotonicClock.nanoseconds()
             let shape = try builder.build(objects: objects, at: url)
@@ -83,6 +92,7 @@ final class ServerBenchmark {
             say("store: \(shape) written in \(fixed(seconds, 2)) s (GraphCore context + JSONAtomicStore), file \(megabytes(store.size))")
         }
         say()
-        return (stores[0], stores[1])
+        let large = stores.first { $0.shape.total == SampleStoreBuilder.Shape(objects: 100_000).total } ?? stores[stores.count - 1]
+        return (large, stores[0], stores)
     }
 }

@@ -12,9 +12,10 @@ final class ServerSession {
         self.client = try LineClient(host: server.host, port: server.port)
     }
 
-    /// The IDs of every object of `entity`, from the server (`fetch`, `resultType` `ids`).
-    func ids(of entity: String) throws -> [String] {
-        let result = try client.call("fetch", params: #"{"entity":"\#(entity)","resultType":"ids"}"#)
+    /// The IDs of every object of `entity` (the first `limit`, when not 0), from the server
+    /// (`fetch`, `resultType` `ids`).
+    func ids(of entity: String, limit: Int = 0) throws -> [String] {
+        let result = try client.call("fetch", params: #"{"entity":"\#(entity)","resultType":"ids","limit":\#(limit)}"#)
         guard let ids = (result as? [String: Any])?["ids"] as? [String] else {
             throw BenchmarkError("fetch of \(entity) IDs: no `ids` array in the result")
         }

@@ -1,7 +1,7 @@
 import NIOCore
 
-/// A small durable save: an `update` of one Song's `plays`, with the version the client
-/// last saw. Each connection owns its own Song, so no save conflicts with another; the new
+/// A small durable save: an `update` of one Song's `plays` (or `title`, so that a `fetch` by
+/// `plays` running beside it keeps its answers), with the version the client last saw. Each connection owns its own Song, so no save conflicts with another; the new
 /// version comes back in the answer's `versions`, and the next save uses it. An answer
 /// passes when it is a result naming the Song's new version.
 final class UpdateWorkload: ConnectionWorkload {
@@ -10,18 +10,21 @@ final class UpdateWorkload: ConnectionWorkload {
     private let versionKey: [UInt8]
     private var version: Int
     private var plays: Int
+    private let changesTitle: Bool
 
-    init(id: String, version: Int, plays: Int) {
+    init(id: String, version: Int, plays: Int, changesTitle: Bool = false) {
         self.id = id
         self.versionKey = Array((#""versions":{"# + jsonString(id) + ":").utf8)
         self.version = version
         self.plays = plays
+        self.changesTitle = changesTitle
     }
 
     func nextRequest() -> ByteBuffer {
         plays += 1
+        let values = changesTitle ? #""title":"take \#(plays)""# : #""plays":\#(plays)"#
         return ByteBuffer(string: #"{"jsonrpc":"2.0","id":1,"method":"save","params":{"update":[{"id":"# + jsonString(id)
-            + #","version":\#(version),"values":{"plays":\#(plays)}}]}}"# + "\n")
+            + #","version":\#(version),"values":{\#(values)}}]}}"# + "\n")
     }
 
     func check(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -34,11 +37,12 @@ final class UpdateWorkload: ConnectionWorkload {
         return false
     }
 
-    /// Connection `n` updates `songs[n]`, starting from its version in `versions`.
-    static func factory(songs: [String], versions: [String: Int]) -> WorkloadFactory {
+    /// Connection `n` updates `songs[n]`, starting from its version in `versions`; its
+    /// `title` when `changesTitle`, else its `plays`.
+    static func factory(songs: [String], versions: [String: Int], changesTitle: Bool = false) -> WorkloadFactory {
         { connection in
             let id = songs.isEmpty ? "" : songs[connection % songs.count]
-            return UpdateWorkload(id: id, version: versions[id] ?? 1, plays: 1_000_000 * (connection + 1))
+            return UpdateWorkload(id: id, version: versions[id] ?? 1, plays: 1_000_000 * (connection + 1), changesTitle: changesTitle)
         }
     }
 }

@@ -148,3 +148,20 @@ def test_a_fetch_past_the_time_limit_raises_time_limit_error_and_the_client_goes
         assert caught.value.code == -32007
         assert caught.value.data["entity"] == "Song"
         assert client.count("Song", "plays == 1") == 20
+
+
+def test_hello_and_saves_tell_the_commit_number(server):
+    with docstore.connect(server.host, server.port) as client:
+        assert client.server_info["seq"] == 0
+        assert client.seq == 0
+        s = client.session()
+        album = s.insert("Album", title="Kind of Blue")
+        first = s.save()
+        assert first.seq == 1 and first["seq"] == 1
+        assert client.seq == 1
+        album.title = "Sketches of Spain"
+        assert s.save().seq == 2
+        assert s.save().seq is None  # nothing to send: no commit
+        assert client.seq == 2
+    with docstore.connect(server.host, server.port) as other:
+        assert other.seq == 2

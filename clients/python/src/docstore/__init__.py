@@ -40,7 +40,7 @@ from .connection import PendingCall
 from .model import Attribute, Entity, Model, Relationship
 from .notifications import Notification
 from .objects import DocObject, RelatedList
-from .session import Session, Sort
+from .session import SaveResult, Session, Sort
 from .values import URI, ObjectID
 
 __version__ = "0.6.0"
@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_PORT",
     "PendingCall",
     "Notification",
+    "SaveResult",
     "Session",
     "Sort",
     "DocObject",

@@ -36,6 +36,7 @@ class Client:
                  notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER) -> None:
         self._connection = Connection(host, port, token, timeout, client_name, notification_buffer)
         self._model: Optional[Model] = None
+        self._seq = 0
 
     # -- the server ----------------------------------------------------------------------
 
@@ -52,10 +53,27 @@ class Client:
     @property
     def server_info(self) -> Dict[str, Any]:
         """The server's answer to ``hello``: ``server``, ``version``, ``protocol``,
-        ``storeUUID`` and ``modelHash`` (read on connecting)."""
+        ``storeUUID``, ``modelHash`` and ``seq`` (read on connecting)."""
         if not self._connection.hello:
             self.ping()
         return dict(self._connection.hello)
+
+    @property
+    def seq(self) -> int:
+        """The number of the latest commit this client has seen: the server's in ``hello``
+        (on connecting), or a later one a save of this client made. Commits are numbered 1,
+        2, … ; 0 before the first (and from a server that does not number them)."""
+        if not self._connection.hello:
+            self.ping()
+        hello = self._connection.hello.get("seq")
+        if isinstance(hello, int) and not isinstance(hello, bool):
+            return max(self._seq, hello)
+        return self._seq
+
+    def _saw_seq(self, seq: Optional[int]) -> None:
+        """Remembers the number of a commit a save of this client made."""
+        if seq is not None and seq > self._seq:
+            self._seq = seq
 
     @property
     def store_uuid(self) -> str:

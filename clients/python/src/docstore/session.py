@@ -13,7 +13,19 @@ from .values import ObjectID, split_sort_key, to_wire
 if TYPE_CHECKING:
     from .client import Client
 
-__all__ = ["Session", "Sort", "SortSpec"]
+__all__ = ["SaveResult", "Session", "Sort", "SortSpec"]
+
+
+class SaveResult(Dict[str, Any]):
+    """The server's result of a ``save``, as a dict (``ids``, ``versions``, ``deleted``,
+    ``updated``, ``seq``), with :attr:`seq` read out."""
+
+    @property
+    def seq(self) -> Optional[int]:
+        """The number of the commit that made the save durable (commits are numbered 1, 2,
+        …); None for a save that sent nothing, or from a server that does not number them."""
+        value = self.get("seq")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class Sort:
@@ -197,7 +209,7 @@ class Session:
         """Objects marked for deletion."""
         return list(self._deleted.values())
 
-    def save(self) -> Dict[str, Any]:
+    def save(self) -> SaveResult:
         """Sends every change as one atomic ``save`` and returns the server's result.
 
         Inserted objects get their permanent IDs, every saved object its new version;
@@ -208,7 +220,7 @@ class Session:
         :class:`~docstore.NotFoundError`, :class:`~docstore.ConnectionError` (the save may
         or may not have been applied; :meth:`refresh` tells)."""
         if not self.has_changes:
-            return {"ids": {}, "versions": {}, "deleted": [], "updated": []}
+            return SaveResult({"ids": {}, "versions": {}, "deleted": [], "updated": []})
         params: Dict[str, Any] = {}
         inserts = [{"id": obj._temporary_id, "entity": obj.entity, "values": self._wire_changes(obj)}
                    for obj in self._inserted.values()]
@@ -225,7 +237,9 @@ class Session:
         if not isinstance(result, dict):
             raise ProtocolError(f"the answer to save is not an object: {result!r}")
         self._apply_save(result)
-        return result
+        saved = SaveResult(result)
+        self._client._saw_seq(saved.seq)
+        return saved
 
     def rollback(self) -> None:
         """Forgets every unsaved change: inserted objects leave the session, changed ones

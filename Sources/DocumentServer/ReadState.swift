@@ -1,0 +1,116 @@
+import GraphCore
+import HashTreeCollections
+
+/// One committed state of the store, immutable: every object as an ``ObjectSnapshot``, by
+/// concrete entity, and the number of the commit that made it.
+///
+/// Readers (`get`, `fetch`) answer from the state they took, on any thread, without a lock
+/// and without waiting for the writer; a state holds whole commits only, so a reader sees
+/// all of a commit or none of it. The writer makes the next state from this one and what a
+/// commit changed (``advanced(to:changes:)``): the maps are persistent (`TreeDictionary`),
+/// so that costs O(changed · log n) and shares everything else with the state before.
+///
+/// A checkpoint can take ``objects(ofEntity:)`` of a state to any thread: the state never
+/// changes.
+struct ReadState: Sendable {
+    /// The number of the last commit in this state (0 before the first).
+    private(set) var sequence: Int64
+    /// The store's identifier: IDs of other stores name nothing here.
+    let storeIdentifier: String
+    let model: ObjectModel
+    /// Relationships whose references may outlive their target, read as cleared.
+    let dangling: DanglingReferences
+    /// By concrete entity name (every non-abstract entity has an entry).
+    private var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>]
+    /// Changes whenever a commit deletes an object that dangling references may point at:
+    /// then objects read differently without a version of their own (see ``WireObjectCache``).
+    private(set) var clearingEpoch: Int64
+
+    /// The state of `snapshots` (every object of a store) after commit `sequence`.
+    init(sequence: Int64, storeIdentifier: String, model: ObjectModel, snapshots: some Sequence<ObjectSnapshot>) {
+        self.sequence = sequence
+        self.storeIdentifier = storeIdentifier
+        self.model = model
+        dangling = DanglingReferences(model: model)
+        clearingEpoch = 0
+        var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>] = [:]
+        for entity in model.entities where !entity.isAbstract { entities[entity.name] = [:] }
+        for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
+        self.entities = entities
+    }
+
+    /// What a commit changed: each object's new snapshot, or nil for a deleted object.
+    typealias Changes = [(id: ObjectID, snapshot: ObjectSnapshot?)]
+
+    /// The state after commit `sequence`, which changed `changes`.
+    func advanced(to sequence: Int64, changes: Changes) -> ReadState {
+        var next = self
+        next.sequence = sequence
+        var deleted: [ObjectID] = []
+        for (id, snapshot) in changes {
+            if let snapshot {
+                next.entities[id.entityName, default: [:]][StateKey(id)] = snapshot
+            } else {
+                next.entities[id.entityName]?[StateKey(id)] = nil
+                deleted.append(id)
+            }
+        }
+        if !dangling.isEmpty, !dangling.holders(ofDeleted: deleted).isEmpty {
+            next.clearingEpoch = clearingEpoch &+ 1
+        }
+        return next
+    }
+
+    // MARK: - Reading
+
+    /// How many objects the state holds.
+    var objectCount: Int { entities.values.reduce(0) { $0 + $1.count } }
+
+    /// The objects of one concrete entity, in no particular order.
+    func objects(ofEntity name: String) -> TreeDictionary<StateKey, ObjectSnapshot>.Values {
+        (entities[name] ?? [:]).values
+    }
+
+    /// Every object, by concrete entity name, as the store holds them (references not
+    /// cleared): for a checkpoint writing the store's snapshot file from this state on a
+    /// thread of its own (the values are immutable and `Sendable`).
+    var objectsByEntity: [String: TreeDictionary<StateKey, ObjectSnapshot>.Values] {
+        entities.mapValues(\.values)
+    }
+
+    /// The stored snapshot of an object, as the store holds it (references not cleared).
+    func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard id.storeIdentifier == storeIdentifier else { return nil }
+        return entities[id.entityName]?[StateKey(id)]
+    }
+
+    /// The committed state of an object, or nil when there is none. References to deleted
+    /// objects that nothing cleared read as cleared (``DanglingReferences``).
+    func snapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard let snapshot = storedSnapshot(of: id) else { return nil }
+        return dangling.isEmpty ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
+    }
+
+    /// Whether the state holds the object.
+    func exists(_ id: ObjectID) -> Bool {
+        storedSnapshot(of: id) != nil
+    }
+
+    /// The object `id` names, as the store holds it: an ID may name the object's entity or
+    /// one of its ancestors (`graph://S/Animal/7` for `graph://S/Dog/7`). Nil when there is
+    /// no such object (an ID naming a sibling entity names none).
+    func canonicalSnapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard id.storeIdentifier == storeIdentifier else { return nil }
+        if let found = entities[id.entityName]?[StateKey(id)] { return found }
+        // IDs of one hierarchy are equal: the same ID finds the object under its own entity.
+        for entity in model.entities where entity.name != id.entityName && !entity.isAbstract && entity.isKind(of: id.entity) {
+            if let found = entities[entity.name]?[StateKey(id)] { return found }
+        }
+        return nil
+    }
+
+    /// The ID of the object `id` names (see ``canonicalSnapshot(of:)``).
+    func canonical(_ id: ObjectID) -> ObjectID? {
+        canonicalSnapshot(of: id)?.objectID
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+extension ObjectSnapshot: PredicateRecord {
+    /// The value at a property index, for the predicate evaluator and the sorter.
+    public func predicateValue(at index: Int) throws -> Value { values[index] }
+}
+
+/// A fetch request run over snapshots held outside a store: the matching, sorting and
+/// deadline rules of an atomic store's fetch and a context's sort, for a reader that keeps
+/// its own snapshots (a server answering from an immutable state, say).
+///
+/// ```swift
+/// let fetch = try SnapshotFetch(request, model: model, resolve: { id in snapshots[id] })
+/// var matches: [ObjectSnapshot] = []
+/// for entity in model.entities where !entity.isAbstract && fetch.includes(entity) {
+///     for snapshot in snapshots(of: entity) where try fetch.matches(snapshot) { matches.append(snapshot) }
+/// }
+/// matches = try fetch.sorted(matches)
+/// ```
+///
+/// The request's ``FetchRequest/deadline`` is checked once per snapshot judged (and inside
+/// the predicate where one snapshot can take long: subqueries, aggregates, long `MATCHES`
+/// texts) and once after the sort: past it, ``GraphError/timeLimitExceeded(entity:)`` is
+/// thrown, never a partial answer. The type is concrete, so that the evaluator is
+/// specialized for snapshots here, in GraphCore. Not `Sendable`: one fetch, one thread.
+public struct SnapshotFetch {
+    /// The entity the request names.
+    public let entity: EntityDescription
+    private let request: FetchRequest
+    private let deadline: FetchDeadline?
+    private let evaluator: PredicateEvaluator<ObjectSnapshot>?
+    private let resolve: (ObjectID) throws -> ObjectSnapshot?
+
+    /// Prepares `request` on `model`; `resolve` finds the snapshot a relationship leads to
+    /// (nil when the object is gone).
+    ///
+    /// - Throws: ``GraphError/unknownEntity(_:)``; a ``PredicateError`` for a predicate
+    ///   that does not fit the entity.
+    public init(_ request: FetchRequest, model: ObjectModel, resolve: @escaping (ObjectID) throws -> ObjectSnapshot?) throws {
+        guard let entity = model.entity(named: request.entityName) else { throw GraphError.unknownEntity(request.entityName) }
+        self.entity = entity
+        self.request = request
+        self.resolve = resolve
+        let deadline = FetchDeadline(request)
+        self.deadline = deadline
+        evaluator = try request.predicate.map { try PredicateEvaluator<ObjectSnapshot>($0, entity: entity, watching: deadline, resolve: resolve) }
+    }
+
+    /// Whether snapshots of `candidate` answer the request (the entity itself, and its
+    /// sub-entities unless the request leaves them out).
+    public func includes(_ candidate: EntityDescription) -> Bool {
+        request.includes(candidate, requested: entity)
+    }
+
+    /// Whether the request has a predicate (without one every snapshot matches).
+    public var hasPredicate: Bool { evaluator != nil }
+
+    /// Whether `snapshot` satisfies the predicate (true without one).
+    ///
+    /// - Throws: ``GraphError/timeLimitExceeded(entity:)`` past the deadline.
+    public func matches(_ snapshot: ObjectSnapshot) throws -> Bool {
+        if let evaluator { return try evaluator.matches(snapshot) }  // checks the deadline itself
+        try deadline?.check()
+        return true
+    }
+
+    /// `snapshots` in the order of the request's sort descriptors (unchanged without any).
+    ///
+    /// - Throws: ``GraphError/unknownKey(entity:key:)`` or ``GraphError/wrongKind(entity:key:expected:)``
+    ///   for a key path that cannot be sorted by; ``GraphError/timeLimitExceeded(entity:)``
+    ///   when the sort ended past the deadline.
+    public func sorted(_ snapshots: [ObjectSnapshot]) throws -> [ObjectSnapshot] {
+        guard !request.sortDescriptors.isEmpty else { return snapshots }
+        let sorted = try RecordSorter(request.sortDescriptors, entity: entity, resolve: resolve).sorted(snapshots)
+        try deadline?.checkNow()  // a sort that ran past the deadline answers late: refuse
+        return sorted
+    }
+}
