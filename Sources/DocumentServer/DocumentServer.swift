@@ -65,7 +65,8 @@ public final class DocumentServer: Service, Sendable {
         let started = ContinuousClock.now
         let cache = WireObjectCache()
         let isNew = !FileManager.default.fileExists(atPath: storeURL.path)
-        let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache)
+        let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache,
+                                   checkpointThresholdBytes: configuration.journalCheckpointBytes, logger: logger)
         graph.maximumAnswerBytes = configuration.maximumAnswerBytes
         if isNew, let atomic = graph.store as? AtomicStore {
             // Written now, so that the file and the store's UUID exist before the first save.
@@ -75,6 +76,11 @@ public final class DocumentServer: Service, Sendable {
                 graph.close()
                 throw error
             }
+        }
+        if let journaled = graph.journaled, journaled.recoveredTornBytes > 0 {
+            logger.warning("the journal ended in a torn record (a save that was never acknowledged), cut off", metadata: [
+                "journal": "\(journaled.journalPath)", "bytes": "\(journaled.recoveredTornBytes)",
+            ])
         }
         let elapsed = ContinuousClock.now - started
         logger.info("store opened", metadata: [

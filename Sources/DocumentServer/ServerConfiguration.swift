@@ -41,6 +41,11 @@ public struct ServerConfiguration: Sendable {
     public var maximumBufferedBytes: Int = ServerConfiguration.defaultMaximumBufferedBytes
 
     /// The default batch limit: 256 requests.
+    /// The size, in bytes, past which a JSON store's journal is checkpointed while the server
+    /// runs (off the writer's path, from a published state); 0: only when the server stops.
+    public var journalCheckpointBytes: Int = ServerConfiguration.defaultJournalCheckpointBytes
+    /// 64 MiB.
+    public static let defaultJournalCheckpointBytes = 64 << 20
     public static let defaultMaximumBatchRequests = 256
     /// The default answer limit: 32 MiB.
     public static let defaultMaximumAnswerBytes = 32 << 20

@@ -1,6 +1,8 @@
 import DocumentProtocol
 import Foundation
 import GraphCore
+import JSONAtomicStore
+import Logging
 import JSONCore
 
 /// The writer's object graph: one coordinator, one store, one context. It belongs to the
@@ -36,15 +38,28 @@ final class StoreGraph {
     let stateBuildTime: Duration
     /// Commits numbered by the server itself, for a store that does not number its own.
     private var localSequence: Int64 = 0
+    /// The store as a JSON store (snapshot + journal), when it is one.
+    let journaled: JSONAtomicStore?
+    /// Its checkpoints, run off the writer's path.
+    let checkpoints: BackgroundCheckpoint
 
     /// Opens the store (loading an atomic store whole) and builds the first state from it.
+    ///
+    /// A JSON store is opened without checkpoints of its own while the server runs: the
+    /// server checkpoints it from a published state once its journal passes
+    /// `checkpointThresholdBytes` (``BackgroundCheckpoint``; 0: only when the store closes).
     init(model: ObjectModel, storeType: String, storeURL: URL, storeOptions: StoreOptions = StoreOptions(),
-         cache: WireObjectCache) throws {
+         cache: WireObjectCache, checkpointThresholdBytes: Int = ServerConfiguration.defaultJournalCheckpointBytes,
+         logger: Logger = Logger(label: "docserver.store", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         self.model = model
         self.cache = cache
         dangling = DanglingReferences(model: model)
         coordinator = StoreCoordinator(model: model)
-        store = try coordinator.addPersistentStore(type: storeType, at: storeURL, options: storeOptions)
+        var options = storeOptions
+        options.values[JSONAtomicStore.journalCheckpointBytesOption] = "0"
+        store = try coordinator.addPersistentStore(type: storeType, at: storeURL, options: options)
+        journaled = store as? JSONAtomicStore
+        checkpoints = BackgroundCheckpoint(thresholdBytes: checkpointThresholdBytes, logger: logger)
         context = ObjectContext(coordinator: coordinator)
         let building = ContinuousClock.now
         let first = ReadState(sequence: 0, storeIdentifier: store.identifier, model: model,
@@ -60,7 +75,7 @@ final class StoreGraph {
     /// place that says where the number comes from (a store that numbers its commits
     /// durably answers it here).
     private func committedSequence() -> Int64 {
-        localSequence
+        journaled?.commitSequence ?? localSequence
     }
 
     /// Every object of the store, as snapshots.
@@ -84,9 +99,16 @@ final class StoreGraph {
         publisher.publish(state)
     }
 
-    /// Releases the store (and its lock).
+    /// Releases the store (and its lock), after the checkpoint under way, if any; a JSON
+    /// store checkpoints what its journal holds as it closes.
     func close() {
+        if let journaled { checkpoints.finishWaiting(store: journaled) }
         coordinator.remove(store)
+    }
+
+    /// On the writer, after a commit or when a snapshot was written: the checkpoint's next step.
+    func stepCheckpoint() {
+        if let journaled { checkpoints.step(store: journaled, state: state) }
     }
 
     /// How many objects the store holds (for the start-up log).

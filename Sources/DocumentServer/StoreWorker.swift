@@ -46,6 +46,12 @@ final class StoreWorker: @unchecked Sendable {
         maximumAnswerBytes = graph.maximumAnswerBytes
         self.requestTimeLimit = requestTimeLimit
         readers = readerThreads.map { ReaderPool(threadCount: $0) } ?? ReaderPool()
+        let condition = self.condition
+        graph.checkpoints.onSnapshotWritten {
+            condition.lock()
+            condition.signal()
+            condition.unlock()
+        }
     }
 
     /// Starts the writer and the readers.
@@ -125,9 +131,14 @@ final class StoreWorker: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while saves.isEmpty && state == .running { condition.wait() }
+            while saves.isEmpty && state == .running && !graph.checkpoints.isReadyToFinish { condition.wait() }
             if saves.isEmpty {
+                let running = state == .running
                 condition.unlock()
+                if running {
+                    graph.stepCheckpoint()  // a snapshot was written: finish its checkpoint
+                    continue
+                }
                 break
             }
             let turn = saves
@@ -136,6 +147,7 @@ final class StoreWorker: @unchecked Sendable {
 
             for (call, reply) in turn { graph.stage(call, reply: reply) }
             graph.commit()
+            graph.stepCheckpoint()
         }
         finished.signal()
     }

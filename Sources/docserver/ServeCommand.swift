@@ -59,6 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Threads that answer fetches (and gets of more than 64 IDs) from the latest committed state, beside the one writer thread. [default: one per core]", valueName: "count"))
     var readerThreads: Int?
 
+    @Option(help: ArgumentHelp("Checkpoint the store (a new snapshot file, an empty journal) once its journal passes this many bytes; it is written from the committed state while saves go on. 0: only when the server stops. [default: 67108864 (64 MiB)]", valueName: "bytes"))
+    var journalCheckpointBytes: Int?
+
     /// One network thread on small machines: with the store thread and a client on the same
     /// 2 cores, a second one costs more in preemption than it gives (p99 of get 2.1 -> 1.4 ms).
     static var defaultIOThreads: Int {
@@ -108,6 +111,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let ioThreads, !(1...64).contains(ioThreads) { throw ValidationError("--io-threads must be from 1 to 64, not \(ioThreads)") }
         if let readerThreads, !(1...64).contains(readerThreads) { throw ValidationError("--reader-threads must be from 1 to 64, not \(readerThreads)") }
+        if let journalCheckpointBytes, journalCheckpointBytes < 0 {
+            throw ValidationError("--journal-checkpoint-bytes must be 0 (only at shutdown) or more, not \(journalCheckpointBytes)")
+        }
         if let text = Environment.string("DOCSERVER_REQUEST_TIME_LIMIT"), requestTimeLimit == nil, Double(text) == nil {
             throw ValidationError("DOCSERVER_REQUEST_TIME_LIMIT must be a number of seconds, not '\(text)'")
         }
@@ -138,6 +144,7 @@ struct ServeCommand: AsyncParsableCommand {
             ioThreads: ioThreads ?? Self.defaultIOThreads,
             requestTimeLimit: requestTimeLimitDuration)
         configuration.readerThreads = readerThreads
+        if let journalCheckpointBytes { configuration.journalCheckpointBytes = journalCheckpointBytes }
         applyLimits(to: &configuration)
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
         let storeURL = URL(fileURLWithPath: storePath)

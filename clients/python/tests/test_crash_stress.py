@@ -5,6 +5,7 @@ and the store's directory must hold no leftover files.
 
 ``DOCSTORE_CRASH_KILLS`` sets the number of kills (default 8, which keeps the suite quick;
 the engine's figure is measured with 1000). ``DOCSTORE_CRASH_SEED`` fixes the random moments.
+A small ``--journal-checkpoint-bytes`` makes checkpoints frequent, so kills land in them too.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def check_store(server, ledger: Ledger, in_flight: Dict[str, int]) -> None:
 @pytest.mark.deadline(0 if KILLS > 50 else 300)
 def test_sigkill_at_random_moments_under_16_saving_clients_keeps_exactly_the_acknowledged_saves(start_server):
     rng = random.Random(SEED)
-    server = start_server()
+    server = start_server(extra_args=["--journal-checkpoint-bytes", "65536"])
     directory = server.store_path.parent
     ledger = Ledger()
     owned: List[List[str]] = [[] for _ in range(CLIENTS)]
