@@ -232,8 +232,10 @@ class Container:
         assert "result" in answers[0] and answers[1].get("result") == "pong", f"hello/ping answered {answers[:2]}"
         assert "ids" in answers[2].get("result", {}), f"save answered {answers[2]}"
         store = Path(self.map(self.environment["DOCSERVER_STORE"], volume))
-        assert store.is_file() and "Container Check" in store.read_text(encoding="utf-8"), \
-            f"the saved object is not in {store.name} of the volume"
+        journal = store.with_name(store.name + "-journal")
+        # Acknowledged = appended to the journal beside the store file; a clean stop folds it into the file.
+        assert store.is_file() and journal.is_file() and "Container Check" in journal.read_text(encoding="utf-8"), \
+            f"the saved object is not in {journal.name} of the volume"
 
         status, output = self.healthcheck(volume, **settings)
         assert status == 0, f"HEALTHCHECK {' '.join(self.health.command)} exited {status}: {output}"
@@ -245,10 +247,12 @@ class Container:
 
         stopped_in = self.stop(server, pid)
         assert "received SIGTERM" in server.log.read_text(encoding="utf-8"), "the log does not say the server received SIGTERM"
+        assert "Container Check" in store.read_text(encoding="utf-8") and journal.stat().st_size == 0, \
+            f"after SIGTERM the saved object is not in {store.name} with an empty journal (the stop's checkpoint)"
         after, output_after = self.healthcheck(volume, **settings)
         assert after != 0, f"HEALTHCHECK exited 0 with the server stopped: {output_after}"
         return (f"{self.how()}: listening on {address} after {waited:.1f} s; hello, ping, save answered, the object in "
-                f"{self.environment['DOCSERVER_STORE']}; HEALTHCHECK `{' '.join(self.health.command)}` exit 0 ({health_line}); "
+                f"{self.environment['DOCSERVER_STORE']}-journal, then in the store file after SIGTERM; HEALTHCHECK `{' '.join(self.health.command)}` exit 0 ({health_line}); "
                 f"{len(mapped)} mapped libraries covered; SIGTERM -> exit 0 in {stopped_in * 1000:.0f} ms; HEALTHCHECK then exits {after}")
 
     def check_model(self) -> str:
