@@ -196,13 +196,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// When that throws, the nodes are rolled back to what they were.
     ///
     /// - Throws: ``GraphError/readOnlyStore(_:)`` for a store opened read-only;
-    ///   ``GraphError/conflict(_:)`` naming every object whose version changed; the error of
-    ///   ``save(changes:)``.
+    ///   ``GraphError/conflict(_:)`` naming every object whose version changed;
+    ///   ``GraphError/uniquenessViolation(entity:attributes:values:objects:)`` when two objects
+    ///   would share the values of a uniqueness constraint; the error of ``save(changes:)``.
     open override func save(_ request: SaveChangesRequest) throws -> SaveResult {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
         try checkVersions(request)
         try checkReferencesLeft(for: request.insertedObjects.filter(\.objectID.isTemporary))
         try checkVersionsLeft(for: request.updatedObjects)
+        try checkUniqueness(request)
 
         var result = SaveResult()
         let savedNextReference = nextReference
