@@ -48,14 +48,16 @@ extension AtomicStore {
         }
         let terms = IndexPlanner.terms(of: request.predicate).filter { indexes(on: $0.key) != nil }.sorted { $0.cost < $1.cost }
 
-        // An order an index gives, with a limit: walk it and stop once the page is full.
-        if request.fetchLimit > 0, request.sortDescriptors.count == 1, let order = request.sortDescriptors.first,
+        // An order an index gives, with a limit or a range of that index: walk it in order and
+        // stop once the page is full.
+        if request.sortDescriptors.count == 1, let order = request.sortDescriptors.first,
            order.comparison == .plain, included.count == 1, let index = indexes(on: order.keyPath)?.first, index.nanCount == 0,
-           !(terms.first.map { $0.cost <= 1 && $0.key != order.keyPath } ?? false) {
+           !(terms.first.map { $0.cost <= 1 && $0.key != order.keyPath } ?? false),
+           request.fetchLimit > 0 || terms.contains(where: { $0.key == order.keyPath && $0.ranges.count == 1 }) {
             let term = terms.first { $0.key == order.keyPath && $0.ranges.count == 1 }
             let range = term.map { $0.ranges[0].positions(in: index.tree) } ?? index.tree.startPosition..<index.tree.endPosition
             let wanted = max(0, request.fetchOffset).addingReportingOverflow(request.fetchLimit)
-            let stopAt = wanted.overflow ? Int.max : wanted.partialValue
+            let stopAt = wanted.overflow || request.fetchLimit <= 0 ? Int.max : wanted.partialValue
             var matched = 0
             var snapshots: [ObjectSnapshot] = []
             try index.tree.walk(range, backwards: !order.ascending) { entry in
@@ -87,14 +89,18 @@ extension AtomicStore {
             return (StoreFetchResult(snapshots: snapshots), plan)
         }
 
-        var snapshots: [ObjectSnapshot] = []
-        for name in included {
-            guard let nodes = nodeTables[name] else { continue }
-            snapshots.reserveCapacity(snapshots.count + nodes.count)
-            try nodes.forEach { node in
-                if try judge(node) { snapshots.append(node.snapshot) }
+        return try scan()
+
+        func scan() throws -> (result: StoreFetchResult, plan: FetchPlan) {
+            var snapshots: [ObjectSnapshot] = []
+            for name in included {
+                guard let nodes = nodeTables[name] else { continue }
+                snapshots.reserveCapacity(snapshots.count + nodes.count)
+                try nodes.forEach { node in
+                    if try judge(node) { snapshots.append(node.snapshot) }
+                }
             }
+            return (StoreFetchResult(snapshots: snapshots), FetchPlan(access: .scan, objectsExamined: examined))
         }
-        return (StoreFetchResult(snapshots: snapshots), FetchPlan(access: .scan, objectsExamined: examined))
     }
 }
