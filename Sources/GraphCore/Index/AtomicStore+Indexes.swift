@@ -47,6 +47,12 @@ extension AtomicStore {
             return found
         }
         let terms = IndexPlanner.terms(of: request.predicate).filter { indexes(on: $0.key) != nil }.sorted { $0.cost < $1.cost }
+        /// Whether an object an index gave for `term` needs no judging: the predicate is the
+        /// term alone, and the index's ranges hold exactly its matches.
+        func isAnswered(by term: IndexTerm?) -> Bool {
+            guard let term, term.isExact, case .comparison = request.predicate else { return false }
+            return true
+        }
 
         // An order an index gives, with a limit or a range of that index: walk it in order and
         // stop once the page is full.
@@ -60,8 +66,14 @@ extension AtomicStore {
             let stopAt = wanted.overflow || request.fetchLimit <= 0 ? Int.max : wanted.partialValue
             var matched = 0
             var snapshots: [ObjectSnapshot] = []
+            let answered = isAnswered(by: term)
             try index.tree.walk(range, backwards: !order.ascending) { entry in
-                guard try judge(entry.node) else { return true }
+                if answered {
+                    try deadline?.check()
+                    examined += 1
+                } else if try !judge(entry.node) {
+                    return true
+                }
                 matched += 1
                 if matched > request.fetchOffset { snapshots.append(entry.node.snapshot) }
                 return matched < stopAt
@@ -75,12 +87,19 @@ extension AtomicStore {
         if let term = terms.first, let found = indexes(on: term.key) {
             var snapshots: [ObjectSnapshot] = []
             var seen = Set<ObjectIdentifier>()
+            let answered = isAnswered(by: term)
             for index in found {
                 for range in term.ranges {
                     try index.tree.walk(range.positions(in: index.tree), backwards: false) { entry in
                         // IN {1, 1.0} names one range twice: each object once.
                         if term.ranges.count > 1, !seen.insert(ObjectIdentifier(entry.node)).inserted { return true }
-                        if try judge(entry.node) { snapshots.append(entry.node.snapshot) }
+                        if answered {
+                            try deadline?.check()
+                            examined += 1
+                            snapshots.append(entry.node.snapshot)
+                        } else if try judge(entry.node) {
+                            snapshots.append(entry.node.snapshot)
+                        }
                         return true
                     }
                 }

@@ -23,6 +23,10 @@ struct IndexTerm {
     let ranges: [KeyRange]
     /// How selective the operator usually is: lower is better.
     let cost: Int
+
+    /// Whether the ranges hold exactly the objects the term matches (not more, as
+    /// `BEGINSWITH`'s may): a predicate that is only this term needs no judging then.
+    var isExact: Bool { operation != "BEGINSWITH" }
 }
 
 /// Picks how an ``AtomicStore`` answers a fetch: which term of the predicate an index can

@@ -16,6 +16,10 @@ import ServerTestSupport
             for row in rows { try context.insert("Item", values: row) }
             try context.save()
         }
+        // Odd seeds: the indexes built from all the objects at once (as at load), not by saves.
+        if seed % 2 == 1, let store = indexed.coordinator.persistentStores.first as? AtomicStore {
+            store.storeIndexes.isStale = true
+        }
         return (indexed, plain)
     }
 
