@@ -39,23 +39,29 @@ final class AttributeIndex {
         tree = IndexTree(sorted: Self.sorted(entries))
     }
 
-    /// The entries in order. Integer keys (with nil) are sorted as plain numbers: a third of
-    /// the time of sorting the entries themselves on a million objects.
+    /// The entries in order. Integer and string keys (with nil) are sorted as plain values,
+    /// without going through ``IndexKey/order(_:_:)`` for each comparison: a fraction of the
+    /// time on a million objects.
     private static func sorted(_ entries: [IndexEntry]) -> [IndexEntry] {
         var nulls: [IndexEntry] = []
         var integers: [(key: Int64, identity: UInt, position: Int)] = []
-        integers.reserveCapacity(entries.count)
+        var strings: [(key: String, identity: UInt, position: Int)] = []
         for (position, entry) in entries.enumerated() {
+            let identity = entry.identity
             switch entry.key {
             case .null: nulls.append(entry)
-            case .int(let i): integers.append((i, UInt(bitPattern: ObjectIdentifier(entry.node)), position))
-            default:
-                return entries.sorted { IndexEntry.order($0, $1) < 0 }
+            case .int(let i) where strings.isEmpty: integers.append((i, identity, position))
+            case .string(let s) where integers.isEmpty: strings.append((s, identity, position))
+            default: return entries.sorted { IndexEntry.order($0, $1) < 0 }
             }
         }
         nulls.sort { IndexEntry.order($0, $1) < 0 }
-        integers.sort { a, b in a.key < b.key || (a.key == b.key && a.identity < b.identity) }
-        return nulls + integers.map { entries[$0.position] }
+        if !integers.isEmpty {
+            integers.sort { a, b in a.key < b.key || (a.key == b.key && a.identity < b.identity) }
+            return nulls + integers.map { entries[$0.position] }
+        }
+        strings.sort { a, b in a.key < b.key || (a.key == b.key && a.identity < b.identity) }
+        return nulls + strings.map { entries[$0.position] }
     }
 
     /// The indexes to keep for `entity`: each binary fetch index of it or an ancestor whose
