@@ -39,6 +39,7 @@ extension AtomicStore {
 
         /// The index of every included entity on `key`, when each has a complete one.
         func indexes(on key: String) -> [AttributeIndex]? {
+            guard !included.isEmpty else { return nil }  // no objects: the scan is as quick
             var found: [AttributeIndex] = []
             for name in included {
                 guard let index = storeIndexes.index(ofEntity: name, key: key), index.isComplete else { return nil }
@@ -84,7 +85,7 @@ extension AtomicStore {
         }
 
         // One term an index answers: judge only the objects in its ranges.
-        if let term = terms.first, let found = indexes(on: term.key) {
+        if let term = terms.first, let found = indexes(on: term.key), let first = found.first {
             var snapshots: [ObjectSnapshot] = []
             var seen = Set<ObjectIdentifier>()
             let answered = isAnswered(by: term)
@@ -104,7 +105,7 @@ extension AtomicStore {
                     }
                 }
             }
-            let plan = FetchPlan(access: .index(name: found[0].name, key: term.key, operation: term.operation), objectsExamined: examined)
+            let plan = FetchPlan(access: .index(name: first.name, key: term.key, operation: term.operation), objectsExamined: examined)
             return (StoreFetchResult(snapshots: snapshots), plan)
         }
 

@@ -1,28 +1,13 @@
 /// One entry of an index: a node's key and the node.
-///
-/// The node is held unretained: sorting, copying and searching a million entries would
-/// otherwise touch a million reference counts, scattered over the heap (two thirds of the
-/// time of building an index). This is safe because the store's node tables hold every node
-/// an index holds: a save changes the indexes together with the tables, and any other change
-/// to the tables (``AtomicStore/addCacheNodes(_:)``, ``AtomicStore/removeAllCacheNodes()``)
-/// marks the indexes stale, so they are rebuilt before they are read again.
 struct IndexEntry {
     let key: IndexKey
-    private let reference: Unmanaged<CacheNode>
+    let node: CacheNode
 
-    init(key: IndexKey, node: CacheNode) {
-        self.key = key
-        self.reference = Unmanaged.passUnretained(node)
-    }
-
-    /// The node (kept alive by the store's node tables).
-    var node: CacheNode { reference.takeUnretainedValue() }
-
-    /// The node's address, which orders entries of equal keys.
-    var identity: UInt { UInt(bitPattern: reference.toOpaque()) }
+    /// The node's identity, which orders entries of equal keys.
+    var identity: UInt { UInt(bitPattern: ObjectIdentifier(node)) }
 
     /// Whether this is the entry of `node`.
-    func holds(_ node: CacheNode) -> Bool { reference.toOpaque() == Unmanaged.passUnretained(node).toOpaque() }
+    func holds(_ node: CacheNode) -> Bool { self.node === node }
 
     /// The order of entries: by key, ties by the node's identity (so each entry has one place).
     static func order(_ a: IndexEntry, _ b: IndexEntry) -> Int {

@@ -60,6 +60,19 @@ private final class IndexTestsPreloadedStore: AtomicStore, @unchecked Sendable {
         #expect(plan.description == "index byI on i (==), examined 10 objects")
     }
 
+    @Test func anIndexedFetchOfAnEntityWithoutObjectsFindsNothing() throws {
+        let container = try PersistentContainer(model: IndexFixture.model(indexed: true))
+        let store = try store(container)
+        for predicate: GraphCore.Predicate in [.key("i") == 3, .key("s").beginsWith("a") && .key("u") > 1] {
+            let request = FetchRequest(entityName: "Item", predicate: predicate)
+            #expect(try store.fetch(request).snapshots.isEmpty)
+            #expect(try store.explain(request) == FetchPlan(access: .scan, objectsExamined: 0))
+        }
+        var ordered = FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor("i")])
+        ordered.fetchLimit = 3
+        #expect(try store.fetch(ordered).snapshots.isEmpty)
+    }
+
     @Test func aKeyWithoutAnIndexIsScanned() throws {
         let container = try container()
         let plan = try store(container).explain(FetchRequest(entityName: "Item", predicate: .key("u") == 3))
