@@ -16,6 +16,16 @@ import Glibc
 // Predicates (parse time; fetch with a predicate, sorted, from N songs):
 //
 //   swift run -c release --package-path Benchmarks GraphCoreBenchmarks predicates [N]
+//
+// Indexes (indexed equality, top 20 by an index, a 1 % range in index order, load and saves
+// with and without two indexes, on N songs):
+//
+//   swift run -c release --package-path Benchmarks GraphCoreBenchmarks indexes [N]
+
+if CommandLine.arguments.dropFirst().first == "indexes" {
+    try IndexBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000)
+    exit(0)
+}
 
 if CommandLine.arguments.dropFirst().first == "predicates" {
     try PredicateBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000)

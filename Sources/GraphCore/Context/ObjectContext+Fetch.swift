@@ -39,6 +39,13 @@ extension ObjectContext {
         }
         if ordered { return objects }
         if !request.sortDescriptors.isEmpty {
+            let wanted = max(0, request.fetchOffset).addingReportingOverflow(request.fetchLimit)
+            if request.fetchLimit > 0, !wanted.overflow, TopKSelector<ManagedObject>.isWorthIt(k: wanted.partialValue, of: objects.count) {
+                // A small page of many: keep the best offset + limit in a heap, no full sort.
+                objects = try TopKSelector(request.sortDescriptors, entity: entity, resolve: relatedObject).first(wanted.partialValue, of: objects)
+                try FetchDeadline(request)?.checkNow()
+                return Self.page(objects, request)
+            }
             objects = try RecordSorter(request.sortDescriptors, entity: entity, resolve: relatedObject).sorted(objects)
             try FetchDeadline(request)?.checkNow()  // a sort that ran past the deadline answers late: refuse
         }

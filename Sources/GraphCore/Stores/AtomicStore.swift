@@ -15,6 +15,8 @@ import Foundation
 open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Nodes by concrete entity name, then by ID.
     private var nodesByEntity: [String: ObjectIDTable<CacheNode>] = [:]
+    /// The fetch indexes of the model's entities, over the nodes (see `Index/`).
+    var storeIndexes = StoreIndexes()
     /// The integer reference the next inserted object gets. References go from 1 up to
     /// `Int64.max - 1`; at `Int64.max` none is left and an insert fails with
     /// ``GraphError/referencesExhausted(store:entity:nextReference:)``.
@@ -34,8 +36,20 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Calls ``load()``.
+    /// Calls ``load()``, then builds the indexes the model declares (`fetchIndexes`).
     open override func loadMetadata() throws {
         try load()
+        refreshIndexes()
+    }
+
+    /// The nodes by concrete entity name, for the fetch.
+    var nodeTables: [String: ObjectIDTable<CacheNode>] { nodesByEntity }
+
+    /// Rebuilds the indexes when nodes were added or removed outside a save.
+    func refreshIndexes() {
+        guard storeIndexes.isStale else { return }
+        storeIndexes.rebuild(model: model, nodes: { [nodesByEntity] in nodesByEntity[$0]?.values ?? [] },
+                             entityNames: model?.entities.map(\.name) ?? [])
     }
 
     // MARK: - Hooks for subclasses
@@ -106,6 +120,11 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     /// Adds nodes (while loading); a node with the ID of an existing one replaces it.
     public func addCacheNodes(_ nodes: [CacheNode]) {
+        storeIndexes.isStale = true
+        insertNodes(nodes)
+    }
+
+    private func insertNodes(_ nodes: [CacheNode]) {
         var start = nodes.startIndex
         while start < nodes.endIndex {
             // A run of one entity goes into its dictionary, taken out so it is mutated in place.
@@ -129,6 +148,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     /// Removes every node.
     public func removeAllCacheNodes() {
+        storeIndexes.isStale = true
         nodesByEntity.removeAll()
     }
 
@@ -151,30 +171,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Finds the matching nodes: the entity's (and, unless the request says otherwise, its
-    /// sub-entities') nodes, filtered by the request's predicate; the context sorts and pages them.
+    /// Finds the matching nodes: through an index the model declares when one fits a term of the
+    /// predicate or the order (see ``explain(_:)``), else every node of the entity (and, unless the
+    /// request says otherwise, its sub-entities), filtered by the predicate. Only a fetch walking an
+    /// index in order sorts and pages itself; otherwise the context sorts and pages the results.
     ///
     /// - Throws: ``GraphError/unknownEntity(_:)``; a ``PredicateError`` for a predicate that does
     ///   not fit the entity.
     open override func fetch(_ request: FetchRequest) throws -> StoreFetchResult {
-        guard let model, let entity = model.entity(named: request.entityName) else {
-            throw GraphError.unknownEntity(request.entityName)
-        }
-        let deadline = FetchDeadline(request)
-        let evaluator = try request.predicate.map { predicate in
-            try PredicateEvaluator<CacheNode>(predicate, entity: entity, watching: deadline,
-                                              resolve: { [unowned self] in self.cacheNode(for: $0) })
-        }
-        var snapshots: [ObjectSnapshot] = []
-        for (name, nodes) in nodesByEntity {
-            guard let nodeEntity = model.entity(named: name), request.includes(nodeEntity, requested: entity) else { continue }
-            snapshots.reserveCapacity(snapshots.count + nodes.count)
-            try nodes.forEach { node in
-                try deadline?.check()
-                if try evaluator?.matches(node) ?? true { snapshots.append(node.snapshot) }
-            }
-        }
-        return StoreFetchResult(snapshots: snapshots)
+        try execute(request).result
     }
 
     /// The values of an object's node; nil when the store has no such object.
@@ -191,13 +196,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// When that throws, the nodes are rolled back to what they were.
     ///
     /// - Throws: ``GraphError/readOnlyStore(_:)`` for a store opened read-only;
-    ///   ``GraphError/conflict(_:)`` naming every object whose version changed; the error of
-    ///   ``save(changes:)``.
+    ///   ``GraphError/conflict(_:)`` naming every object whose version changed;
+    ///   ``GraphError/uniquenessViolation(entity:attributes:values:objects:)`` when two objects
+    ///   would share the values of a uniqueness constraint; the error of ``save(changes:)``.
     open override func save(_ request: SaveChangesRequest) throws -> SaveResult {
         if options.isReadOnly { throw GraphError.readOnlyStore(url?.path ?? identifier) }
         try checkVersions(request)
         try checkReferencesLeft(for: request.insertedObjects.filter(\.objectID.isTemporary))
         try checkVersionsLeft(for: request.updatedObjects)
+        try checkUniqueness(request)
 
         var result = SaveResult()
         let savedNextReference = nextReference
@@ -220,7 +227,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             node.version = 1
             insertedNodes.append(node)
         }
-        addCacheNodes(insertedNodes)
+        insertNodes(insertedNodes)
         var previous: [(node: CacheNode, values: [Value], version: Int64)] = []
         for snapshot in request.updatedObjects {
             guard let node = cacheNode(for: snapshot.objectID) else { continue }
@@ -243,9 +250,12 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         } catch {
             for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
             for (node, values, version) in previous { node.values = values; node.version = version }
-            addCacheNodes(removed)
+            insertNodes(removed)
             nextReference = savedNextReference
             throw error
+        }
+        if !storeIndexes.isStale {
+            storeIndexes.apply(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
         }
         return result
     }

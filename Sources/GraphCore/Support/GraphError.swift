@@ -52,6 +52,10 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A fetch of `entity` ran past its ``FetchRequest/deadline`` and was stopped; it
     /// returned nothing.
     case timeLimitExceeded(entity: String)
+    /// A save would make two objects of `entity` (or its sub-entities) hold the same `values`
+    /// for the uniqueness constraint on `attributes`: `objects` are the one kept or saved
+    /// first and the one that clashes with it. Nothing was saved.
+    case uniquenessViolation(entity: String, attributes: [String], values: [Value], objects: [ObjectID])
 
     /// What went wrong and where: the entity, the key, the object or the store.
     public var description: String {
@@ -105,6 +109,10 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
         case .timeLimitExceeded(let entity):
             return "the fetch of '\(entity)' ran past its deadline and was stopped before it finished; "
                 + "nothing was returned (make the predicate cheaper or allow more time)"
+        case .uniquenessViolation(let entity, let attributes, let values, let objects):
+            let pairs = zip(attributes, values).map { "\($0) = \(String($1.formatLiteral.prefix(128)))" }.joined(separator: ", ")
+            return "two \(entity) objects would share \(pairs) (uniqueness constraint [\(attributes.joined(separator: ", "))]): "
+                + objects.map { "\($0)" }.joined(separator: " and ") + "; nothing was saved"
         }
     }
 }

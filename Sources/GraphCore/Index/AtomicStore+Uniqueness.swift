@@ -1,0 +1,87 @@
+extension AtomicStore {
+    /// Refuses a save after which two objects of an entity (or its sub-entities) would hold
+    /// the same values for one of its ``EntityDescription/uniquenessConstraints``: against the
+    /// objects the store keeps and among the objects of the save itself. A nil among the
+    /// values takes part in no constraint (as SQL's `UNIQUE`).
+    ///
+    /// An existing object is found through the index on the constraint's first attribute when
+    /// there is one; otherwise the entity's objects are read once per save.
+    ///
+    /// - Throws: ``GraphError/uniquenessViolation(entity:attributes:values:objects:)``.
+    func checkUniqueness(_ request: SaveChangesRequest) throws {
+        guard let model, model.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else { return }
+        let changed = request.insertedObjects + request.updatedObjects
+        guard !changed.isEmpty else { return }
+        refreshIndexes()
+        var leaving = Set<ObjectID>()
+        for snapshot in request.updatedObjects + request.deletedObjects { leaving.insert(snapshot.objectID) }
+        var seen: [String: [[Value]: ObjectID]] = [:]
+        var existing: [String: [[Value]: ObjectID]] = [:]
+        for snapshot in changed {
+            let entity = snapshot.objectID.entity
+            var declaring: EntityDescription? = entity
+            while let owner = declaring {
+                for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
+                    guard let values = Self.values(of: constraint, in: snapshot.values, entity: entity) else { continue }
+                    let name = "\(owner.name)|\(constraint.joined(separator: ","))"
+                    func violation(_ other: ObjectID) -> GraphError {
+                        .uniquenessViolation(entity: owner.name, attributes: constraint, values: values, objects: [other, snapshot.objectID])
+                    }
+                    if let other = seen[name]?[values], other != snapshot.objectID { throw violation(other) }
+                    seen[name, default: [:]][values] = snapshot.objectID
+                    if let other = try existingObject(owner, constraint, values, leaving: leaving, cache: &existing[name]),
+                       other != snapshot.objectID {
+                        throw violation(other)
+                    }
+                }
+                declaring = owner.parent
+            }
+        }
+    }
+
+    /// The values of a constraint's attributes; nil when one is nil or missing.
+    private static func values(of constraint: [String], in values: [Value], entity: EntityDescription) -> [Value]? {
+        var result: [Value] = []
+        for key in constraint {
+            guard let index = entity.index(ofProperty: key), index < values.count, !values[index].isNull else { return nil }
+            result.append(values[index])
+        }
+        return result
+    }
+
+    /// A kept object of `owner` or its sub-entities holding `values`, other than those the
+    /// save changes or deletes.
+    private func existingObject(_ owner: EntityDescription, _ constraint: [String], _ values: [Value], leaving: Set<ObjectID>,
+                                cache: inout [[Value]: ObjectID]?) throws -> ObjectID? {
+        let tables = nodeTables
+        let entities = (model?.entities ?? []).filter { $0.isKind(of: owner) && !(tables[$0.name]?.isEmpty ?? true) }
+        let indexed = entities.compactMap { storeIndexes.index(ofEntity: $0.name, key: constraint[0]) }.filter(\.isComplete)
+        if indexed.count == entities.count, let first = IndexKey(values[0]) {
+            let range = KeyRange(below: { IndexKey.order($0, first) < 0 }, above: { IndexKey.order($0, first) > 0 })
+            var found: ObjectID?
+            for index in indexed {
+                index.tree.walk(range.positions(in: index.tree), backwards: false) { entry in
+                    let node = entry.node
+                    guard !leaving.contains(node.objectID),
+                          Self.values(of: constraint, in: node.values, entity: node.objectID.entity) == values else { return true }
+                    found = node.objectID
+                    return false
+                }
+                if found != nil { return found }
+            }
+            return nil
+        }
+        if cache == nil {
+            var table: [[Value]: ObjectID] = [:]
+            for entity in entities {
+                tables[entity.name]?.forEach { node in
+                    guard !leaving.contains(node.objectID),
+                          let key = Self.values(of: constraint, in: node.values, entity: entity) else { return }
+                    table[key] = node.objectID
+                }
+            }
+            cache = table
+        }
+        return cache?[values]
+    }
+}

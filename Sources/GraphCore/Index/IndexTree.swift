@@ -1,0 +1,136 @@
+/// One entry of an index: a node's key and the node.
+struct IndexEntry {
+    let key: IndexKey
+    let node: CacheNode
+
+    /// The node's identity, which orders entries of equal keys.
+    var identity: UInt { UInt(bitPattern: ObjectIdentifier(node)) }
+
+    /// Whether this is the entry of `node`.
+    func holds(_ node: CacheNode) -> Bool { self.node === node }
+
+    /// The order of entries: by key, ties by the node's identity (so each entry has one place).
+    static func order(_ a: IndexEntry, _ b: IndexEntry) -> Int {
+        let byKey = IndexKey.order(a.key, b.key)
+        if byKey != 0 { return byKey }
+        let x = a.identity, y = b.identity
+        return x < y ? -1 : (x == y ? 0 : 1)
+    }
+}
+
+/// A position in an ``IndexTree``: a leaf and an offset in it.
+struct IndexPosition: Comparable {
+    var leaf: Int
+    var offset: Int
+
+    static func < (a: IndexPosition, b: IndexPosition) -> Bool {
+        a.leaf < b.leaf || (a.leaf == b.leaf && a.offset < b.offset)
+    }
+}
+
+/// Entries in order, kept in leaves of at most ``leafCapacity`` entries: a B+-tree of two
+/// levels. An insert or removal finds its leaf by binary search over the leaves' last keys
+/// (O(log n)) and moves at most one leaf's entries (O(leafCapacity)); a full leaf splits in
+/// two. A sorted array would move half of a million entries per change; a deeper tree gains
+/// nothing below tens of millions of entries. Built from sorted entries in O(n).
+struct IndexTree {
+    static let leafCapacity = 1024
+    private(set) var leaves: [[IndexEntry]] = []
+    private(set) var count = 0
+
+    /// A tree of `entries`, which must be sorted by ``IndexEntry/order(_:_:)``.
+    init(sorted entries: [IndexEntry]) {
+        let half = Self.leafCapacity / 2
+        var start = 0
+        while start < entries.count {
+            let end = min(start + half, entries.count)
+            leaves.append(Array(entries[start..<end]))
+            start = end
+        }
+        count = entries.count
+    }
+
+    var startPosition: IndexPosition { IndexPosition(leaf: 0, offset: 0) }
+    var endPosition: IndexPosition { IndexPosition(leaf: leaves.count, offset: 0) }
+
+    subscript(position: IndexPosition) -> IndexEntry { leaves[position.leaf][position.offset] }
+
+    /// The first position whose entry satisfies `isAfter`, which must be false for a prefix
+    /// of the entries and true for the rest.
+    func partitionPoint(_ isAfter: (IndexEntry) -> Bool) -> IndexPosition {
+        var low = 0, high = leaves.count
+        while low < high {
+            let mid = (low + high) / 2
+            if let last = leaves[mid].last, isAfter(last) { high = mid } else { low = mid + 1 }
+        }
+        guard low < leaves.count else { return endPosition }
+        let leaf = leaves[low]
+        var a = 0, b = leaf.count
+        while a < b {
+            let mid = (a + b) / 2
+            if isAfter(leaf[mid]) { b = mid } else { a = mid + 1 }
+        }
+        return IndexPosition(leaf: low, offset: a)
+    }
+
+    /// The position after `position`.
+    func next(_ position: IndexPosition) -> IndexPosition {
+        let offset = position.offset + 1
+        if offset < leaves[position.leaf].count { return IndexPosition(leaf: position.leaf, offset: offset) }
+        return IndexPosition(leaf: position.leaf + 1, offset: 0)
+    }
+
+    /// The position before `position` (which must not be the first).
+    func previous(_ position: IndexPosition) -> IndexPosition {
+        if position.offset > 0 { return IndexPosition(leaf: position.leaf, offset: position.offset - 1) }
+        let leaf = position.leaf - 1
+        return IndexPosition(leaf: leaf, offset: leaves[leaf].count - 1)
+    }
+
+    /// Calls `body` with the entries in `range` (from lower to upper, or backwards), until it
+    /// returns false.
+    func walk(_ range: Range<IndexPosition>, backwards: Bool, _ body: (IndexEntry) throws -> Bool) rethrows {
+        if range.isEmpty { return }
+        if backwards {
+            var position = previous(range.upperBound)
+            while true {
+                if try !body(self[position]) { return }
+                if position == range.lowerBound { return }
+                position = previous(position)
+            }
+        } else {
+            var position = range.lowerBound
+            while position < range.upperBound {
+                if try !body(self[position]) { return }
+                position = next(position)
+            }
+        }
+    }
+
+    mutating func insert(_ entry: IndexEntry) {
+        count += 1
+        if leaves.isEmpty { leaves = [[entry]]; return }
+        var position = partitionPoint { IndexEntry.order($0, entry) > 0 }
+        if position.leaf == leaves.count {  // after every entry: the end of the last leaf
+            position = IndexPosition(leaf: leaves.count - 1, offset: leaves[leaves.count - 1].count)
+        }
+        leaves[position.leaf].insert(entry, at: position.offset)
+        if leaves[position.leaf].count > Self.leafCapacity {
+            let upper = Array(leaves[position.leaf][(Self.leafCapacity / 2)...])
+            leaves[position.leaf].removeSubrange((Self.leafCapacity / 2)...)
+            leaves.insert(upper, at: position.leaf + 1)
+        }
+    }
+
+    /// Removes the entry of `node` under `key`; false when there is none.
+    @discardableResult
+    mutating func remove(_ key: IndexKey, _ node: CacheNode) -> Bool {
+        let entry = IndexEntry(key: key, node: node)
+        let position = partitionPoint { IndexEntry.order($0, entry) >= 0 }
+        guard position.leaf < leaves.count, self[position].holds(node) else { return false }
+        leaves[position.leaf].remove(at: position.offset)
+        if leaves[position.leaf].isEmpty { leaves.remove(at: position.leaf) }
+        count -= 1
+        return true
+    }
+}

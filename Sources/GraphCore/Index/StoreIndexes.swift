@@ -1,0 +1,45 @@
+/// The indexes of an ``AtomicStore``: for each concrete entity, one ``AttributeIndex`` per
+/// fetch index the model declares for it (or an ancestor). Built when the store has loaded,
+/// rebuilt after nodes were added or removed from outside a save, kept up to date by saves.
+struct StoreIndexes {
+    private(set) var byEntity: [String: [AttributeIndex]] = [:]
+    /// Set when nodes changed outside a save (a loader's ``AtomicStore/addCacheNodes(_:)``):
+    /// the next fetch or save rebuilds the indexes first.
+    var isStale = true
+
+    /// Builds every index from the nodes.
+    mutating func rebuild(model: ObjectModel?, nodes: (String) -> [CacheNode], entityNames: [String]) {
+        byEntity = [:]
+        isStale = false
+        guard let model else { return }
+        for name in entityNames {
+            guard let entity = model.entity(named: name) else { continue }
+            let indexes = AttributeIndex.make(for: entity, nodes: nodes(name))
+            if !indexes.isEmpty { byEntity[name] = indexes }
+        }
+    }
+
+    /// The index of a concrete entity on an attribute.
+    func index(ofEntity name: String, key: String) -> AttributeIndex? {
+        byEntity[name]?.first { $0.key == key }
+    }
+
+    /// Takes one save into the indexes: inserted nodes, updated nodes with their values
+    /// before the save, removed nodes.
+    func apply(inserted: [CacheNode], updated: [(node: CacheNode, values: [Value])], removed: [CacheNode]) {
+        guard !byEntity.isEmpty else { return }
+        for node in inserted {
+            for index in byEntity[node.objectID.entityName] ?? [] { index.insert(node) }
+        }
+        for (node, values) in updated {
+            for index in byEntity[node.objectID.entityName] ?? [] where index.propertyIndex < values.count {
+                index.update(node, from: values[index.propertyIndex])
+            }
+        }
+        for node in removed {
+            for index in byEntity[node.objectID.entityName] ?? [] where index.propertyIndex < node.values.count {
+                index.remove(node, value: node.values[index.propertyIndex])
+            }
+        }
+    }
+}

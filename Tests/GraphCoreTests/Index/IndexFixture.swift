@@ -1,0 +1,107 @@
+import Foundation
+@testable import GraphCore
+import ServerTestSupport
+
+/// A model of items with attributes of every kind an index covers, made with or without
+/// fetch indexes, and random items and requests over it.
+enum IndexFixture {
+    /// Indexed keys: `i` (int64), `d` (double, descending), `s` (string), `t` (date), `b` (bool),
+    /// `c` (int32, first element of a compound index with `w`); `u` and `w` are not indexed
+    /// on their own; `n` numbers the items.
+    static func model(indexed: Bool) throws -> ObjectModel {
+        let indexes: [FetchIndexDescription] = indexed ? [
+            FetchIndexDescription(name: "byI", elements: [.init(.property("i"))]),
+            FetchIndexDescription(name: "byD", elements: [.init(.property("d"), ascending: false)]),
+            FetchIndexDescription(name: "byS", elements: [.init(.property("s"))]),
+            FetchIndexDescription(name: "byT", elements: [.init(.property("t"))]),
+            FetchIndexDescription(name: "byB", elements: [.init(.property("b"))]),
+            FetchIndexDescription(name: "byCW", elements: [.init(.property("c")), .init(.property("w"))]),
+        ] : []
+        return try ObjectModel(entities: [
+            EntityDescription("Item", attributes: [
+                AttributeDescription("n", .int64),
+                AttributeDescription("i", .int64, isOptional: true),
+                AttributeDescription("d", .double, isOptional: true),
+                AttributeDescription("s", .string, isOptional: true),
+                AttributeDescription("t", .date, isOptional: true),
+                AttributeDescription("b", .bool, isOptional: true),
+                AttributeDescription("c", .int32, isOptional: true),
+                AttributeDescription("u", .int64, isOptional: true),
+                AttributeDescription("w", .string, isOptional: true),
+            ], fetchIndexes: indexes),
+        ])
+    }
+
+    static let integers: [Value] = [.null, .int(.min), .int(.max), .int(0), .int(-1), .int(1), .int(2), .int(3),
+                                    .int(9_007_199_254_740_992), .int(9_007_199_254_740_993), .int(-5)]
+    static let doubles: [Value] = [.null, .double(.nan), .double(0), .double(-0.0), .double(1), .double(0.5), .double(-1.5),
+                                   .double(9_223_372_036_854_775_808.0), .double(-9_223_372_036_854_775_808.0),
+                                   .double(9_007_199_254_740_992), .double(.infinity), .double(-.infinity), .double(2), .double(3)]
+    static let strings: [Value] = [.null, "", "a", "ab", "abc", "B", "\u{E9}", "e\u{301}", "e", "ef", "\u{E9}t\u{E9}",
+                                   "日本", "日本語", "\u{1F600}", "Zed", "a\r\nb", "ß", "SS"]
+    static let dates: [Value] = [.null] + [0, 1, 1_000, -86_400, 1e9].map { .date(Date(timeIntervalSince1970: $0)) }
+    static let bools: [Value] = [.null, .bool(true), .bool(false)]
+
+    /// Values a key may hold.
+    static func pool(_ key: String) -> [Value] {
+        switch key {
+        case "i", "u", "c": integers
+        case "d": doubles
+        case "s", "w": strings
+        case "t": dates
+        default: bools
+        }
+    }
+
+    /// Constants a predicate may compare a key with: its own kind mostly, sometimes another number kind.
+    static func constants(_ key: String) -> [Value] {
+        switch key {
+        case "i", "u", "c": integers + [.double(1), .double(2.5), .double(-0.0), .double(9_223_372_036_854_775_808.0), .bool(true)]
+        case "d": doubles + [.int(1), .int(.max), .int(0), .int(9_007_199_254_740_993)]
+        case "b": bools + [.int(1), .int(0), .double(1)]
+        default: pool(key)
+        }
+    }
+
+    static let keys = ["i", "d", "s", "t", "b", "c", "u", "w"]
+
+    /// The values of `count` random items.
+    static func items(_ count: Int, _ rng: inout SplitMix64) -> [[String: Value]] {
+        (0..<count).map { n in
+            var values: [String: Value] = ["n": .int(Int64(n))]
+            for key in keys { values[key] = pool(key).randomElement(using: &rng) ?? .null }
+            // c is an int32: keep it in range.
+            if case .int(let v) = values["c"] ?? .null, Int32(exactly: v) == nil { values["c"] = .int(Int64(n % 7)) }
+            return values
+        }
+    }
+
+    /// A random comparison on a random key.
+    static func comparison(_ rng: inout SplitMix64) -> GraphCore.Predicate {
+        let key = keys.randomElement(using: &rng) ?? "i"
+        let values = constants(key)
+        func constant() -> Value { values.randomElement(using: &rng) ?? .null }
+        let ops: [Comparison.Operator] = [.equal, .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan,
+                                          .greaterThanOrEqual, .between, .in, .beginsWith]
+        let op = ops.randomElement(using: &rng) ?? .equal
+        switch op {
+        case .between: return .comparison(Comparison(.keyPath(key), .between, .array([.constant(constant()), .constant(constant())])))
+        case .in: return .comparison(Comparison(.keyPath(key), .in, .array((0..<Int.random(in: 1...4, using: &rng)).map { _ in .constant(constant()) })))
+        case .beginsWith:
+            let prefix = (strings + ["\u{E9}", "e", "日"]).randomElement(using: &rng) ?? ""
+            return .comparison(Comparison(.keyPath(["s", "w"].randomElement(using: &rng) ?? "s"), .beginsWith, .constant(prefix.isNull ? "a" : prefix)))
+        default: return .comparison(Comparison(.keyPath(key), op, .constant(constant())))
+        }
+    }
+
+    /// A random predicate: a comparison, a conjunction, sometimes a disjunction or a negation, or none.
+    static func predicate(_ rng: inout SplitMix64) -> GraphCore.Predicate? {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0: return nil
+        case 1...4: return comparison(&rng)
+        case 5...7: return .and([comparison(&rng), comparison(&rng)])
+        case 8: return .or([comparison(&rng), comparison(&rng)])
+        default: return .not(comparison(&rng))
+        }
+    }
+}
