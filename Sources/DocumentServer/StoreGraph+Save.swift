@@ -24,7 +24,13 @@ extension StoreGraph {
     /// is told belongs to exactly one save.
     func stage(_ named: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
-        if call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) { commit(resetting: false) }
+        // The store checks uniqueness constraints when it writes: a save that may break one
+        // commits alone, so that its refusal never fails the saves it would share a commit with.
+        let alone = touchesUniquenessConstraints(call)
+        if alone || call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) {
+            commit(resetting: false)
+        }
+        defer { if alone { commit(resetting: false) } }
         if let conflict = conflicts(of: call) {
             reply(.error(conflict))
             return
@@ -113,6 +119,18 @@ extension StoreGraph {
         let sequence: Int64
         do {
             try context.save()
+        } catch let error as GraphError {
+            context.rollback()
+            let answer: RPCError
+            if case .uniquenessViolation(let entity, let attributes, _, let objects) = error {
+                // Only a save committed alone gets here (`stage`): the refusal is its own.
+                answer = .validation([(objects.last?.uriRepresentation ?? entity, entity, attributes.joined(separator: ","),
+                                       error.description)])
+            } else {
+                answer = .storeUnavailable("the store could not be written: \(error)")
+            }
+            for save in saves { save.reply(.error(answer)) }
+            return
         } catch {
             context.rollback()
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
@@ -127,6 +145,21 @@ extension StoreGraph {
     }
 
     // MARK: - Helpers
+
+    /// Whether the save inserts or updates an object of an entity that has (or inherits) a
+    /// uniqueness constraint.
+    private func touchesUniquenessConstraints(_ call: SaveCall) -> Bool {
+        func constrained(_ entity: EntityDescription?) -> Bool {
+            var current = entity
+            while let entity = current {
+                if !entity.uniquenessConstraints.isEmpty { return true }
+                current = entity.parent
+            }
+            return false
+        }
+        guard model.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else { return false }
+        return call.inserts.contains { constrained($0.entity) } || call.updates.contains { constrained($0.id.entity) }
+    }
 
     /// A save the store could not number: an updated object at the largest version, or no
     /// reference left for the inserted objects. Checked before staging, so that the commit
