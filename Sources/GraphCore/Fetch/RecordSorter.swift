@@ -11,7 +11,8 @@ struct RecordSorter<Record: PredicateRecord> {
         let comparison: SortDescriptor.StringComparison
     }
 
-    private let keys: [Key]
+    /// The sort keys, resolved against the entity (read by ``TopKSelector`` too).
+    let keys: [Key]
     private let resolve: (ObjectID) throws -> Record?
 
     init(_ descriptors: [SortDescriptor], entity: EntityDescription, resolve: @escaping (ObjectID) throws -> Record?) throws {
@@ -37,16 +38,7 @@ struct RecordSorter<Record: PredicateRecord> {
         guard !keys.isEmpty, records.count > 1 else { return records }
         var columns: [SortColumn] = []
         defer { for column in columns { column.free() } }
-        for key in keys {
-            var values: [Value] = []
-            values.reserveCapacity(records.count)
-            for record in records {
-                var value = try value(at: key.indexes, of: record)
-                if key.comparison == .caseInsensitive, case .string(let s) = value {
-                    value = .string(StringFolding.fold(s, .caseInsensitive))
-                }
-                values.append(value)
-            }
+        for (values, key) in zip(try values(of: records), keys) {
             columns.append(SortColumn(values, ascending: key.ascending, comparison: key.comparison))
         }
         var order = Array(0..<records.count)
@@ -66,6 +58,23 @@ struct RecordSorter<Record: PredicateRecord> {
             }
         }
         return order.map { records[$0] }
+    }
+
+    /// Each key's value for every record, in ``keys``' order; folded already for a
+    /// case-insensitive comparison.
+    func values(of records: [Record]) throws -> [[Value]] {
+        try keys.map { key in
+            var values: [Value] = []
+            values.reserveCapacity(records.count)
+            for record in records {
+                var value = try value(at: key.indexes, of: record)
+                if key.comparison == .caseInsensitive, case .string(let s) = value {
+                    value = .string(StringFolding.fold(s, .caseInsensitive))
+                }
+                values.append(value)
+            }
+            return values
+        }
     }
 
     private func value(at indexes: [Int], of record: Record) throws -> Value {

@@ -7,32 +7,10 @@ import Foundation
 /// Records compare as ``RecordSorter`` compares them, ties by their position in the input,
 /// so the answer is the first `k` of the stable full sort.
 struct TopKSelector<Record: PredicateRecord> {
-    private struct Key {
-        let indexes: [Int]
-        let ascending: Bool
-        let comparison: SortDescriptor.StringComparison
-    }
-
-    private let keys: [Key]
-    private let resolve: (ObjectID) throws -> Record?
+    private let sorter: RecordSorter<Record>
 
     init(_ descriptors: [SortDescriptor], entity: EntityDescription, resolve: @escaping (ObjectID) throws -> Record?) throws {
-        keys = try descriptors.map { descriptor in
-            var indexes: [Int] = []
-            var current: EntityDescription? = entity
-            for component in descriptor.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
-                guard let owner = current, let index = owner.index(ofProperty: component) else {
-                    throw GraphError.unknownKey(entity: current?.name ?? "(attribute value)", key: component)
-                }
-                if case .relationship(let r) = owner.properties[index], r.isToMany {
-                    throw GraphError.wrongKind(entity: owner.name, key: component, expected: "an attribute or to-one relationship to sort by")
-                }
-                indexes.append(index)
-                current = owner.destination(ofPropertyAt: index)
-            }
-            return Key(indexes: indexes, ascending: descriptor.ascending, comparison: descriptor.comparison)
-        }
-        self.resolve = resolve
+        sorter = try RecordSorter(descriptors, entity: entity, resolve: resolve)
     }
 
     /// Whether selecting `k` of `count` records pays off over sorting them all.
@@ -43,19 +21,8 @@ struct TopKSelector<Record: PredicateRecord> {
     /// The first `k` records in sort order.
     func first(_ k: Int, of records: [Record]) throws -> [Record] {
         guard k > 0 else { return [] }
-        var columns: [[Value]] = []
-        for key in keys {
-            var values: [Value] = []
-            values.reserveCapacity(records.count)
-            for record in records {
-                var value = try value(at: key.indexes, of: record)
-                if key.comparison == .caseInsensitive, case .string(let s) = value {
-                    value = .string(StringFolding.fold(s, .caseInsensitive))
-                }
-                values.append(value)
-            }
-            columns.append(values)
-        }
+        let columns = try sorter.values(of: records)
+        let keys = sorter.keys
         /// Whether record `a` goes before record `b`.
         func precedes(_ a: Int, _ b: Int) -> Bool {
             for (column, key) in zip(columns, keys) {
@@ -94,16 +61,5 @@ struct TopKSelector<Record: PredicateRecord> {
         }
         heap.sort(by: precedes)
         return heap.map { records[$0] }
-    }
-
-    private func value(at indexes: [Int], of record: Record) throws -> Value {
-        var current = record
-        for (step, index) in indexes.enumerated() {
-            let value = try current.predicateValue(at: index)
-            if step == indexes.count - 1 { return value }
-            guard case .object(let id) = value, let next = try resolve(id) else { return .null }
-            current = next
-        }
-        return .null
     }
 }
