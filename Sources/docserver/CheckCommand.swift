@@ -28,18 +28,7 @@ struct CheckCommand: ParsableCommand {
     var store: String
 
     func run() throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            FileHandle.standardError.write(Data("\(store): no such store file (check creates nothing; serve creates a missing store)\n".utf8))
-            throw ExitCode(2)
-        }
-        let objectModel: ObjectModel
-        do {
-            objectModel = try SampleModel.load(path: model)
-        } catch {
-            FileHandle.standardError.write(Data("cannot check: the model cannot be used: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        let objectModel = try ExistingStore.model(store: store, model: model, verb: "check", missing: "check creates nothing; serve creates a missing store")
         do {
             JSONAtomicStore.register()
             let coordinator = StoreCoordinator(model: objectModel)

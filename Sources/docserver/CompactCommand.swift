@@ -18,25 +18,14 @@ struct CompactCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The model file (docs/MODEL.md); the built-in sample model when omitted.", valueName: "file"))
+    @Option(help: ArgumentHelp("The model: a JSON model file (docs/MODEL.md) or an Xcode .xcdatamodeld / .xcdatamodel (its current version); the built-in sample model when omitted.", valueName: "path"))
     var model: String?
 
     @Option(help: ArgumentHelp("The store file to compact.", valueName: "file"))
     var store: String
 
     func run() throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            FileHandle.standardError.write(Data("\(store): no such store file (compact creates nothing)\n".utf8))
-            throw ExitCode(2)
-        }
-        let objectModel: ObjectModel
-        do {
-            objectModel = try SampleModel.load(path: model)
-        } catch {
-            FileHandle.standardError.write(Data("cannot compact: the model cannot be used: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        let objectModel = try ExistingStore.model(store: store, model: model, verb: "compact", missing: "compact creates nothing")
         JSONAtomicStore.register()
         let coordinator = StoreCoordinator(model: objectModel)
         let opened: PersistentStore
