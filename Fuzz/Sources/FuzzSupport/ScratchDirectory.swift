@@ -1,10 +1,11 @@
 import Foundation
 
+/// The directories to remove when the process exits (libFuzzer ends with `exit`).
+nonisolated(unsafe) private var scratchPaths: [String] = []
+
 /// A directory of its own for the store files of one fuzz run, in `/dev/shm` when there is one
 /// (memory: an fsync there costs nothing, and the targets check parsing, not durability), else
 /// under the system's temporary directory; removed by ``remove()``.
-/// The directories to remove when the process exits (libFuzzer ends with `exit`).
-nonisolated(unsafe) private var scratchPaths: [String] = []
 
 public struct ScratchDirectory: Sendable {
     public let url: URL

@@ -11,11 +11,11 @@ import Foundation
 import GraphCore
 import JSONAtomicStore
 
-nonisolated(unsafe) private let model: ObjectModel = {
+private let model: ObjectModel = {
     JSONAtomicStore.register()
     return FuzzModels.sample()
 }()
-nonisolated(unsafe) private let scratch = ScratchDirectory("journal-fuzz")
+private let scratch = ScratchDirectory("journal-fuzz")
 
 /// Opens the store at `url`; nil when it does not load (which is allowed).
 private func open(_ url: URL) -> (StoreCoordinator, JSONAtomicStore)? {

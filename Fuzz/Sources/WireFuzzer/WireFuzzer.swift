@@ -27,11 +27,11 @@ import NIOEmbedded
 /// The longest line, smaller than the server's default so that the fuzzer reaches the limit.
 private let maximumLineLength = 4096
 
-nonisolated(unsafe) private let model: ObjectModel = {
+private let model: ObjectModel = {
     JSONAtomicStore.register()
     return FuzzModels.sample()
 }()
-nonisolated(unsafe) private let scratch = ScratchDirectory("wire-fuzz")
+private let scratch = ScratchDirectory("wire-fuzz")
 private let logger = Logger(label: "wire-fuzz") { _ in SwiftLogNoOpLogHandler() }
 
 /// Collects the lines the framing passes on.
