@@ -25,7 +25,8 @@ final class DatabaseSession {
     }
 
     deinit {
-        if let connection { connection.close().whenComplete { _ in } }
+        // postgres-nio requires a connection to be closed before it is released.
+        close()
     }
 
     /// Runs one statement with its values bound as parameters, and returns its rows.
@@ -59,7 +60,7 @@ final class DatabaseSession {
     func close() {
         guard let connection else { return }
         self.connection = nil
-        _ = try? connection.close().wait()
+        if !connection.isClosed { _ = try? connection.close().wait() }
     }
 
     private func open() throws(PostgresStoreError) -> PostgresConnection {
@@ -80,8 +81,9 @@ final class DatabaseSession {
         connection = made
         do {
             // The limit on each statement; UTC so that nothing depends on the server's zone.
-            _ = try made.query(PostgresQuery(unsafeSQL: "SET statement_timeout = \(statementTimeoutSeconds * 1000); SET TIME ZONE 'UTC'"),
-                               logger: logger).wait()
+            for setting in ["SET statement_timeout = \(statementTimeoutSeconds * 1000)", "SET TIME ZONE 'UTC'"] {
+                _ = try made.query(PostgresQuery(unsafeSQL: setting), logger: logger).wait()
+            }
         } catch {
             throw failure(error, statement: "SET statement_timeout")
         }

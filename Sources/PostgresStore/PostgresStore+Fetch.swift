@@ -75,7 +75,7 @@ extension PostgresStore {
     /// The `ORDER BY` of sort descriptors PostgreSQL orders as GraphCore does (attributes of
     /// the entity, plain comparison; nil first when ascending), the ID last so that pages are
     /// stable; nil when one of them cannot be said in SQL.
-    private func orderBy(_ descriptors: [SortDescriptor], entity: EntityDescription) -> String? {
+    private func orderBy(_ descriptors: [GraphCore.SortDescriptor], entity: EntityDescription) -> String? {
         guard !descriptors.isEmpty else { return "" }
         var items: [String] = []
         for descriptor in descriptors {

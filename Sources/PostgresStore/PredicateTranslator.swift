@@ -42,11 +42,11 @@ struct PredicateTranslator {
     }
 
     /// The condition for `predicate` on objects of `entity` in the table aliased `alias`.
-    mutating func condition(_ predicate: Predicate, entity: EntityDescription, alias: String, into statement: inout SQLStatement) -> SQLCondition {
+    mutating func condition(_ predicate: GraphCore.Predicate, entity: EntityDescription, alias: String, into statement: inout SQLStatement) -> SQLCondition {
         translate(predicate, entity: entity, alias: alias, into: &statement) ?? .always
     }
 
-    private mutating func translate(_ predicate: Predicate, entity: EntityDescription, alias: String, into statement: inout SQLStatement) -> SQLCondition? {
+    private mutating func translate(_ predicate: GraphCore.Predicate, entity: EntityDescription, alias: String, into statement: inout SQLStatement) -> SQLCondition? {
         switch predicate {
         case .constant(let value):
             return SQLCondition(sql: value ? "TRUE" : "FALSE", isExact: true)

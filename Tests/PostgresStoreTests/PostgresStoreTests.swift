@@ -92,22 +92,40 @@ struct PostgresStoreTests {
         let first = try PostgresFixture()
         let song = try first.context.insert("Song", values: ["title": "Blue", "plays": 1])
         try first.context.save()
-        let fixtures = [first, try first.secondCoordinator()]
-        let contexts = fixtures.map { ObjectContext(coordinator: $0.coordinator) }
-        for (index, context) in contexts.enumerated() {
-            try context.existingObject(with: song.objectID).set("plays", Int64(100 + index))
-        }
+        let coordinators = [first.coordinator, try first.secondCoordinator().coordinator]
         let outcomes = Outcomes()
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
-            do {
-                try contexts[index].save()
-                outcomes.add("saved")
-            } catch GraphError.conflict {
-                outcomes.add("conflict")
-            } catch {
-                outcomes.add("\(error)")
+        let bothRead = DispatchGroup()
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for (index, coordinator) in coordinators.enumerated() {
+            bothRead.enter()
+            done.enter()
+            let id = song.objectID
+            DispatchQueue.global().async {
+                defer { done.leave() }
+                // Each thread reads version 1, then both save at once.
+                let context = ObjectContext(coordinator: coordinator)
+                do {
+                    try context.existingObject(with: id).set("plays", Int64(100 + index))
+                } catch {
+                    outcomes.add("read failed: \(error)")
+                }
+                bothRead.leave()
+                go.wait()
+                do {
+                    try context.save()
+                    outcomes.add("saved")
+                } catch GraphError.conflict {
+                    outcomes.add("conflict")
+                } catch {
+                    outcomes.add("\(error)")
+                }
             }
         }
+        bothRead.wait()
+        go.signal()
+        go.signal()
+        done.wait()
         #expect(outcomes.all.sorted() == ["conflict", "saved"])
         let reader = ObjectContext(coordinator: try first.secondCoordinator().coordinator)
         #expect(try reader.existingObject(with: song.objectID).version == 2)

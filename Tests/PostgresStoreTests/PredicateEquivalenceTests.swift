@@ -15,7 +15,7 @@ struct PredicateEquivalenceTests {
     static let tagNames = ["jazz", "Jazz", "rock", "K\u{212A}", "pop"]
 
     /// Predicate formats with their arguments; `#` in a format is replaced by a random title.
-    static func randomPredicate(_ random: inout SplitMix64) throws -> Predicate {
+    static func randomPredicate(_ random: inout SplitMix64) throws -> GraphCore.Predicate {
         func title() -> String { titles[Int(random.next() % UInt64(titles.count))] }
         func piece(_ title: String) -> String { String(title.prefix(Int(random.next() % 3) + 1)) }
         func number() -> Int64 { Int64(random.next() % 12) }

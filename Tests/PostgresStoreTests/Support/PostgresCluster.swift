@@ -1,6 +1,10 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ServerTestSupport
 import Synchronization
+import Testing
 @testable import PostgresStore
 
 /// A throwaway PostgreSQL cluster for the tests: `initdb` + `pg_ctl` in a temporary
@@ -78,22 +82,21 @@ enum PostgresCluster {
     }
 
     /// Runs a program to its end; its output is returned, a failure throws with it.
+    ///
+    /// Through `system(3)`, not `Process`: Foundation's `Process` learns of a child's end from a
+    /// descriptor the child inherits, and `pg_ctl start` leaves a server running that holds it.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(text.suffix(2000))")
+        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("graph-postgres-output-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outputURL) }
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let assignments = environment.map { "\($0.key)=\(quoted($0.value))" }
+        let command = (assignments + [quoted(program)] + arguments.map(quoted)).joined(separator: " ")
+            + " </dev/null >\(quoted(outputURL.path)) 2>&1"
+        let status = system(command)
+        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw HarnessError("\(program) \(arguments.joined(separator: " ")) failed (status \(status)): \(text.suffix(2000))")
         }
         return text
     }
