@@ -19,7 +19,7 @@ struct PredicateEquivalenceTests {
         func title() -> String { titles[Int(random.next() % UInt64(titles.count))] }
         func piece(_ title: String) -> String { String(title.prefix(Int(random.next() % 3) + 1)) }
         func number() -> Int64 { Int64(random.next() % 12) }
-        let choice = random.next() % 26
+        let choice = random.next() % 28
         switch choice {
         case 0: return try Predicate(format: "plays > %d", number())
         case 1: return try Predicate(format: "plays == %d", number())
@@ -46,6 +46,8 @@ struct PredicateEquivalenceTests {
         case 22: return .not(try randomPredicate(&random))
         case 23: return .and([try randomPredicate(&random), try randomPredicate(&random)])
         case 24: return .or([try randomPredicate(&random), try randomPredicate(&random)])
+        case 25: return try Predicate(format: "rating > %@", Double(number()) / 4)
+        case 26: return try Predicate(format: "rating >= %d AND rating <= %d", number() / 2, number())
         default: return try Predicate(format: "title ==[cd] %@", title())
         }
     }
