@@ -95,6 +95,7 @@ final class DatabaseSession {
             if let info = psql.serverInfo {
                 let state = info[.sqlState]
                 if state == "57014" { return .timedOut(seconds: statementTimeoutSeconds, statement: statement) }
+                if state == "23505", let index = info[.constraintName] { return .uniqueIndexViolated(index: index, statement: statement) }
                 var message = info[.message] ?? "no message"
                 if let detail = info[.detail] { message += " (\(detail))" }
                 return .statementFailed(sqlState: state, message: message, statement: statement)

@@ -37,11 +37,34 @@ extension PostgresStore {
         let locked = request.lockedObjects.sorted(by: Self.byReference)
 
         var versions: [ObjectID: Int64] = [:]
+        do {
+            try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, versions: &versions)
+        } catch let refusal as UniqueRefusal {
+            throw try uniquenessViolation(refusal, among: inserted + updated)
+        }
+        return SaveResult(permanentIDs: permanent, versions: versions)
+    }
+
+    /// An insert or update refused by a unique index, with the object written.
+    private struct UniqueRefusal: Error {
+        let index: String
+        let snapshot: ObjectSnapshot
+    }
+
+    private func write(inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ObjectSnapshot], locked: [ObjectSnapshot],
+                       versions: inout [ObjectID: Int64]) throws {
+        func refusing<T>(_ snapshot: ObjectSnapshot, _ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch PostgresStoreError.uniqueIndexViolated(let index, _) {
+                throw UniqueRefusal(index: index, snapshot: snapshot)
+            }
+        }
         try session.transaction {
             var conflicts: [ObjectSnapshot] = []
             for snapshot in locked where try !check(snapshot) { conflicts.append(snapshot) }
             for snapshot in updated {
-                if let version = try update(snapshot) { versions[snapshot.objectID] = version } else { conflicts.append(snapshot) }
+                if let version = try refusing(snapshot, { try update(snapshot) }) { versions[snapshot.objectID] = version } else { conflicts.append(snapshot) }
             }
             for snapshot in deleted where try !delete(snapshot) { conflicts.append(snapshot) }
             if !conflicts.isEmpty {
@@ -49,11 +72,46 @@ extension PostgresStore {
                     Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version, currentVersion: try currentVersion(of: snapshot.objectID))
                 })
             }
-            for snapshot in inserted { try insert(snapshot) }
+            for snapshot in inserted { try refusing(snapshot) { try insert(snapshot) } }
             for snapshot in inserted { try writeToMany(snapshot, replacing: false) }
             for snapshot in updated { try writeToMany(snapshot, replacing: true) }
         }
-        return SaveResult(permanentIDs: permanent, versions: versions)
+    }
+
+    /// The uniqueness violation a unique index refused, as GraphCore names it: the entity, the
+    /// constraint's values and both objects (another object of the save, or one in the database).
+    private func uniquenessViolation(_ refusal: UniqueRefusal, among saved: [ObjectSnapshot]) throws -> Error {
+        let layout = try layout
+        guard let index = layout.uniqueIndexes.first(where: { $0.name == refusal.index }) else {
+            return PostgresStoreError.uniqueIndexViolated(index: refusal.index, statement: "(save)")
+        }
+        let snapshot = refusal.snapshot
+        let values = index.attributes.map { snapshot.value(forKey: $0) ?? .null }
+        if let other = saved.first(where: { candidate in
+            candidate.objectID != snapshot.objectID && index.kinds.contains(candidate.objectID.entityName)
+                && index.attributes.map { candidate.value(forKey: $0) ?? .null } == values
+        }) {
+            return GraphError.uniquenessViolation(entity: index.entity, attributes: index.attributes, values: values,
+                                                  objects: [other.objectID, snapshot.objectID])
+        }
+        var statement = SQLStatement()
+        var conditions: [String] = []
+        for (name, value) in zip(index.attributes, values) {
+            let type = snapshot.objectID.entity.property(named: name)?.attribute?.type
+            conditions.append("t.\(TableLayout.quoted(name)) = \(try statement.parameter(value, as: type, entity: index.entity, key: name))")
+        }
+        conditions.append("t.\"_entity\" = ANY(\(statement.parameter(index.kinds)))")
+        conditions.append("t.\"_id\" <> \(statement.parameter(try reference(of: snapshot.objectID)))")
+        statement.text = "SELECT t.\"_id\", t.\"_entity\" FROM \(TableLayout.quoted(index.root)) t WHERE \(conditions.joined(separator: " AND ")) LIMIT 1"
+        var objects = [snapshot.objectID]
+        if let row = try session.run(statement.text, statement.binds).first {
+            let cells = row.makeRandomAccess()
+            if let id = try ColumnReader.integer(cells[0], what: "_id"), let name = try ColumnReader.text(cells[1], what: "_entity"),
+               let entity = model?.entity(named: name) {
+                objects.insert(newObjectID(for: entity, referenceObject: .int(id)), at: 0)
+            }
+        }
+        return GraphError.uniquenessViolation(entity: index.entity, attributes: index.attributes, values: values, objects: objects)
     }
 
     private static func byReference(_ a: ObjectSnapshot, _ b: ObjectSnapshot) -> Bool {

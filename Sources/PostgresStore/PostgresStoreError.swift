@@ -6,6 +6,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
     case connectionFailed(address: String, reason: String)
     /// The database refused a statement; `sqlState` is PostgreSQL's code (`23505`, …).
     case statementFailed(sqlState: String?, message: String, statement: String)
+    /// A row would break one of the unique indexes made from the model's uniqueness constraints.
+    case uniqueIndexViolated(index: String, statement: String)
     /// A statement took longer than the store's time limit.
     case timedOut(seconds: Int, statement: String)
     /// A name of the model cannot be a PostgreSQL identifier (too long, or a name the store uses itself).
@@ -26,6 +28,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
             return "cannot connect to PostgreSQL at \(address): \(reason)"
         case .statementFailed(let state, let message, let statement):
             return "PostgreSQL refused a statement\(state.map { " (SQLSTATE \($0))" } ?? ""): \(message); statement: \(statement.prefix(200))"
+        case .uniqueIndexViolated(let index, let statement):
+            return "PostgreSQL refused a row that breaks the unique index \(index); statement: \(statement.prefix(200))"
         case .timedOut(let seconds, let statement):
             return "a PostgreSQL statement took longer than \(seconds) s: \(statement.prefix(200))"
         case .unsupportedName(let name, let reason):

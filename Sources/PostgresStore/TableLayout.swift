@@ -34,7 +34,19 @@ struct TableLayout {
         let destinationRoot: String
     }
 
+    /// A unique index made from an entity's uniqueness constraint, over the rows of the entity
+    /// and its sub-entities.
+    struct UniqueIndex {
+        let name: String
+        let entity: String
+        let root: String
+        let attributes: [String]
+        let kinds: [String]
+    }
+
     let model: ObjectModel
+    /// The unique indexes, named `_graph_unique_<n>` in the model's order.
+    let uniqueIndexes: [UniqueIndex]
     /// Root entity name → its table's columns after the three fixed ones, in order.
     let columns: [String: [Column]]
     /// "Entity.relationship" (the declaring entity) → the join table.
@@ -73,6 +85,16 @@ struct TableLayout {
         }
         self.columns = columns
         self.joinTables = joins
+        var unique: [UniqueIndex] = []
+        for entity in model.entities {
+            let root = Self.root(of: entity).name
+            let names = Set((columns[root] ?? []).map(\.name))
+            for constraint in entity.uniquenessConstraints where !constraint.isEmpty && constraint.allSatisfy(names.contains) {
+                unique.append(UniqueIndex(name: "_graph_unique_\(unique.count + 1)", entity: entity.name, root: root, attributes: constraint,
+                                          kinds: model.entities.filter { $0.isKind(of: entity) }.map(\.name)))
+            }
+        }
+        uniqueIndexes = unique
     }
 
     private static func add(_ column: Column, to list: inout [Column], entity: EntityDescription) throws(PostgresStoreError) {
@@ -177,6 +199,13 @@ struct TableLayout {
             statements.append("CREATE INDEX ON \(Self.quoted(root)) (\"_entity\")")
         }
         statements += foreignKeys
+        for index in uniqueIndexes {
+            let kinds = index.kinds.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+            statements.append("""
+                CREATE UNIQUE INDEX \(Self.quoted(index.name)) ON \(Self.quoted(index.root)) \
+                (\(index.attributes.map(Self.quoted).joined(separator: ", "))) WHERE "_entity" IN (\(kinds))
+                """)
+        }
         for join in allJoinTables {
             let name = Self.quoted(join.name)
             statements.append("""

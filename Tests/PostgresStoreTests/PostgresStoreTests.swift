@@ -179,6 +179,34 @@ struct PostgresStoreTests {
         #expect(try first.context.count(for: FetchRequest(entityName: "Tag")) == 2)
     }
 
+    @Test func aUniquenessConstraintRefusesASecondObjectWithTheSameValuesFromAnotherCoordinator() throws {
+        let first = try PostgresFixture()
+        let jazz = try first.context.insert("Tag", values: ["name": "jazz"])
+        try first.context.save()
+
+        let second = try first.secondCoordinator()
+        _ = try second.context.insert("Tag", values: ["name": "jazz"])
+        let error = #expect(throws: GraphError.self) { try second.context.save() }
+        guard case .uniquenessViolation(let entity, let attributes, let values, let objects)? = error else {
+            Issue.record("expected a uniqueness violation, got \(String(describing: error))")
+            return
+        }
+        #expect(entity == "Tag" && attributes == ["name"] && values == ["jazz"])
+        #expect(objects.count == 2 && objects.first == jazz.objectID)
+        #expect(try first.context.count(for: FetchRequest(entityName: "Tag")) == 1)
+
+        // Two new objects of one save with the same values are refused too, naming both.
+        let other = try first.secondCoordinator()
+        let a = try other.context.insert("Tag", values: ["name": "rock"])
+        let b = try other.context.insert("Tag", values: ["name": "rock"])
+        let both = #expect(throws: GraphError.self) { try other.context.save() }
+        guard case .uniquenessViolation(_, _, _, let pair)? = both else {
+            Issue.record("expected a uniqueness violation, got \(String(describing: both))")
+            return
+        }
+        #expect(Set(pair) == Set([a.objectID, b.objectID]))
+    }
+
     @Test func aWrongURLIsRefusedWithWhatIsWrong() throws {
         PostgresStore.register()
         let coordinator = StoreCoordinator(model: try TestModel.make())

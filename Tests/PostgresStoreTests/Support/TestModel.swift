@@ -7,6 +7,7 @@ import PostgresStore
 /// - `Artist` —albums (deny)→ `Album` —songs (ordered, cascade)→ `Song` ←songs/tags
 ///   (many-to-many, nullify)→ `Tag`; every to-one side nullifies.
 /// - `Media` (abstract) with sub-entities `Book` and `Film`: one table for the hierarchy.
+/// - `Tag.name` is unique.
 /// - `Specimen`: one optional attribute of every type, to round-trip values.
 enum TestModel {
     static func make(extraTagAttributes: [AttributeDescription] = []) throws -> ObjectModel {
@@ -31,7 +32,7 @@ enum TestModel {
             ]),
             EntityDescription("Tag", attributes: [AttributeDescription("name", .string)] + extraTagAttributes, relationships: [
                 RelationshipDescription("songs", destination: "Song", inverse: "tags", toMany: true),
-            ]),
+            ], uniquenessConstraints: [["name"]]),
             EntityDescription("Media", isAbstract: true, attributes: [AttributeDescription("title", .string)]),
             EntityDescription("Book", parent: "Media", attributes: [AttributeDescription("pages", .int32, isOptional: true)]),
             EntityDescription("Film", parent: "Media", attributes: [AttributeDescription("minutes", .int32, isOptional: true)]),
