@@ -207,6 +207,18 @@ struct PostgresStoreTests {
         #expect(Set(pair) == Set([a.objectID, b.objectID]))
     }
 
+    @Test func aModelWithANameTheStoreUsesItselfIsRefusedNamingIt() throws {
+        let model = try ObjectModel(entities: [EntityDescription("Note", attributes: [AttributeDescription("_version", .int64)])])
+        #expect(throws: PostgresStoreError.unsupportedName("_version", reason: "names beginning with _ are the store's own")) {
+            try PostgresFixture(model: model)
+        }
+        let long = String(repeating: "x", count: 64)
+        let longModel = try ObjectModel(entities: [EntityDescription("Note", attributes: [AttributeDescription(long, .int64)])])
+        #expect(throws: PostgresStoreError.unsupportedName(long, reason: "longer than PostgreSQL's 63 bytes")) {
+            try PostgresFixture(model: longModel)
+        }
+    }
+
     @Test func aWrongURLIsRefusedWithWhatIsWrong() throws {
         PostgresStore.register()
         let coordinator = StoreCoordinator(model: try TestModel.make())

@@ -114,6 +114,7 @@ struct PredicateEquivalenceTests {
                 #expect(got.sorted() == expected.sorted(), "\(predicate)")
             }
             #expect(try fromPostgres.count(for: request) == fromMemory.count(for: request), "\(predicate)")
+            #expect(try fromPostgres.fetchObjectIDs(request).count == fromMemory.fetchObjectIDs(request).count, "\(predicate)")
             if try postgres.store.explain(request).predicateInSQL { translated += 1 }
         }
         // Most cases are answered by SQL alone; the rest are narrowed and finished by GraphCore.
