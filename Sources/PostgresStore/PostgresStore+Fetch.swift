@@ -27,7 +27,7 @@ extension PostgresStore {
         try plan(for: request).description
     }
 
-    private struct Plan {
+    struct Plan {
         var statement: SQLStatement
         var description: PostgresFetchPlan
         var root: String
@@ -35,7 +35,7 @@ extension PostgresStore {
         var counts: Bool
     }
 
-    private func plan(for request: FetchRequest) throws -> Plan {
+    func plan(for request: FetchRequest) throws -> Plan {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         guard let entity = model.entity(named: request.entityName) else { throw GraphError.unknownEntity(request.entityName) }
         let layout = try layout
@@ -85,7 +85,7 @@ extension PostgresStore {
             let expression: String
             switch attribute.type {
             case .int16, .int32, .int64, .bool, .date, .uuid, .double, .float: expression = column
-            case .string: expression = "(normalize(\(column), NFC) COLLATE \"C\")"
+            case .string: expression = TableLayout.stringKey(column)
             case .decimal, .binary, .uri: return nil
             }
             items.append(expression + (descriptor.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))

@@ -42,11 +42,13 @@ extension PredicateTranslator {
     }
 
     /// `==`, `!=` and the orderings of values SQL compares as GraphCore does; nil never matches.
+    /// Conditions are never NULL (`… AND e IS NOT NULL`: FALSE for a NULL `e`), and keep the
+    /// comparison bare so that an index of `e` serves it.
     private func ordered(_ e: String, _ op: Comparison.Operator, _ parameter: String) -> SQLCondition? {
         switch op {
         case .equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             guard let sql = Self.sqlOperator(op) else { return nil }
-            return SQLCondition(sql: "COALESCE(\(e) \(sql) \(parameter), FALSE)", isExact: true)
+            return SQLCondition(sql: "\(e) \(sql) \(parameter) AND \(e) IS NOT NULL", isExact: true)
         case .notEqual:
             return SQLCondition(sql: "\(e) IS DISTINCT FROM \(parameter)", isExact: true)
         default:
@@ -60,9 +62,9 @@ extension PredicateTranslator {
         switch op {
         case .equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             guard let sql = Self.sqlOperator(op) else { return nil }
-            return SQLCondition(sql: "COALESCE(\(e) <> 'NaN'::float8 AND \(e) \(sql) \(parameter), FALSE)", isExact: true)
+            return SQLCondition(sql: "\(e) <> 'NaN'::float8 AND \(e) \(sql) \(parameter) AND \(e) IS NOT NULL", isExact: true)
         case .notEqual:
-            return SQLCondition(sql: "NOT COALESCE(\(e) <> 'NaN'::float8 AND \(e) = \(parameter), FALSE)", isExact: true)
+            return SQLCondition(sql: "NOT (\(e) <> 'NaN'::float8 AND \(e) = \(parameter) AND \(e) IS NOT NULL)", isExact: true)
         default:
             return nil
         }
@@ -82,10 +84,11 @@ extension PredicateTranslator {
                         into statement: inout SQLStatement) -> SQLCondition? {
         if options.isEmpty, let sql = Self.sqlOperator(op) {
             // Swift compares strings as canonically equivalent Unicode, in code point order.
+            // (`COLLATE "C"` for `==` too: the same answer, and a fetch index of the column serves both.)
             let parameter = "normalize(\(statement.parameter(s)), NFC)"
-            if op == .notEqual { return SQLCondition(sql: "normalize(\(e), NFC) IS DISTINCT FROM \(parameter)", isExact: true) }
-            let subject = op == .equal ? "normalize(\(e), NFC)" : "(normalize(\(e), NFC) COLLATE \"C\")"
-            return SQLCondition(sql: "COALESCE(\(subject) \(sql) \(parameter), FALSE)", isExact: true)
+            let subject = TableLayout.stringKey(e)
+            if op == .notEqual { return SQLCondition(sql: "\(subject) IS DISTINCT FROM \(parameter)", isExact: true) }
+            return SQLCondition(sql: "\(subject) \(sql) \(parameter) AND \(e) IS NOT NULL", isExact: true)
         }
         // The rest holds exactly for plain ASCII values (GraphCore compares their bytes); other
         // values pass, and GraphCore judges them.
@@ -93,7 +96,7 @@ extension PredicateTranslator {
         let caseless = options.contains(.caseInsensitive)
         let constant = caseless ? String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : s
         let subject = caseless ? "lower(\(e) COLLATE \"C\")" : "(\(e) COLLATE \"C\")"
-        let notPlain = "COALESCE(\(e) ~ \(statement.parameter(Self.notPlainPattern)), FALSE)"
+        let notPlain = "(\(e) ~ \(statement.parameter(Self.notPlainPattern)) AND \(e) IS NOT NULL)"
         let plain: String
         switch op {
         case .equal: plain = "\(subject) = \(statement.parameter(constant))"
@@ -115,7 +118,7 @@ extension PredicateTranslator {
             plain = "\(subject) LIKE \(statement.parameter(pattern))"
         default: return nil
         }
-        return SQLCondition(sql: "COALESCE(\(plain), FALSE) OR \(notPlain)", isExact: false)
+        return SQLCondition(sql: "(\(plain) AND \(e) IS NOT NULL) OR \(notPlain)", isExact: false)
     }
 
     static func sqlOperator(_ op: Comparison.Operator) -> String? {

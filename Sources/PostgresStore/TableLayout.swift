@@ -174,6 +174,32 @@ struct TableLayout {
         }
     }
 
+    /// The expression a string column is compared and sorted by: its NFC form in code point
+    /// order (Swift's string equality and order), which an index of the same expression serves.
+    static func stringKey(_ column: String) -> String { "(normalize(\(column), NFC) COLLATE \"C\")" }
+
+    /// Indexes for the entities' fetch indexes (`_graph_index_<n>` in the model's order): those
+    /// whose elements are all attributes or to-one relationships of the entity, B-tree ones.
+    var fetchIndexStatements: [String] {
+        var statements: [String] = []
+        for entity in model.entities {
+            let root = Self.root(of: entity).name
+            let columns = self.columns[root] ?? []
+            for index in entity.fetchIndexes {
+                var items: [String] = []
+                for element in index.elements {
+                    guard element.kind == .binary, case .property(let name) = element.target,
+                          let column = columns.first(where: { $0.name == name }) else { items = []; break }
+                    let quoted = Self.quoted(name)
+                    items.append((column.type == .string ? Self.stringKey(quoted) : quoted) + (element.ascending ? "" : " DESC"))
+                }
+                guard !items.isEmpty else { continue }
+                statements.append("CREATE INDEX \(Self.quoted("_graph_index_\(statements.count + 1)")) ON \(Self.quoted(root)) (\(items.joined(separator: ", ")))")
+            }
+        }
+        return statements
+    }
+
     /// The statements that create the schema on an empty database.
     var creationStatements: [String] {
         var statements: [String] = [
@@ -199,6 +225,7 @@ struct TableLayout {
             statements.append("CREATE INDEX ON \(Self.quoted(root)) (\"_entity\")")
         }
         statements += foreignKeys
+        statements += fetchIndexStatements
         for index in uniqueIndexes {
             let kinds = index.kinds.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
             statements.append("""

@@ -69,10 +69,10 @@ struct PredicateEquivalenceTests {
             let album = Int(random.next() % 4)
             let tagMask = random.next() % 32
             for (index, context) in contexts.enumerated() {
-                let song = try context.insert("Song", values: ["title": .string(title), "plays": .int(plays), "rating": rating])
+                let song = try context.insert("Song", values: ["title": .string(title), "plays": .int(plays), "rating": rating,
+                                                              "serial": .int(Int64(n))])
                 if album < 3 { try song.setObject(albums[index][album], forKey: "album") }
                 try song.setObjects(tags[index].enumerated().filter { tagMask & (1 << $0.offset) != 0 }.map(\.element), forKey: "tags")
-                _ = n
             }
         }
         for context in contexts { try context.save() }
@@ -102,7 +102,8 @@ struct PredicateEquivalenceTests {
             var request = FetchRequest(entityName: "Song", predicate: predicate)
             let sorted = random.next() % 2 == 0
             if sorted {
-                request.sortDescriptors = [SortDescriptor("plays", ascending: false), SortDescriptor("title")]
+                // The serial number last: a total order, so that pages hold the same objects.
+                request.sortDescriptors = [SortDescriptor("plays", ascending: false), SortDescriptor("title"), SortDescriptor("serial")]
                 request.fetchLimit = Int(random.next() % 8)
                 request.fetchOffset = Int(random.next() % 4)
             }

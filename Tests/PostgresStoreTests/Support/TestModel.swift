@@ -7,7 +7,7 @@ import PostgresStore
 /// - `Artist` —albums (deny)→ `Album` —songs (ordered, cascade)→ `Song` ←songs/tags
 ///   (many-to-many, nullify)→ `Tag`; every to-one side nullifies.
 /// - `Media` (abstract) with sub-entities `Book` and `Film`: one table for the hierarchy.
-/// - `Tag.name` is unique.
+/// - `Tag.name` is unique; `Song` has fetch indexes on `title` and `plays`.
 /// - `Specimen`: one optional attribute of every type, to round-trip values.
 enum TestModel {
     static func make(extraTagAttributes: [AttributeDescription] = []) throws -> ObjectModel {
@@ -26,9 +26,13 @@ enum TestModel {
                 AttributeDescription("title", .string),
                 AttributeDescription("plays", .int64, defaultValue: 0),
                 AttributeDescription("rating", .double, isOptional: true),
+                AttributeDescription("serial", .int64, isOptional: true),
             ], relationships: [
                 RelationshipDescription("album", destination: "Album", inverse: "songs"),
                 RelationshipDescription("tags", destination: "Tag", inverse: "songs", toMany: true),
+            ], fetchIndexes: [
+                FetchIndexDescription(name: "byTitle", elements: [.init(.property("title"))]),
+                FetchIndexDescription(name: "byPlays", elements: [.init(.property("plays"), ascending: false)]),
             ]),
             EntityDescription("Tag", attributes: [AttributeDescription("name", .string)] + extraTagAttributes, relationships: [
                 RelationshipDescription("songs", destination: "Song", inverse: "tags", toMany: true),
