@@ -16,6 +16,8 @@ final class DatabaseSession {
     let statementTimeoutSeconds: Int
     private let logger: Logger
     private var connection: PostgresConnection?
+    /// The connection that began the transaction in progress, if any.
+    private var transactionConnection: PostgresConnection?
     private var nextConnectionID = 0
 
     init(address: DatabaseURL, statementTimeoutSeconds: Int, logger: Logger = Logger(label: "PostgresStore")) {
@@ -44,16 +46,29 @@ final class DatabaseSession {
     }
 
     /// Runs `body` inside a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Every statement of the transaction must run on the connection that began it: when that
+    /// connection is lost, the transaction fails (PostgreSQL rolled it back) and no statement
+    /// runs on a new connection outside it. A connection lost while `COMMIT` was in flight
+    /// leaves the outcome unknown, and the error says so.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try run("BEGIN")
+        transactionConnection = connection
+        defer { transactionConnection = nil }
+        let result: T
         do {
-            let result = try body()
-            try run("COMMIT")
-            return result
+            result = try body()
         } catch {
-            _ = try? run("ROLLBACK")
+            if let connection, connection === transactionConnection, !connection.isClosed { _ = try? run("ROLLBACK") }
             throw error
         }
+        do {
+            try run("COMMIT")
+        } catch PostgresStoreError.connectionFailed(let address, let reason) {
+            throw PostgresStoreError.connectionFailed(
+                address: address, reason: "\(reason); the connection was lost during COMMIT, so the save may or may not have been applied")
+        }
+        return result
     }
 
     /// Closes the connection (a new one is made by the next statement).
@@ -64,11 +79,18 @@ final class DatabaseSession {
     }
 
     private func open() throws(PostgresStoreError) -> PostgresConnection {
+        if let transactionConnection {
+            guard let connection, connection === transactionConnection, !connection.isClosed else {
+                throw .connectionFailed(address: address.description, reason: "the connection was lost during a transaction, which PostgreSQL rolled back")
+            }
+            return connection
+        }
         if let connection, !connection.isClosed { return connection }
         connection = nil
         let group = MultiThreadedEventLoopGroup.singleton
+        // Waiting on an event loop's thread would deadlock it (and NIO forbids it).
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil { throw .calledOnEventLoop }
         let loop = group.any()
-        if loop.inEventLoop { throw .calledOnEventLoop }
         nextConnectionID += 1
         var configuration = address.configuration
         configuration.options.connectTimeout = .seconds(10)

@@ -114,7 +114,7 @@ extension PostgresStore {
     }
 
     /// The objects of a hierarchy's table whose column (`where` ends with `= `) is `value`.
-    func loadRows(root: EntityDescription, where clause: String, _ value: Int64, kinds: [String]?) throws -> [ObjectSnapshot] {
+    func loadRows(root: EntityDescription, where clause: String, _ value: Int64) throws -> [ObjectSnapshot] {
         var statement = SQLStatement()
         statement.text = "SELECT \(try selectList(root: root.name)) FROM \(TableLayout.quoted(root.name)) t WHERE \(clause)\(statement.parameter(value))"
         return try readRows(try session.run(statement.text, statement.binds), root: root.name)

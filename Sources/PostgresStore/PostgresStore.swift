@@ -113,7 +113,7 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {
     /// - Throws: `GraphError.objectNotFound` when the database has no such object.
     public override func newValues(forObjectWith id: ObjectID) throws -> IncrementalStoreNode {
         guard case .int(let reference) = id.referenceObject else { throw GraphError.objectNotFound(id) }
-        let rows = try loadRows(root: TableLayout.root(of: id.entity), where: "t.\"_id\" = ", reference, kinds: nil)
+        let rows = try loadRows(root: TableLayout.root(of: id.entity), where: "t.\"_id\" = ", reference)
         guard let row = rows.first, row.objectID.entity.isKind(of: id.entity) || id.entity.isKind(of: row.objectID.entity) else {
             throw GraphError.objectNotFound(id)
         }

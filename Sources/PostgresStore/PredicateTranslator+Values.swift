@@ -102,7 +102,9 @@ extension PredicateTranslator {
         case .equal: plain = "\(subject) = \(statement.parameter(constant))"
         case .notEqual: return SQLCondition(sql: "\(e) IS NULL OR \(notPlain) OR \(subject) <> \(statement.parameter(constant))", isExact: false)
         case .beginsWith: plain = "starts_with(\(subject), \(statement.parameter(constant)))"
-        case .endsWith: plain = "right(\(subject), \(statement.parameter(Int32(constant.utf8.count)))) = \(statement.parameter(constant))"
+        case .endsWith:
+            guard let length = Int32(exactly: constant.utf8.count) else { return nil }
+            plain = "right(\(subject), \(statement.parameter(length))) = \(statement.parameter(constant))"
         case .contains: plain = "strpos(\(subject), \(statement.parameter(constant))) > 0"
         case .like:
             guard !constant.contains("\\") else { return nil }
