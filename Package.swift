@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "DocumentProtocol", targets: ["DocumentProtocol"]),
         .library(name: "DocumentServer", targets: ["DocumentServer"]),
         .library(name: "DocumentClient", targets: ["DocumentClient"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .executable(name: "docserver", targets: ["docserver"]),
     ],
     dependencies: [
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", "1.33.2"..<"1.34.0"),
     ],
     targets: [
         .systemLibrary(
@@ -71,6 +73,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // The incremental store "PostgreSQL": the object graph in a PostgreSQL database, one
+        // table per entity hierarchy, predicates translated to SQL where SQL can say them.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "GraphCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -146,6 +160,16 @@ let package = Package(
             name: "JSONStoreCrashWriter",
             dependencies: ["JSONAtomicStore", "GraphCore"],
             path: "Tests/JSONStoreCrashWriter"
+        ),
+        // The PostgreSQL store against a real PostgreSQL cluster that the tests start (and
+        // install from Debian's packages when it is missing).
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: [
+                "PostgresStore", "GraphCore", "ServerTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "CYajlTests",

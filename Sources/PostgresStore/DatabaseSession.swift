@@ -1,0 +1,139 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// One connection to the database, used synchronously: a store's calls block on their
+/// statements (store calls are synchronous), on a thread that is not one of the event loop's.
+///
+/// The connection is made when first needed and made again after it was lost; a statement
+/// in flight when it is lost fails with ``PostgresStoreError/connectionFailed(address:reason:)``.
+/// Every statement is bounded by PostgreSQL's `statement_timeout`.
+///
+/// Not `Sendable`: its store's coordinator makes one call at a time into it.
+final class DatabaseSession {
+    let address: DatabaseURL
+    let statementTimeoutSeconds: Int
+    private let logger: Logger
+    private var connection: PostgresConnection?
+    /// The connection that began the transaction in progress, if any.
+    private var transactionConnection: PostgresConnection?
+    private var nextConnectionID = 0
+
+    init(address: DatabaseURL, statementTimeoutSeconds: Int, logger: Logger = Logger(label: "PostgresStore")) {
+        self.address = address
+        self.statementTimeoutSeconds = statementTimeoutSeconds
+        self.logger = logger
+    }
+
+    deinit {
+        // postgres-nio requires a connection to be closed before it is released.
+        close()
+    }
+
+    /// Runs one statement with its values bound as parameters, and returns its rows.
+    ///
+    /// - Throws: ``PostgresStoreError`` (the database's refusal with its SQLSTATE, a lost connection).
+    @discardableResult
+    func run(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws(PostgresStoreError) -> [PostgresRow] {
+        let connection = try open()
+        let query = PostgresQuery(unsafeSQL: sql, binds: binds)
+        do {
+            return try connection.query(query, logger: logger).wait().rows
+        } catch {
+            throw failure(error, statement: sql)
+        }
+    }
+
+    /// Runs `body` inside a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Every statement of the transaction must run on the connection that began it: when that
+    /// connection is lost, the transaction fails (PostgreSQL rolled it back) and no statement
+    /// runs on a new connection outside it. A connection lost while `COMMIT` was in flight
+    /// leaves the outcome unknown, and the error says so.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN")
+        transactionConnection = connection
+        defer { transactionConnection = nil }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if let connection, connection === transactionConnection, !connection.isClosed { _ = try? run("ROLLBACK") }
+            throw error
+        }
+        do {
+            try run("COMMIT")
+        } catch PostgresStoreError.connectionFailed(let address, let reason) {
+            throw PostgresStoreError.connectionFailed(
+                address: address, reason: "\(reason); the connection was lost during COMMIT, so the save may or may not have been applied")
+        }
+        return result
+    }
+
+    /// Closes the connection (a new one is made by the next statement).
+    func close() {
+        guard let connection else { return }
+        self.connection = nil
+        if !connection.isClosed { _ = try? connection.close().wait() }
+    }
+
+    private func open() throws(PostgresStoreError) -> PostgresConnection {
+        if let transactionConnection {
+            guard let connection, connection === transactionConnection, !connection.isClosed else {
+                throw .connectionFailed(address: address.description, reason: "the connection was lost during a transaction, which PostgreSQL rolled back")
+            }
+            return connection
+        }
+        if let connection, !connection.isClosed { return connection }
+        connection = nil
+        let group = MultiThreadedEventLoopGroup.singleton
+        // Waiting on an event loop's thread would deadlock it (and NIO forbids it).
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil { throw .calledOnEventLoop }
+        let loop = group.any()
+        nextConnectionID += 1
+        var configuration = address.configuration
+        configuration.options.connectTimeout = .seconds(10)
+        let made: PostgresConnection
+        do {
+            made = try PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID, logger: logger).wait()
+        } catch {
+            throw .connectionFailed(address: address.description, reason: Self.reason(error))
+        }
+        connection = made
+        do {
+            // The limit on each statement; UTC so that nothing depends on the server's zone.
+            for setting in ["SET statement_timeout = \(statementTimeoutSeconds * 1000)", "SET TIME ZONE 'UTC'"] {
+                _ = try made.query(PostgresQuery(unsafeSQL: setting), logger: logger).wait()
+            }
+        } catch {
+            throw failure(error, statement: "SET statement_timeout")
+        }
+        return made
+    }
+
+    private func failure(_ error: any Error, statement: String) -> PostgresStoreError {
+        if let psql = error as? PSQLError {
+            if let info = psql.serverInfo {
+                let state = info[.sqlState]
+                if state == "57014" { return .timedOut(seconds: statementTimeoutSeconds, statement: statement) }
+                if state == "23505", let index = info[.constraintName] { return .uniqueIndexViolated(index: index, statement: statement) }
+                var message = info[.message] ?? "no message"
+                if let detail = info[.detail] { message += " (\(detail))" }
+                return .statementFailed(sqlState: state, message: message, statement: statement)
+            }
+            if connection?.isClosed ?? true { connection = nil }
+            return .connectionFailed(address: address.description, reason: Self.reason(error))
+        }
+        return .connectionFailed(address: address.description, reason: Self.reason(error))
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let psql = error as? PSQLError {
+            if let message = psql.serverInfo?[.message] { return message }
+            if let underlying = psql.underlying { return String(describing: underlying) }
+            return String(describing: psql.code)
+        }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GraphCore
+import PostgresNIO
+
+/// How a PostgreSQL store answers a fetch: its SQL, and what is left to GraphCore.
+public struct PostgresFetchPlan: Sendable, Equatable, CustomStringConvertible {
+    /// The `SELECT` sent (values are parameters, never in the text).
+    public var sql: String
+    /// Whether SQL answers the predicate alone; when false, GraphCore evaluates the whole
+    /// predicate on the rows SQL narrowed down.
+    public var predicateInSQL: Bool
+    /// Whether PostgreSQL sorts, pages (and counts) the results.
+    public var sortedAndPagedInSQL: Bool
+
+    /// The plan as one line.
+    public var description: String {
+        "\(predicateInSQL ? "predicate in SQL" : "predicate narrowed in SQL, evaluated by GraphCore"); "
+            + "\(sortedAndPagedInSQL ? "sorted and paged in SQL" : "sorted and paged by the context"): \(sql)"
+    }
+}
+
+extension PostgresStore {
+    /// How the store would answer `request` (the statement is not run).
+    ///
+    /// - Throws: `GraphError.unknownEntity`, or ``PostgresStoreError`` for a model the store cannot lay out.
+    public func explain(_ request: FetchRequest) throws -> PostgresFetchPlan {
+        try plan(for: request).description
+    }
+
+    struct Plan {
+        var statement: SQLStatement
+        var description: PostgresFetchPlan
+        var root: String
+        var idsOnly: Bool
+        var counts: Bool
+    }
+
+    func plan(for request: FetchRequest) throws -> Plan {
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        guard let entity = model.entity(named: request.entityName) else { throw GraphError.unknownEntity(request.entityName) }
+        let layout = try layout
+        let root = TableLayout.root(of: entity)
+        var statement = SQLStatement()
+        var conditions: [String] = []
+        let kinds = layout.kinds(of: entity, includingSubentities: request.includesSubentities)
+        if kinds.count != layout.kinds(of: root, includingSubentities: true).count {
+            conditions.append("t.\"_entity\" = ANY(\(statement.parameter(kinds)))")
+        }
+        var exact = true
+        if let predicate = request.predicate {
+            var translator = PredicateTranslator(layout: layout, storeIdentifier: identifier)
+            let condition = translator.condition(predicate, entity: entity, alias: "t", into: &statement)
+            conditions.append("(\(condition.sql))")
+            exact = condition.isExact
+        }
+        let order = exact ? orderBy(request.sortDescriptors, entity: entity) : nil
+        let paged = order != nil
+        let counts = request.resultType == .count && paged
+        let idsOnly = request.resultType != .objects || request.returnsObjectsAsFaults
+        let list = idsOnly || counts ? "t.\"_id\", t.\"_entity\"" : try selectList(root: root.name)
+        var sql = "SELECT \(list) FROM \(TableLayout.quoted(root.name)) t"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if let order, !order.isEmpty { sql += " ORDER BY " + order }
+        if paged {
+            if request.fetchLimit > 0 { sql += " LIMIT \(statement.parameter(Int64(request.fetchLimit)))" }
+            if request.fetchOffset > 0 { sql += " OFFSET \(statement.parameter(Int64(request.fetchOffset)))" }
+        }
+        if counts { sql = "SELECT count(*) FROM (\(sql)) counted" }
+        statement.text = sql
+        return Plan(statement: statement,
+                    description: PostgresFetchPlan(sql: sql, predicateInSQL: exact, sortedAndPagedInSQL: paged),
+                    root: root.name, idsOnly: idsOnly, counts: counts)
+    }
+
+    /// The `ORDER BY` of sort descriptors PostgreSQL orders as GraphCore does (attributes of
+    /// the entity, plain comparison; nil first when ascending), the ID last so that pages are
+    /// stable; nil when one of them cannot be said in SQL.
+    private func orderBy(_ descriptors: [GraphCore.SortDescriptor], entity: EntityDescription) -> String? {
+        guard !descriptors.isEmpty else { return "" }
+        var items: [String] = []
+        for descriptor in descriptors {
+            guard descriptor.comparison == .plain, case .attribute(let attribute)? = entity.property(named: descriptor.keyPath),
+                  !attribute.isTransient else { return nil }
+            let column = "t.\(TableLayout.quoted(attribute.name))"
+            let expression: String
+            switch attribute.type {
+            case .int16, .int32, .int64, .bool, .date, .uuid, .double, .float: expression = column
+            case .string: expression = TableLayout.stringKey(column)
+            case .decimal, .binary, .uri: return nil
+            }
+            items.append(expression + (descriptor.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
+        }
+        items.append("t.\"_id\"")
+        return items.joined(separator: ", ")
+    }
+
+    func runFetch(_ request: FetchRequest) throws -> StoreFetchResult {
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        var plan = try plan(for: request)
+        let exact = plan.description.predicateInSQL
+        if !exact, plan.idsOnly {
+            // GraphCore judges the rows: it needs their values.
+            var full = request
+            full.resultType = .objects
+            full.returnsObjectsAsFaults = false
+            plan = try self.plan(for: full)
+            plan.idsOnly = true
+        }
+        let rows = try session.run(plan.statement.text, plan.statement.binds)
+        if plan.counts {
+            let count = try rows.first.flatMap { try ColumnReader.integer($0.makeRandomAccess()[0], what: "count") } ?? 0
+            return StoreFetchResult(count: Int(clamping: count), isSortedAndPaged: true)
+        }
+        let sorted = plan.description.sortedAndPagedInSQL
+        if exact, plan.idsOnly {
+            let ids: [ObjectID] = try rows.map { row in
+                let cells = row.makeRandomAccess()
+                guard let reference = try ColumnReader.integer(cells[0], what: "_id"), let name = try ColumnReader.text(cells[1], what: "_entity"),
+                      let entity = model.entity(named: name) else {
+                    throw PostgresStoreError.unreadableValue(entity: plan.root, key: "_entity", reason: "a row names no entity of the model")
+                }
+                return newObjectID(for: entity, referenceObject: .int(reference))
+            }
+            return StoreFetchResult(faults: ids, isSortedAndPaged: sorted)
+        }
+        var snapshots = try readRows(rows, root: plan.root)
+        if !exact, let predicate = request.predicate {
+            var judged = request
+            judged.predicate = predicate
+            var loaded: [ObjectID: ObjectSnapshot?] = [:]
+            let fetch = try SnapshotFetch(judged, model: model) { [unowned self] id in
+                if let known = loaded[id] { return known }
+                let snapshot = try self.snapshot(for: id)
+                loaded[id] = snapshot
+                return snapshot
+            }
+            snapshots = try snapshots.filter { try fetch.matches($0) }
+        }
+        if plan.idsOnly { return StoreFetchResult(faults: snapshots.map(\.objectID), isSortedAndPaged: sorted) }
+        return StoreFetchResult(snapshots: snapshots, isSortedAndPaged: sorted)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GraphCore
+import PostgresNIO
+
+extension PostgresStore {
+    /// The select list of a hierarchy's table (aliased `t`): `_id`, `_entity`, `_version`, its
+    /// columns, then for each to-one column the entity of the object it names.
+    func selectList(root: String) throws -> String {
+        let layout = try layout
+        var items = ["t.\"_id\"", "t.\"_entity\"", "t.\"_version\""]
+        let columns = layout.columns[root] ?? []
+        for column in columns { items.append(ColumnReader.selectExpression(column.name, type: column.type)) }
+        for column in columns {
+            guard let destination = column.destinationRoot else { continue }
+            items.append("(SELECT d.\"_entity\" FROM \(TableLayout.quoted(destination)) d WHERE d.\"_id\" = t.\(TableLayout.quoted(column.name)))")
+        }
+        return items.joined(separator: ", ")
+    }
+
+    /// The objects of one row each, with their to-many relationships read from the join tables.
+    func readRows(_ rows: [PostgresRow], root: String) throws -> [ObjectSnapshot] {
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        let layout = try layout
+        let columns = layout.columns[root] ?? []
+        var position: [String: Int] = [:]
+        var entityPosition: [String: Int] = [:]
+        for (index, column) in columns.enumerated() { position[column.name] = 3 + index }
+        var next = 3 + columns.count
+        for column in columns where column.destinationRoot != nil {
+            entityPosition[column.name] = next
+            next += 1
+        }
+        var snapshots: [ObjectSnapshot] = []
+        snapshots.reserveCapacity(rows.count)
+        for row in rows {
+            let cells = row.makeRandomAccess()
+            guard let reference = try ColumnReader.integer(cells[0], what: "_id"),
+                  let entityName = try ColumnReader.text(cells[1], what: "_entity"),
+                  let version = try ColumnReader.integer(cells[2], what: "_version")
+            else { throw PostgresStoreError.damagedSchema("a row of \(root) has no _id, _entity or _version") }
+            guard let entity = model.entity(named: entityName) else {
+                throw PostgresStoreError.unreadableValue(entity: root, key: "_entity", reason: "the model has no entity \(entityName)")
+            }
+            var values = [Value](repeating: .null, count: entity.properties.count)
+            for (index, property) in entity.properties.enumerated() {
+                switch property {
+                case .attribute(let attribute):
+                    guard let at = position[attribute.name] else { values[index] = .null; continue }
+                    values[index] = try ColumnReader.value(cells[at], type: attribute.type, entity: entityName, key: attribute.name)
+                case .relationship(let relationship):
+                    if relationship.isToMany {
+                        values[index] = .objects([])  // filled from the join table below
+                        continue
+                    }
+                    guard let at = position[relationship.name], let entityAt = entityPosition[relationship.name],
+                          let target = try ColumnReader.integer(cells[at], what: relationship.name),
+                          let targetName = try ColumnReader.text(cells[entityAt], what: relationship.name),
+                          let targetEntity = model.entity(named: targetName)
+                    else { values[index] = .null; continue }
+                    values[index] = .object(newObjectID(for: targetEntity, referenceObject: .int(target)))
+                }
+            }
+            snapshots.append(ObjectSnapshot(objectID: newObjectID(for: entity, referenceObject: .int(reference)), version: version, values: values))
+        }
+        try fillToMany(&snapshots)
+        return snapshots
+    }
+
+    /// Reads the to-many relationships of `snapshots` from their join tables: one statement
+    /// per join table, for all the objects at once.
+    private func fillToMany(_ snapshots: inout [ObjectSnapshot]) throws {
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        let layout = try layout
+        // join table name → (relationship name, owners' positions in `snapshots`)
+        var owners: [String: (table: TableLayout.JoinTable, name: String, positions: [Int])] = [:]
+        for (position, snapshot) in snapshots.enumerated() {
+            let entity = snapshot.objectID.entity
+            for index in entity.relationshipIndices {
+                guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
+                      let table = layout.joinTable(of: relationship.name, in: entity) else { continue }
+                owners[table.name, default: (table, relationship.name, [])].positions.append(position)
+            }
+        }
+        for (_, entry) in owners.sorted(by: { $0.key < $1.key }) {
+            var ids: [Int64] = []
+            var positionByID: [Int64: Int] = [:]
+            for position in entry.positions {
+                guard case .int(let reference) = snapshots[position].objectID.referenceObject else { continue }
+                ids.append(reference)
+                positionByID[reference] = position
+            }
+            var statement = SQLStatement()
+            statement.text = """
+                SELECT j.owner, j.target, d."_entity" FROM \(TableLayout.quoted(entry.table.name)) j \
+                JOIN \(TableLayout.quoted(entry.table.destinationRoot)) d ON d."_id" = j.target \
+                WHERE j.owner = ANY(\(statement.parameter(ids))) ORDER BY j.owner, j.position
+                """
+            var targets: [Int64: [ObjectID]] = [:]
+            for row in try session.run(statement.text, statement.binds) {
+                let cells = row.makeRandomAccess()
+                guard let owner = try ColumnReader.integer(cells[0], what: "owner"),
+                      let target = try ColumnReader.integer(cells[1], what: "target"),
+                      let name = try ColumnReader.text(cells[2], what: "_entity"),
+                      let entity = model.entity(named: name)
+                else { continue }
+                targets[owner, default: []].append(newObjectID(for: entity, referenceObject: .int(target)))
+            }
+            for (owner, position) in positionByID {
+                let entity = snapshots[position].objectID.entity
+                guard let index = entity.index(ofProperty: entry.name) else { continue }
+                snapshots[position].values[index] = .objects(targets[owner] ?? [])
+            }
+        }
+    }
+
+    /// The objects of a hierarchy's table whose column (`where` ends with `= `) is `value`.
+    func loadRows(root: EntityDescription, where clause: String, _ value: Int64) throws -> [ObjectSnapshot] {
+        var statement = SQLStatement()
+        statement.text = "SELECT \(try selectList(root: root.name)) FROM \(TableLayout.quoted(root.name)) t WHERE \(clause)\(statement.parameter(value))"
+        return try readRows(try session.run(statement.text, statement.binds), root: root.name)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GraphCore
+
+/// An incremental store whose objects live in a PostgreSQL database, registered as the
+/// store type `"PostgreSQL"`.
+///
+/// ```swift
+/// PostgresStore.register()
+/// let coordinator = StoreCoordinator(model: model)
+/// try coordinator.addPersistentStore(type: "PostgreSQL",
+///                                    at: URL(string: "postgresql://app:secret@127.0.0.1:5432/graph"))
+/// ```
+///
+/// - Adding the store creates the schema from the model on a database without one (one
+///   table per entity hierarchy, join tables for to-many relationships, a sequence for
+///   references, the store's metadata and the entities' version hashes: docs/POSTGRESQL.md),
+///   and refuses a database made with another model, naming the entities that differ.
+/// - A fetch is one `SELECT`: what of the predicate SQL can say exactly is a `WHERE`, and
+///   then sorting, offset, limit and counting are done by PostgreSQL too; the rest of the
+///   predicate is evaluated by GraphCore on the rows SQL narrowed down (``explain(_:)`` says which).
+/// - A save is one transaction: every updated or deleted object's row is changed only
+///   `WHERE "_version" = ` the version read, so two coordinators (two servers) saving the same
+///   object give one conflict (`GraphError.conflict`), as one coordinator's contexts do.
+///   Inverses and delete rules are applied by GraphCore before the save reaches the store.
+///
+/// Options (``GraphCore/StoreOptions/values``): `statementTimeout`, the seconds a statement may
+/// take (default 30).
+public final class PostgresStore: IncrementalStore, @unchecked Sendable {
+    // Sendable as every store: its coordinator makes one call at a time into it, and the
+    // session and layout are only touched from those calls.
+
+    /// The store type name, `"PostgreSQL"`.
+    public static let storeType = "PostgreSQL"
+
+    /// Registers this class as the store type `"PostgreSQL"`.
+    public static func register() {
+        StoreRegistry.register(PostgresStore.self, as: storeType)
+    }
+
+    /// Where the database is (without its password).
+    public let address: DatabaseURL
+    let session: DatabaseSession
+    private var cachedLayout: TableLayout?
+
+    /// A store for the database at `url` (`postgresql://user:password@host:port/database`);
+    /// the coordinator calls it when the store is added. Nothing is sent until the coordinator
+    /// loads the store's metadata.
+    ///
+    /// - Throws: ``PostgresStoreError/invalidURL(_:reason:)``, or ``GraphError/store(_:)`` for a
+    ///   `statementTimeout` option that is not a whole number of seconds from 1 to 86400.
+    public required init(coordinator: StoreCoordinator, configurationName: String?, url: URL?, options: StoreOptions) throws {
+        guard let url else { throw PostgresStoreError.invalidURL("(none)", reason: "a PostgreSQL store needs a URL") }
+        address = try DatabaseURL(url)
+        var timeout = 30
+        if let text = options.values["statementTimeout"] {
+            guard let seconds = Int(text), (1...86_400).contains(seconds) else {
+                throw GraphError.store("the option statementTimeout=\(text) is not a whole number of seconds from 1 to 86400")
+            }
+            timeout = seconds
+        }
+        session = DatabaseSession(address: address, statementTimeoutSeconds: timeout)
+        try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+    }
+
+    /// The layout of the coordinator's model.
+    var layout: TableLayout {
+        get throws {
+            if let cachedLayout { return cachedLayout }
+            guard let model else { throw GraphError.store("the store's coordinator is gone") }
+            let made = try TableLayout(model: model)
+            cachedLayout = made
+            return made
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Creates the schema on a database without one, or reads the store's metadata and the
+    /// entities' version hashes from it (the coordinator then refuses another model's database,
+    /// naming the entities that differ).
+    ///
+    /// - Throws: ``PostgresStoreError`` (no database, a name PostgreSQL cannot take, a half-made schema).
+    public override func loadMetadata() throws {
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        metadata = try SchemaSetup(session: session, layout: try layout, model: model).openOrCreate(storeType: Self.storeType)
+    }
+
+    /// Closes the connection when the store is removed from its coordinator.
+    public override func willRemove() {
+        session.close()
+    }
+
+    // MARK: - Requests
+
+    /// Runs a fetch as one `SELECT` (plus one per to-many relationship for the objects' values)
+    /// or a save as one transaction.
+    public override func execute(_ request: StoreRequest) throws -> StoreResponse {
+        switch request {
+        case .fetch(let fetch): return .fetched(try runFetch(fetch))
+        case .save(let save): return .saved(try runSave(save))
+        }
+    }
+
+    /// References from the sequence `_graph_references`, one per object (so that two
+    /// coordinators on one database never hand out the same ID).
+    public override func obtainPermanentIDs(for snapshots: [ObjectSnapshot]) throws -> [ObjectID] {
+        let references = try nextReferences(snapshots.count)
+        return zip(snapshots, references).map { newObjectID(for: $0.objectID.entity, referenceObject: .int($1)) }
+    }
+
+    /// One object's values and version.
+    ///
+    /// - Throws: `GraphError.objectNotFound` when the database has no such object.
+    public override func newValues(forObjectWith id: ObjectID) throws -> IncrementalStoreNode {
+        guard case .int(let reference) = id.referenceObject else { throw GraphError.objectNotFound(id) }
+        let rows = try loadRows(root: TableLayout.root(of: id.entity), where: "t.\"_id\" = ", reference)
+        guard let row = rows.first, row.objectID.entity.isKind(of: id.entity) || id.entity.isKind(of: row.objectID.entity) else {
+            throw GraphError.objectNotFound(id)
+        }
+        var values: [String: Value] = [:]
+        for (index, property) in row.objectID.entity.properties.enumerated() { values[property.name] = row.values[index] }
+        return IncrementalStoreNode(objectID: id, version: row.version, values: values)
+    }
+
+    /// A relationship's value, read with the object's values.
+    public override func newValue(forRelationship name: String, forObjectWith id: ObjectID) throws -> Value {
+        try newValues(forObjectWith: id).values[name] ?? .null
+    }
+
+    func nextReferences(_ count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        var statement = SQLStatement()
+        statement.text = "SELECT nextval('\(TableLayout.quoted(TableLayout.referenceSequence))') FROM generate_series(1, \(statement.parameter(Int64(count))))"
+        let rows = try session.run(statement.text, statement.binds)
+        return try rows.map { row in
+            guard let value = try ColumnReader.integer(row.makeRandomAccess()[0], what: "nextval") else {
+                throw PostgresStoreError.damagedSchema("the sequence \(TableLayout.referenceSequence) gave no value")
+            }
+            return value
+        }
+    }
+}

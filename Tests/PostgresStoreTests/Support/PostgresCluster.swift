@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import ServerTestSupport
+import Synchronization
+import Testing
+@testable import PostgresStore
+
+/// A throwaway PostgreSQL cluster for the tests: `initdb` + `pg_ctl` in a temporary
+/// directory, on a free port of 127.0.0.1, run as an unprivileged user (`nobody` when the
+/// tests run as root, as PostgreSQL refuses to run as root), stopped when the test process
+/// exits. When PostgreSQL's programs are missing, it installs Debian's `postgresql` package
+/// (`apt-get update`, `apt-get install -y postgresql`) once.
+///
+/// Tests take it through `.enabled(if: PostgresCluster.isInstalled, …)`: they are skipped, with
+/// that message, only when PostgreSQL is missing and cannot be installed; a cluster that is
+/// installed but does not start fails them.
+enum PostgresCluster {
+    /// The folder of `initdb`, `pg_ctl` and `postgres`, found or installed; nil when neither worked.
+    static let binaries: URL? = locateOrInstall()
+
+    /// Whether PostgreSQL's programs are there (found, or installed now).
+    static var isInstalled: Bool { binaries != nil }
+
+    /// The message of a skipped test.
+    static let skipMessage: Comment = "PostgreSQL is not installed and could not be installed from Debian's packages (apt-get install postgresql)"
+
+    private static let started: Result<RunningCluster, HarnessError> = {
+        guard let binaries else { return .failure(HarnessError("PostgreSQL is not installed")) }
+        do {
+            let cluster = try RunningCluster(binaries: binaries)
+            atexit { PostgresCluster.stopAtExit() }
+            return .success(cluster)
+        } catch let error as HarnessError {
+            return .failure(error)
+        } catch {
+            return .failure(HarnessError("\(error)"))
+        }
+    }()
+
+    /// The cluster, started on first use.
+    static func shared() throws -> RunningCluster { try started.get() }
+
+    /// A new, empty database of the shared cluster, as a store URL.
+    static func newDatabase() throws -> URL { try shared().newDatabase() }
+
+    private static func stopAtExit() {
+        if case .success(let cluster) = started { cluster.stop() }
+    }
+
+    private static func locateOrInstall() -> URL? {
+        if let found = locate() { return found }
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get") else { return nil }
+        FileHandle.standardError.write(Data("PostgreSQL is missing: installing Debian's postgresql package\n".utf8))
+        let environment = ["DEBIAN_FRONTEND": "noninteractive"]
+        guard (try? run("/usr/bin/apt-get", ["update"], environment: environment)) != nil,
+              (try? run("/usr/bin/apt-get", ["install", "-y", "postgresql"], environment: environment)) != nil
+        else { return nil }
+        return locate()
+    }
+
+    /// The folder holding initdb, pg_ctl and postgres: on the PATH, or Debian's /usr/lib/postgresql/<version>/bin.
+    private static func locate() -> URL? {
+        let fileManager = FileManager.default
+        func complete(_ folder: URL) -> Bool {
+            ["initdb", "pg_ctl", "postgres"].allSatisfy { fileManager.isExecutableFile(atPath: folder.appendingPathComponent($0).path) }
+        }
+        var candidates: [URL] = []
+        let debian = URL(fileURLWithPath: "/usr/lib/postgresql")
+        if let versions = try? fileManager.contentsOfDirectory(atPath: debian.path) {
+            let sorted = versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
+            candidates += sorted.map { debian.appendingPathComponent($0).appendingPathComponent("bin") }
+        }
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let url = URL(fileURLWithPath: String(folder))
+            // A PATH entry may hold links to Debian's programs (initdb only): follow pg_ctl's link.
+            let link = url.appendingPathComponent("pg_ctl").resolvingSymlinksInPath().deletingLastPathComponent()
+            candidates += [url, link]
+        }
+        return candidates.first(where: complete)
+    }
+
+    /// Runs a program to its end; its output is returned, a failure throws with it.
+    ///
+    /// Through `system(3)`, not `Process`: Foundation's `Process` learns of a child's end from a
+    /// descriptor the child inherits, and `pg_ctl start` leaves a server running that holds it.
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> String {
+        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("graph-postgres-output-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outputURL) }
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let assignments = environment.map { "\($0.key)=\(quoted($0.value))" }
+        let command = (assignments + [quoted(program)] + arguments.map(quoted)).joined(separator: " ")
+            + " </dev/null >\(quoted(outputURL.path)) 2>&1"
+        let status = system(command)
+        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw HarnessError("\(program) \(arguments.joined(separator: " ")) failed (status \(status)): \(text.suffix(2000))")
+        }
+        return text
+    }
+}
+
+/// One running cluster (see ``PostgresCluster``).
+final class RunningCluster: Sendable {
+    let port: Int
+    let directory: URL
+    let binaries: URL
+    /// The user the server runs as, when the tests run as root.
+    let user: String?
+    private let databases = Mutex(0)
+
+    init(binaries: URL) throws {
+        self.binaries = binaries
+        directory = URL(fileURLWithPath: "/tmp/graph-postgres-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        user = getuid() == 0 ? "nobody" : nil
+        if let user { try PostgresCluster.run("/bin/chown", ["-R", user, directory.path]) }
+        port = try unusedPort()
+        let data = directory.appendingPathComponent("data").path
+        try runAsUser("initdb", ["-D", data, "-U", "graph", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
+        try runAsUser("pg_ctl", ["-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "120",
+                                 "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+                                 "start"])
+    }
+
+    private func runAsUser(_ program: String, _ arguments: [String]) throws {
+        let path = binaries.appendingPathComponent(program).path
+        if let user {
+            try PostgresCluster.run("/usr/sbin/runuser", ["-u", user, "--", path] + arguments)
+        } else {
+            try PostgresCluster.run(path, arguments)
+        }
+    }
+
+    /// A new empty database, as a store URL.
+    func newDatabase() throws -> URL {
+        let name = databases.withLock { count -> String in
+            count += 1
+            return "graph_test_\(getpid())_\(count)"
+        }
+        let session = DatabaseSession(address: try DatabaseURL(URL(string: "postgresql://graph@127.0.0.1:\(port)/postgres")!),
+                                      statementTimeoutSeconds: 60)
+        defer { session.close() }
+        try session.run("CREATE DATABASE \(name)")
+        return URL(string: "postgresql://graph@127.0.0.1:\(port)/\(name)")!
+    }
+
+    /// Stops the server at once and removes its directory.
+    func stop() {
+        let data = directory.appendingPathComponent("data").path
+        try? runAsUser("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
