@@ -12,8 +12,7 @@ source scripts/install-deps.sh
 # it at the end; here its programs are installed from Debian's packages when they are missing.
 if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 && ! command -v pg_ctl >/dev/null 2>&1; then
     echo "PostgreSQL is missing: installing postgresql" >&2
-    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-    if ! { $SUDO apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y postgresql >&2; }; then
+    if ! apt_install postgresql; then
         echo "SKIPPED: PostgreSQL could not be installed: the PostgreSQL store's tests will be skipped" >&2
     fi
 fi
