@@ -150,7 +150,7 @@ final class ChangeFeed: @unchecked Sendable {
         queue.async {
             let key = ObjectIdentifier(sink)
             guard self.subscriptions[key]?.open.removeValue(forKey: number) != nil else {
-                return completion(.error(.notFound(["\(number)"], "no open subscription of this connection has this number")))
+                return completion(.error(.noSubscription(number)))
             }
             sink.stop(number)
             completion(.result(Array("true".utf8)))
