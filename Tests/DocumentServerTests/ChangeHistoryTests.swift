@@ -118,3 +118,22 @@ import Testing
         try server.stop()
     }
 }
+
+/// Retention by age: commits older than `--history-seconds` leave the history.
+@Suite struct HistoryAgeTests {
+    @Test func commitsOlderThanTheHistorySecondsAreNoLongerAccepted() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--history-seconds", "1"])
+        let client = try server.connect()
+        let first = try client.insertTag("old").seq
+        #expect(try client.result("changes", ["since": first - 1])["changes"].count == 1)
+        // The time passing is the condition: a commit leaves the history once it is 1 s old.
+        Thread.sleep(forTimeInterval: 1.2)
+        let latest = try client.insertTag("new").seq
+        let refused = try client.call("changes", ["since": first - 1])
+        #expect(refused["error"]["code"].int == -32009)
+        #expect(refused["error"]["data"]["oldest"].int == first)
+        #expect(try client.result("changes", ["since": first])["changes"].array?.compactMap { $0["seq"].int } == [latest])
+        try server.stop()
+    }
+}

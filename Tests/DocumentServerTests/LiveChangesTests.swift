@@ -85,6 +85,22 @@ import Testing
         try server.stop()
     }
 
+    @Test func equalLiveQueriesOnSeveralConnectionsAllSeeACommitAndOthersJudgeTheirOwn() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let first = try server.connect(), second = try server.connect(), other = try server.connect(), writer = try server.connect()
+        for client in [first, second] { _ = try client.result("subscribe", ["entity": "Song", "predicate": "plays > %d", "arguments": [10]]) }
+        _ = try other.result("subscribe", ["entity": "Song", "predicate": "plays > %d", "arguments": [100], "includeValues": false])
+        let saved = try writer.result("save", ["insert": [["id": "s", "entity": "Song", "values": ["title": "Hit", "plays": 50]]]])
+        for client in [first, second] {
+            let note = try JSON(parsing: client.readLine())["params"]
+            #expect(note["inserted"][0]["id"].string == saved["ids"]["s"].string)
+            #expect(note["inserted"][0]["values"]["plays"].int == 50)
+        }
+        #expect(try other.staysSilent(for: 0.3), "50 plays is not above 100")
+        try server.stop()
+    }
+
     @Test func badSubscribeParamsAreRefusedAndTheConnectionStaysUsable() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory)

@@ -25,7 +25,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        +  [--sizes 10000,100000,1000000] [--memory-saves N] [--live]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live]"
 
     init(arguments: [String]) throws {
         var rest = arguments.dropFirst()

@@ -18,8 +18,8 @@ import Glibc
 /// - Redis: 100 SUBSCRIBE connections, a probe PUBLISHing `probe-<k>` every 10 ms while
 ///   redis-benchmark runs SET with 50 clients; publish→receive latency measured the same way.
 extension ServerBenchmark {
-    static let liveSubscribers = 100
-    static let probeInterval: UInt32 = 10_000  // microseconds
+    nonisolated static let liveSubscribers = 100
+    nonisolated static let probeInterval: UInt32 = 10_000  // microseconds
 
     func measureLiveChanges(on store: BenchmarkStore, redis: RedisServers) async throws {
         say("Live changes: \(Self.liveSubscribers) subscribers while 50 clients save, beside Redis pub/sub with \(Self.liveSubscribers) subscribers")
@@ -44,7 +44,7 @@ extension ServerBenchmark {
             let probe = Probe { k in
                 Array(#"{"jsonrpc":"2.0","id":\#(k),"method":"save","params":{"insert":[{"id":"t","entity":"Tag","values":{"label":"probe-\#(k)"}}]}}"#.utf8) + [0x0A]
             }
-            try probe.start(host: session.server.host, port: session.server.port, answered: true)
+            try probe.start(host: session.server.host, port: session.server.port)
             try await measure("live-save-100", "\(what), \(Self.liveSubscribers) subscribers open and a probe saving a Tag every 10 ms",
                               store: store, session: session, load: load, connections: 50, redis: nil,
                               workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
@@ -90,7 +90,7 @@ extension ServerBenchmark {
             let payload = "probe-\(k)"
             return Array("*3\r\n$7\r\nPUBLISH\r\n$5\r\nbench\r\n$\(payload.utf8.count)\r\n\(payload)\r\n".utf8)
         }
-        try probe.start(host: "127.0.0.1", port: redis.plain.port, answered: false)
+        try probe.start(host: "127.0.0.1", port: redis.plain.port)
         let load = try redis.tool.benchmark(on: redis.plain, test: "set", clients: 50, requests: options.redisGetRequests)
         let sent = probe.stop()
         usleep(200_000)
@@ -132,8 +132,8 @@ struct LiveLatency {
     }
 }
 
-/// Sends one probe every 10 ms on its own thread, noting when each was sent; reads (and
-/// drops) the answers when the server answers them.
+/// Sends one probe every 10 ms on its own thread, noting when each was sent, and reads (and
+/// drops) its answer before the next.
 final class Probe: @unchecked Sendable {
     // @unchecked: `sent` and `stopped` only with `lock` held.
     private let message: @Sendable (Int) -> [UInt8]
@@ -146,7 +146,7 @@ final class Probe: @unchecked Sendable {
         self.message = message
     }
 
-    func start(host: String, port: Int, answered: Bool) throws {
+    func start(host: String, port: Int) throws {
         let socket = try connectSocket(host: host, port: port)
         let thread = Thread { [self] in
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -164,7 +164,6 @@ final class Probe: @unchecked Sendable {
                 if (try? writeAll(socket, bytes)) == nil { break }
                 // One answer per probe (a save's, or PUBLISH's count): read it before the next.
                 if chunk.withUnsafeMutableBytes({ read(socket, $0.baseAddress, $0.count) }) <= 0 { break }
-                _ = answered
                 k += 1
                 usleep(ServerBenchmark.probeInterval)
             }

@@ -94,7 +94,7 @@ final class ServerBenchmark {
         JSONAtomicStore.register()
         let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
         var stores: [BenchmarkStore] = []
-        for objects in options.saveSizes.sorted() {
+        for objects in options.liveOnly ? [10_000] : options.saveSizes.sorted() {
             let url = directory.appendingPathComponent("store-\(objects).json")
             let start = MonotonicClock.nanoseconds()
             let shape = try builder.build(objects: objects, at: url)

@@ -18,6 +18,8 @@ final class ChangeFeed: @unchecked Sendable {
     // @unchecked: every mutable member below is touched only on `queue`.
     private struct Subscription {
         let filter: FeedFilter
+        /// The number of its filter's ``FeedFilter/Key``: equal filters share one.
+        let kind: Int
     }
 
     private let queue = DispatchQueue(label: "docserver.feed")
@@ -32,6 +34,9 @@ final class ChangeFeed: @unchecked Sendable {
     private var latest: ReadState
     /// The oldest `since` accepted: commits after it are all in ``history``.
     private var oldest: Int64
+    /// A number for each kind of filter seen, and the next number.
+    private var kinds: [FeedFilter.Key: Int] = [:]
+    private var nextKind = 0
     private var subscriptions: [ObjectIdentifier: (sink: SubscriptionSink, open: [Int: Subscription], next: Int)] = [:]
 
     /// A feed whose history starts with `history` (commits read back from the journal, in
@@ -90,16 +95,16 @@ final class ChangeFeed: @unchecked Sendable {
     /// Hands `set` to every subscription it concerns.
     private func dispatch(_ set: ChangeSet) {
         guard !subscriptions.isEmpty else { return }
-        var shared: [String: [UInt8]?] = [:]  // members by sharing key (nil: nothing to send)
+        var shared: [Int: [UInt8]?] = [:]  // members by kind of filter (nil: nothing to send)
         for (_, entry) in subscriptions {
             for (number, subscription) in entry.open {
                 let filter = subscription.filter
                 let members: [UInt8]?
-                if let key = filter.sharingKey, let known = shared[key] {
+                if let known = shared[subscription.kind] {
                     members = known
                 } else {
                     members = Self.members(set, filter: filter, latest: latest)
-                    if let key = filter.sharingKey { shared[key] = .some(members) }
+                    shared[subscription.kind] = .some(members)
                 }
                 guard let members else { continue }
                 entry.sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
@@ -132,7 +137,8 @@ final class ChangeFeed: @unchecked Sendable {
             }
             let number = entry.next
             entry.next += 1
-            entry.open[number] = Subscription(filter: call.filter)
+            let kind = self.kind(of: call.filter.key)
+            entry.open[number] = Subscription(filter: call.filter, kind: kind)
             self.subscriptions[key] = entry
             sink.start(number, after: start)
             completion(.result(Array(JSONValue.object([(ChangeMembers.subscription, .integer(Int64(number))),
@@ -142,6 +148,17 @@ final class ChangeFeed: @unchecked Sendable {
                 sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
             }
         }
+    }
+
+    /// The number of a kind of filter: the same for equal filters, so that a commit is judged
+    /// and encoded once for all their subscriptions. The table is emptied past 4,096 kinds (a
+    /// number is never given twice, so that only sharing is lost).
+    private func kind(of key: FeedFilter.Key) -> Int {
+        if let known = kinds[key] { return known }
+        if kinds.count >= 4096 { kinds.removeAll() }
+        nextKind += 1
+        kinds[key] = nextKind
+        return nextKind
     }
 
     /// The `seq` a subscription or a pull starts after: `since`, or the latest commit.

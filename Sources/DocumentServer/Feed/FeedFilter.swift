@@ -24,25 +24,33 @@ struct FeedFilter: Sendable {
     /// Whether the filter is a live query (its records have `removed`).
     var isLiveQuery: Bool { predicate != nil }
 
-    /// A key for filters that make the same records (nil for live queries, judged one by one).
-    var sharingKey: String? {
-        predicate == nil ? (entity?.name ?? "") + (includeValues ? "|v" : "|") : nil
+    /// Filters with equal keys make the same records: the feed judges and encodes a commit
+    /// once for all of them.
+    struct Key: Hashable {
+        let entity: String?
+        let predicate: GraphCore.Predicate?
+        let includeValues: Bool
     }
+
+    var key: Key { Key(entity: entity?.name, predicate: predicate, includeValues: includeValues) }
 
     /// What `set` means for this filter; `latest` resolves key paths of a commit read back
     /// from the journal (which keeps no states).
     func record(for set: ChangeSet, latest: ReadState) -> Record {
         var record = Record()
+        // The predicate is prepared only for a commit that changed an object of the entity.
+        var prepared = false
         var before: SnapshotFetch?, after: SnapshotFetch?
-        if let predicate, let entity {
-            var request = FetchRequest(entityName: entity.name)
-            request.predicate = predicate
-            let stateBefore = set.stateBefore ?? latest, stateAfter = set.stateAfter ?? latest
-            before = try? SnapshotFetch(request, model: latest.model, resolve: { stateBefore.storedSnapshot(of: $0) })
-            after = try? SnapshotFetch(request, model: latest.model, resolve: { stateAfter.storedSnapshot(of: $0) })
-        }
         for change in set.changes {
             if let entity, !change.id.entity.isKind(of: entity) { continue }
+            if let predicate, let entity, !prepared {
+                prepared = true
+                var request = FetchRequest(entityName: entity.name)
+                request.predicate = predicate
+                let stateBefore = set.stateBefore ?? latest, stateAfter = set.stateAfter ?? latest
+                before = try? SnapshotFetch(request, model: latest.model, resolve: { stateBefore.storedSnapshot(of: $0) })
+                after = try? SnapshotFetch(request, model: latest.model, resolve: { stateAfter.storedSnapshot(of: $0) })
+            }
             guard predicate != nil else {
                 switch change.kind {
                 case .inserted: if let object = set.wireSnapshot(change) { record.inserted.append(object) }
