@@ -48,12 +48,17 @@ extension ServerBenchmark {
             try await measure("live-save-100", "\(what), \(Self.liveSubscribers) subscribers open and a probe saving a Tag every 10 ms",
                               store: store, session: session, load: load, connections: 50, redis: nil,
                               workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
-            let sent = probe.stop()
+            let probes = probe.stop()
             usleep(200_000)
-            let latency = Self.latencies(sent: sent, arrivals: listener.stop(), expected: Self.liveSubscribers)
+            let arrivals = listener.stop()
+            let latency = Self.latencies(sent: probes.sent, arrivals: arrivals, expected: Self.liveSubscribers)
             liveLatency = latency
-            say("save -> notification latency, \(Self.liveSubscribers) subscribers (50 entity, 50 live query), while 50 clients save [\(store.label)]:")
+            say("save -> notification latency (save sent to notification read), \(Self.liveSubscribers) subscribers (50 entity, 50 live query),"
+                + " while 50 clients save [\(store.label)]:")
             say("    \(latency.describe)")
+            let afterAnswer = Self.latencies(sent: probes.answered, arrivals: arrivals, expected: Self.liveSubscribers)
+            say("  of which after the save's answer (answer read to notification read; the save's own durable commit excluded):")
+            say("    \(afterAnswer.describe)")
 
             // One subscriber that never reads.
             let silent = try connectSocket(host: session.server.host, port: session.server.port)
@@ -92,7 +97,7 @@ extension ServerBenchmark {
         }
         try probe.start(host: "127.0.0.1", port: redis.plain.port)
         let load = try redis.tool.benchmark(on: redis.plain, test: "set", clients: 50, requests: options.redisGetRequests)
-        let sent = probe.stop()
+        let sent = probe.stop().sent
         usleep(200_000)
         let latency = Self.latencies(sent: sent, arrivals: listener.stop(), expected: Self.liveSubscribers)
         redisPubSubLatency = latency
@@ -139,6 +144,7 @@ final class Probe: @unchecked Sendable {
     private let message: @Sendable (Int) -> [UInt8]
     private let lock = NSLock()
     private var sent: [Int: UInt64] = [:]
+    private var answered: [Int: UInt64] = [:]
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
 
@@ -164,6 +170,10 @@ final class Probe: @unchecked Sendable {
                 if (try? writeAll(socket, bytes)) == nil { break }
                 // One answer per probe (a save's, or PUBLISH's count): read it before the next.
                 if chunk.withUnsafeMutableBytes({ read(socket, $0.baseAddress, $0.count) }) <= 0 { break }
+                let end = MonotonicClock.nanoseconds()
+                lock.lock()
+                answered[k] = end
+                lock.unlock()
                 k += 1
                 usleep(ServerBenchmark.probeInterval)
             }
@@ -173,13 +183,14 @@ final class Probe: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() -> [Int: UInt64] {
+    /// Stops; returns when each probe was sent and when its answer came.
+    func stop() -> (sent: [Int: UInt64], answered: [Int: UInt64]) {
         lock.lock()
         stopped = true
         lock.unlock()
         finished.wait()
         lock.lock()
         defer { lock.unlock() }
-        return sent
+        return (sent, answered)
     }
 }
