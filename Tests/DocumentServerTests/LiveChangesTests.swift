@@ -175,3 +175,22 @@ import Testing
         try server.stop()
     }
 }
+
+/// A subscriber that only listens is not an idle connection.
+@Suite struct SubscriberIdleTests {
+    @Test func aConnectionWithASubscriptionOutlivesTheIdleTimeoutAndOneWithoutDoesNot() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--idle-timeout", "1"])
+        let subscriber = try server.connect(), idle = try server.connect()
+        _ = try subscriber.result("subscribe", ["entity": "Tag"])
+        _ = try idle.result("ping")
+        // Time passing is the condition: past the timeout the idle connection is closed.
+        #expect(try idle.bytesUntilClosed(timeout: 5).isEmpty)
+        Thread.sleep(forTimeInterval: 1.5)
+        let writer = try server.connect()
+        let saved = try writer.insertTag("late")
+        let note = try JSON(parsing: subscriber.readLine())
+        #expect(note["params"]["seq"].int == saved.seq, "the subscriber is still connected")
+        try server.stop()
+    }
+}

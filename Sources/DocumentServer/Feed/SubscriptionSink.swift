@@ -32,6 +32,13 @@ final class SubscriptionSink: @unchecked Sendable {
         self.ended = ended
     }
 
+    /// Whether a subscription is open (on the event loop): such a connection waits for
+    /// notifications and is not idle.
+    var hasOpenSubscriptions: Bool {
+        loop.assertInEventLoop()
+        return !open.isEmpty
+    }
+
     /// Opens subscription `number`, which starts after `seq` (before its answer is written).
     func start(_ number: Int, after seq: Int64) {
         loop.execute { self.open[number] = Open(lastSequence: seq) }
