@@ -57,8 +57,13 @@ extension ServerBenchmark {
                 + " while 50 clients save [\(store.label)]:")
             say("    \(latency.describe)")
             let afterAnswer = Self.latencies(sent: probes.answered, arrivals: arrivals, expected: Self.liveSubscribers)
+            liveLatencyAfterAnswer = afterAnswer
             say("  of which after the save's answer (answer read to notification read; the save's own durable commit excluded):")
             say("    \(afterAnswer.describe)")
+            // Again without subscribers (they are closed now): the machine drifts, so the cost is
+            // judged against the mean of the runs before and after.
+            try await measure("live-save-0-again", "\(what), no subscribers (again, after)", store: store, session: session, load: load,
+                              connections: 50, redis: nil, workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
 
             // One subscriber that never reads.
             let silent = try connectSocket(host: session.server.host, port: session.server.port)

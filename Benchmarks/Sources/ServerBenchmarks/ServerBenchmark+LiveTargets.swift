@@ -10,11 +10,20 @@ extension ServerBenchmark {
                                       measured: "p50 \(fixed(latency.percentile(0.5), 3)) ms, p99 \(fixed(latency.percentile(0.99), 3)) ms\(redis)",
                                       met: latency.percentile(0.99) < 5, hasErrors: latency.missing > 0 || latency.samples.isEmpty))
         }
-        if let without = reports["live-save-0"], let with = reports["live-save-100"] {
-            let cost = 1 - with.measurement.requestsPerSecond / max(without.measurement.requestsPerSecond, 1e-9)
+        if let after = liveLatencyAfterAnswer {
+            checks.append(TargetCheck(target: "(the same, from the save's answer) p99 < 5 ms",
+                                      measured: "p50 \(fixed(after.percentile(0.5), 3)) ms, p99 \(fixed(after.percentile(0.99), 3)) ms",
+                                      met: after.percentile(0.99) < 5, hasErrors: after.missing > 0 || after.samples.isEmpty))
+        }
+        if let before = reports["live-save-0"], let with = reports["live-save-100"] {
+            let again = reports["live-save-0-again"]
+            let runs = [before] + (again.map { [$0] } ?? [])
+            let without = runs.map(\.measurement.requestsPerSecond).reduce(0, +) / Double(runs.count)
+            let cost = 1 - with.measurement.requestsPerSecond / max(without, 1e-9)
             checks.append(TargetCheck(target: "saves/s with 100 subscribers cost <= 15 %",
-                                      measured: "\(grouped(Int(with.measurement.requestsPerSecond))) with, \(grouped(Int(without.measurement.requestsPerSecond))) without = \(fixed(100 * cost, 1)) % less",
-                                      met: cost <= 0.15, hasErrors: with.hasErrors || without.hasErrors))
+                                      measured: "\(grouped(Int(with.measurement.requestsPerSecond))) with, \(grouped(Int(without))) without"
+                                          + " (mean of the runs before and after) = \(fixed(100 * cost, 1)) % less",
+                                      met: cost <= 0.15, hasErrors: with.hasErrors || runs.contains(where: \.hasErrors)))
         }
         if let memory = silentMemory {
             let growth = memory.after - memory.before

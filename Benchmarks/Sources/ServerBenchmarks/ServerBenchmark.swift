@@ -27,6 +27,7 @@ final class ServerBenchmark {
     /// Live changes: save -> notification latency, Redis publish -> message latency, and the
     /// server's resident bytes before and after saves with a subscriber that never reads.
     var liveLatency: LiveLatency?
+    var liveLatencyAfterAnswer: LiveLatency?
     var redisPubSubLatency: LiveLatency?
     var silentMemory: (before: Int, after: Int)?
 
