@@ -27,9 +27,11 @@ extension AtomicStoreChanges {
         guard parts.count > 1 else { return [self] }
         var inserted = [[CacheNode]](repeating: [], count: parts.count)
         var updated = inserted, deleted = inserted
-        func part(of node: CacheNode) -> Int {
-            parts.firstIndex { $0.objects.contains(node.objectID) } ?? parts.count - 1
+        var owner: [ObjectID: Int] = [:]
+        for (index, part) in parts.enumerated().reversed() {
+            for id in part.objects { owner[id] = index }  // the first part naming an object wins
         }
+        func part(of node: CacheNode) -> Int { owner[node.objectID] ?? parts.count - 1 }
         for node in self.inserted { inserted[part(of: node)].append(node) }
         for node in self.updated { updated[part(of: node)].append(node) }
         for node in self.deleted { deleted[part(of: node)].append(node) }

@@ -16,10 +16,18 @@ import JSONCore
 /// duplicate.
 final class ChangeFeed: @unchecked Sendable {
     // @unchecked: every mutable member below is touched only on `queue`.
-    private struct Subscription {
+    /// The subscriptions of one kind of filter (equal ``FeedFilter/Key``s): a commit is judged
+    /// and encoded once for all of them.
+    private struct Group {
         let filter: FeedFilter
-        /// The number of its filter's ``FeedFilter/Key``: equal filters share one.
-        let kind: Int
+        var members: [(sink: SubscriptionSink, number: Int)] = []
+    }
+
+    /// A connection's open subscriptions (number → kind of filter) and its next number.
+    private struct Connection {
+        let sink: SubscriptionSink
+        var open: [Int: Int] = [:]
+        var next = 1
     }
 
     private let queue = DispatchQueue(label: "docserver.feed")
@@ -37,7 +45,8 @@ final class ChangeFeed: @unchecked Sendable {
     /// A number for each kind of filter seen, and the next number.
     private var kinds: [FeedFilter.Key: Int] = [:]
     private var nextKind = 0
-    private var subscriptions: [ObjectIdentifier: (sink: SubscriptionSink, open: [Int: Subscription], next: Int)] = [:]
+    private var connections: [ObjectIdentifier: Connection] = [:]
+    private var groups: [Int: Group] = [:]
 
     /// A feed whose history starts with `history` (commits read back from the journal, in
     /// order, the last being `state`'s) after `state`, the state of the store now.
@@ -94,20 +103,10 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// Hands `set` to every subscription it concerns.
     private func dispatch(_ set: ChangeSet) {
-        guard !subscriptions.isEmpty else { return }
-        var shared: [Int: [UInt8]?] = [:]  // members by kind of filter (nil: nothing to send)
-        for (_, entry) in subscriptions {
-            for (number, subscription) in entry.open {
-                let filter = subscription.filter
-                let members: [UInt8]?
-                if let known = shared[subscription.kind] {
-                    members = known
-                } else {
-                    members = Self.members(set, filter: filter, latest: latest)
-                    shared[subscription.kind] = .some(members)
-                }
-                guard let members else { continue }
-                entry.sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
+        for (_, group) in groups {
+            guard let members = Self.members(set, filter: group.filter, latest: latest) else { continue }
+            for (sink, number) in group.members {
+                sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
             }
         }
     }
@@ -125,7 +124,7 @@ final class ChangeFeed: @unchecked Sendable {
     func subscribe(_ call: SubscribeCall, sink: SubscriptionSink, completion: @escaping @Sendable (Reply) -> Void) {
         queue.async {
             let key = ObjectIdentifier(sink)
-            var entry = self.subscriptions[key] ?? (sink, [:], 1)
+            var entry = self.connections[key] ?? Connection(sink: sink)
             guard entry.open.count < self.limits.subscriptionsPerConnection else {
                 return completion(.error(.tooLarge(.subscriptions, limit: self.limits.subscriptionsPerConnection)))
             }
@@ -138,8 +137,9 @@ final class ChangeFeed: @unchecked Sendable {
             let number = entry.next
             entry.next += 1
             let kind = self.kind(of: call.filter.key)
-            entry.open[number] = Subscription(filter: call.filter, kind: kind)
-            self.subscriptions[key] = entry
+            entry.open[number] = kind
+            self.connections[key] = entry
+            self.groups[kind, default: Group(filter: call.filter)].members.append((sink, number))
             sink.start(number, after: start)
             completion(.result(Array(JSONValue.object([(ChangeMembers.subscription, .integer(Int64(number))),
                                                        (ChangeMembers.seq, .integer(start))]).jsonText.utf8)))
@@ -174,10 +174,7 @@ final class ChangeFeed: @unchecked Sendable {
     /// `unsubscribe`: true, or -32003 for a number that names no open subscription of `sink`'s.
     func unsubscribe(_ number: Int, sink: SubscriptionSink, completion: @escaping @Sendable (Reply) -> Void) {
         queue.async {
-            let key = ObjectIdentifier(sink)
-            guard self.subscriptions[key]?.open.removeValue(forKey: number) != nil else {
-                return completion(.error(.noSubscription(number)))
-            }
+            guard self.close(number, of: sink) else { return completion(.error(.noSubscription(number))) }
             sink.stop(number)
             completion(.result(Array("true".utf8)))
         }
@@ -185,12 +182,27 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// A subscription that ended by itself (a `resync`).
     func ended(_ number: Int, sink: SubscriptionSink) {
-        queue.async { _ = self.subscriptions[ObjectIdentifier(sink)]?.open.removeValue(forKey: number) }
+        queue.async { _ = self.close(number, of: sink) }
     }
 
     /// Every subscription of a connection that closed.
     func remove(_ sink: SubscriptionSink) {
-        queue.async { self.subscriptions[ObjectIdentifier(sink)] = nil }
+        queue.async {
+            guard let entry = self.connections.removeValue(forKey: ObjectIdentifier(sink)) else { return }
+            for (number, kind) in entry.open { self.leave(kind, sink: sink, number: number) }
+        }
+    }
+
+    /// Closes subscription `number` of `sink`'s connection; false when it is not open.
+    private func close(_ number: Int, of sink: SubscriptionSink) -> Bool {
+        guard let kind = connections[ObjectIdentifier(sink)]?.open.removeValue(forKey: number) else { return false }
+        leave(kind, sink: sink, number: number)
+        return true
+    }
+
+    private func leave(_ kind: Int, sink: SubscriptionSink, number: Int) {
+        groups[kind]?.members.removeAll { $0.sink === sink && $0.number == number }
+        if groups[kind]?.members.isEmpty == true { groups[kind] = nil }
     }
 
     /// `changes`: the records after `since`, at most `limit`.
