@@ -20,6 +20,13 @@ extension ServerBenchmark {
             let runs = [before] + (again.map { [$0] } ?? [])
             let without = runs.map(\.measurement.requestsPerSecond).reduce(0, +) / Double(runs.count)
             let cost = 1 - with.measurement.requestsPerSecond / max(without, 1e-9)
+            // Server CPU per save: steadier than saves/s on a machine shared with other work.
+            func microseconds(_ report: FigureReport) -> Double {
+                report.cpu.server / max(report.measurement.requestsPerSecond, 1e-9) * 1e6
+            }
+            let plain = runs.map(microseconds).reduce(0, +) / Double(runs.count)
+            say("server CPU per save: \(fixed(microseconds(with), 1)) us with 100 subscribers (and the probe's notifications),"
+                + " \(fixed(plain, 1)) us without (mean of the runs before and after)")
             checks.append(TargetCheck(target: "saves/s with 100 subscribers cost <= 15 %",
                                       measured: "\(grouped(Int(with.measurement.requestsPerSecond))) with, \(grouped(Int(without))) without"
                                           + " (mean of the runs before and after) = \(fixed(100 * cost, 1)) % less",
