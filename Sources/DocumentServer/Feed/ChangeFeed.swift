@@ -3,6 +3,7 @@ import DocumentProtocol
 import Foundation
 import GraphCore
 import JSONCore
+import NIOCore
 
 /// The change feed: the history of recent commits (``ChangeSet``s) and the subscriptions of
 /// every connection, on a thread of its own.
@@ -103,10 +104,20 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// Hands `set` to every subscription it concerns.
     private func dispatch(_ set: ChangeSet) {
+        // One task per event loop for the commit, not one per subscriber.
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, notes: [(SubscriptionSink, Int, [UInt8])])] = [:]
         for (_, group) in groups {
             guard let members = Self.members(set, filter: group.filter, latest: latest) else { continue }
             for (sink, number) in group.members {
-                sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
+                let note = (sink, number, FeedRecordWriter.notification(subscription: number, members: members))
+                byLoop[ObjectIdentifier(sink.loop), default: (sink.loop, [])].notes.append(note)
+            }
+        }
+        let seq = set.sequence
+        for (_, batch) in byLoop {
+            let notes = batch.notes
+            batch.loop.execute {
+                for (sink, number, bytes) in notes { sink.write(number, seq: seq, bytes: bytes) }
             }
         }
     }

@@ -55,7 +55,10 @@ final class SubscriptionSink: @unchecked Sendable {
         loop.execute { self.write(number, seq: seq, bytes: bytes) }
     }
 
-    private func write(_ number: Int, seq: Int64, bytes: [UInt8]) {
+    /// ``deliver(_:seq:bytes:)`` on the event loop already (the feed hands a commit's
+    /// notifications for one loop over in one task).
+    func write(_ number: Int, seq: Int64, bytes: [UInt8]) {
+        loop.assertInEventLoop()
         guard var entry = open[number], channel.isActive else { return }
         let size = bytes.count + 1
         if entry.pendingBytes > 0, entry.pendingBytes + size > bufferBytes {
