@@ -46,6 +46,34 @@ import Testing
         try server.stop()
     }
 
+    @Test func aCommitReadBackFromTheJournalAfterARestartCarriesObjectsAsGetAnswersThem() throws {
+        let directory = try TemporaryDirectory()
+        var server = try ServerProcess(in: directory)
+        var client = try server.connect()
+        _ = try client.result("hello", ["client": "loader"])
+        let data = try SampleData.insert(through: client)  // relationships both ways, dates, decimals
+        let album = data["b1"], song = data["s1"]
+        let changed = try client.result("save", ["update": [["id": song, "version": 1, "values": ["rating": 4.5, "album": NSNull()]]]])
+        #expect(try server.stop() == 0)
+        server = try ServerProcess(in: directory)
+        client = try server.connect()
+        let since = try #require(changed["seq"].int) - 2
+        _ = try client.result("subscribe", ["since": since])
+        let notes = try client.notifications(2)
+        #expect(notes.map { $0["params"]["author"].string } == ["loader", "loader"], "authors read back from the journal")
+        let ids = Array(data.ids.values)
+        let now = try client.result("get", ["ids": ids])["objects"].array ?? []
+        let inserted = notes[0]["params"]["inserted"].array ?? []
+        for object in inserted where object["id"].string != album && object["id"].string != song {
+            #expect(now.contains(object), "\(object) as get answers it")  // unchanged since
+        }
+        #expect(inserted.count == 10)
+        let updated = notes[1]["params"]["updated"].array ?? []
+        #expect(Set(updated.compactMap { $0["id"].string }) == [song, album], "the song and, by the inverse, its album")
+        for object in updated { #expect(now.contains(object), "\(object) as get answers it") }
+        try server.stop()
+    }
+
     @Test func aSinceOlderThanTheHistoryIsRefusedWithTheOldestAccepted() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory, arguments: ["--history-commits", "3"])
