@@ -65,7 +65,8 @@ public struct ServerConfiguration: Sendable {
     /// The feed's limits from this configuration.
     var feedLimits: FeedLimits {
         FeedLimits(subscriptionBufferBytes: subscriptionBufferBytes, subscriptionsPerConnection: maximumSubscriptions,
-                   historyCommits: historyCommits, historyAge: historySeconds > 0 ? TimeInterval(historySeconds) : nil)
+                   historyCommits: historyCommits, predicateTimeLimit: requestTimeLimit,
+                   historyAge: historySeconds > 0 ? TimeInterval(historySeconds) : nil)
     }
 
     /// The default batch limit: 256 requests.

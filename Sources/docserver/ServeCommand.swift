@@ -105,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long a commit stays in the history, in seconds; 0: no limit by age (only --history-commits). [default: \(ServerConfiguration.defaultHistorySeconds) (7 days)]", valueName: "seconds"))
     var historySeconds: Int?
 
-    @Option(help: ArgumentHelp("How long one fetch may run, in seconds, before it fails with error -32007 (time limit exceeded) and frees the store; 0 turns the limit off. [default: 10]", valueName: "seconds"))
+    @Option(help: ArgumentHelp("How long one fetch may run, in seconds, before it fails with error -32007 (time limit exceeded) and frees the store (and how long a live query may take to judge one commit before its subscription ends with 'resync'); 0 turns the limit off. [default: 10]", valueName: "seconds"))
     var requestTimeLimit: Double?
 
     /// The request time limit of the option or the environment; nil when it is 0 (off).

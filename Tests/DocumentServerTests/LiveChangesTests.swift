@@ -194,3 +194,26 @@ import Testing
         try server.stop()
     }
 }
+
+/// A live query whose predicate takes too long ends with `resync`; the feed goes on.
+@Suite struct SlowLiveQueryTests {
+    @Test func aLiveQueryPastTheRequestTimeLimitEndsWithResyncAndOthersGoOn() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--request-time-limit", "0.001"])
+        let slow = try server.connect(), plain = try server.connect(), writer = try server.connect()
+        _ = try slow.result("subscribe", ["entity": "Song", "predicate": "title CONTAINS[cd] %@", "arguments": ["zzz"]])
+        _ = try plain.result("subscribe", ["entity": "Song", "includeValues": false])
+        // Judging a 4 MB title folded for [cd] twice (before and after an update) takes longer than 1 ms.
+        let title = String(repeating: "é", count: 2_000_000)
+        let saved = try writer.result("save", ["insert": [["id": "s", "entity": "Song", "values": ["title": title]]]])
+        let song = try #require(saved["ids"]["s"].string)
+        _ = try writer.result("save", ["update": [["id": song, "version": 1, "values": ["plays": 1]]]])
+        let resync = try JSON(parsing: slow.readLine())
+        #expect(resync["method"].string == "resync")
+        #expect(resync["params"]["subscription"].int == 1)
+        #expect(resync["params"]["reason"].string?.contains("time limit") == true)
+        #expect(try plain.notifications(2).compactMap { $0["params"]["seq"].int }.count == 2, "the other subscriber goes on")
+        #expect(try slow.call("unsubscribe", ["subscription": 1])["error"]["code"].int == -32003, "the subscription ended")
+        try server.stop()
+    }
+}

@@ -106,8 +106,16 @@ final class ChangeFeed: @unchecked Sendable {
     private func dispatch(_ set: ChangeSet) {
         // One task per event loop for the commit, not one per subscriber.
         var byLoop: [ObjectIdentifier: (loop: any EventLoop, notes: [(SubscriptionSink, Int, [UInt8])])] = [:]
-        for (_, group) in groups {
-            guard let members = Self.members(set, filter: group.filter, latest: latest) else { continue }
+        for (kind, group) in groups {
+            let members: [UInt8]
+            switch judge(set, filter: group.filter) {
+            case .nothing: continue
+            case .send(let bytes): members = bytes
+            case .tooSlow:
+                for (sink, number) in group.members { endTooSlow(number, of: sink, at: set.sequence) }
+                groups[kind] = nil
+                continue
+            }
             for (sink, number) in group.members {
                 let note = (sink, number, FeedRecordWriter.notification(subscription: number, members: members))
                 byLoop[ObjectIdentifier(sink.loop), default: (sink.loop, [])].notes.append(note)
@@ -122,10 +130,32 @@ final class ChangeFeed: @unchecked Sendable {
         }
     }
 
-    private static func members(_ set: ChangeSet, filter: FeedFilter, latest: ReadState) -> [UInt8]? {
-        let record = filter.record(for: set, latest: latest)
-        guard !record.isEmpty else { return nil }
-        return try? FeedRecordWriter.memberBytes(set, record, filter: filter)
+    /// What a commit means for a kind of filter.
+    private enum Judgement {
+        /// Nothing it watches: no notification.
+        case nothing
+        /// The members of the notification (after `subscription`).
+        case send([UInt8])
+        /// The live query's predicate ran past its time limit.
+        case tooSlow
+    }
+
+    private func judge(_ set: ChangeSet, filter: FeedFilter) -> Judgement {
+        do {
+            let record = try filter.record(for: set, latest: latest, timeLimit: limits.predicateTimeLimit)
+            guard !record.isEmpty, let bytes = try? FeedRecordWriter.memberBytes(set, record, filter: filter) else { return .nothing }
+            return .send(bytes)
+        } catch {
+            return .tooSlow
+        }
+    }
+
+    /// Ends a live query whose predicate took too long on commit `seq` with `resync`.
+    private func endTooSlow(_ number: Int, of sink: SubscriptionSink, at seq: Int64) {
+        _ = connections[ObjectIdentifier(sink)]?.open.removeValue(forKey: number)
+        let limit = limits.predicateTimeLimit.map { "\($0.components.seconds) s" } ?? "its limit"
+        sink.resync(number, reason: "the live query's predicate ran past the time limit (\(limit)) judging commit \(seq); "
+                    + "the subscription ended: use a cheaper predicate, or fetch again and subscribe without it")
     }
 
     // MARK: - Requests
@@ -155,8 +185,15 @@ final class ChangeFeed: @unchecked Sendable {
             completion(.result(Array(JSONValue.object([(ChangeMembers.subscription, .integer(Int64(number))),
                                                        (ChangeMembers.seq, .integer(start))]).jsonText.utf8)))
             for set in self.history where set.sequence > start {
-                guard let members = Self.members(set, filter: call.filter, latest: self.latest) else { continue }
-                sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
+                switch self.judge(set, filter: call.filter) {
+                case .nothing: continue
+                case .send(let members):
+                    sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
+                case .tooSlow:
+                    _ = self.close(number, of: sink)
+                    self.endTooSlow(number, of: sink, at: set.sequence)
+                    return
+                }
             }
         }
     }
@@ -230,7 +267,7 @@ final class ChangeFeed: @unchecked Sendable {
             for set in self.history where set.sequence > start {
                 if found.count == call.limit { break }
                 examined = set.sequence
-                let record = call.filter.record(for: set, latest: self.latest)
+                let record = (try? call.filter.record(for: set, latest: self.latest)) ?? FeedFilter.Record()
                 if call.filter.entity == nil || !record.isEmpty { found.append((set, record)) }
             }
             let more = examined < self.latest.sequence
@@ -266,6 +303,9 @@ struct FeedLimits: Sendable {
     var subscriptionsPerConnection = ServerConfiguration.defaultMaximumSubscriptions
     /// The most commits kept in the history.
     var historyCommits = ServerConfiguration.defaultHistoryCommits
+    /// How long a live query may take to judge one commit (nil: no limit); past it the
+    /// subscription ends with `resync`.
+    var predicateTimeLimit: Duration? = ServerConfiguration.defaultRequestTimeLimit
     /// How long a commit stays in the history, in seconds (nil: no limit by age).
     var historyAge: TimeInterval? = TimeInterval(ServerConfiguration.defaultHistorySeconds)
 }

@@ -34,9 +34,13 @@ struct FeedFilter: Sendable {
 
     var key: Key { Key(entity: entity?.name, predicate: predicate, includeValues: includeValues) }
 
+    /// A live query's predicate ran past its time limit on one commit.
+    struct TooSlow: Error {}
+
     /// What `set` means for this filter; `latest` resolves key paths of a commit read back
-    /// from the journal (which keeps no states).
-    func record(for set: ChangeSet, latest: ReadState) -> Record {
+    /// from the journal (which keeps no states). A live query's judgement of the commit may
+    /// take `timeLimit` (nil: no limit); past it, ``TooSlow`` is thrown.
+    func record(for set: ChangeSet, latest: ReadState, timeLimit: Duration? = nil) throws(TooSlow) -> Record {
         var record = Record()
         // The predicate is prepared only for a commit that changed an object of the entity.
         var prepared = false
@@ -47,6 +51,7 @@ struct FeedFilter: Sendable {
                 prepared = true
                 var request = FetchRequest(entityName: entity.name)
                 request.predicate = predicate
+                request.deadline = timeLimit.map { ContinuousClock.now + $0 }
                 let stateBefore = set.stateBefore ?? latest, stateAfter = set.stateAfter ?? latest
                 before = try? SnapshotFetch(request, model: latest.model, resolve: { stateBefore.storedSnapshot(of: $0) })
                 after = try? SnapshotFetch(request, model: latest.model, resolve: { stateAfter.storedSnapshot(of: $0) })
@@ -60,8 +65,8 @@ struct FeedFilter: Sendable {
                 continue
             }
             // nil: not known (a commit read back from the journal without the object's earlier state).
-            let matchedBefore: Bool? = change.before.map { snapshot in (try? before?.matches(snapshot)) == true }
-            let matchesAfter = change.after.map { snapshot in (try? after?.matches(snapshot)) == true } ?? false
+            let matchedBefore: Bool? = try change.before.map { snapshot throws(TooSlow) in try Self.matches(before, snapshot) }
+            let matchesAfter = try change.after.map { snapshot throws(TooSlow) in try Self.matches(after, snapshot) } ?? false
             switch change.kind {
             case .inserted:
                 if matchesAfter, let object = set.wireSnapshot(change) { record.inserted.append(object) }
@@ -79,5 +84,18 @@ struct FeedFilter: Sendable {
             }
         }
         return record
+    }
+
+    /// Whether `snapshot` satisfies the prepared predicate; one that cannot be judged (a value
+    /// of another type than the predicate expects) does not.
+    private static func matches(_ fetch: SnapshotFetch?, _ snapshot: ObjectSnapshot) throws(TooSlow) -> Bool {
+        guard let fetch else { return false }
+        do {
+            return try fetch.matches(snapshot)
+        } catch GraphError.timeLimitExceeded {
+            throw TooSlow()
+        } catch {
+            return false
+        }
     }
 }

@@ -50,6 +50,15 @@ final class SubscriptionSink: @unchecked Sendable {
         loop.execute { self.open[number] = nil }
     }
 
+    /// Ends subscription `number` with a `resync` notification saying `reason` (nothing when
+    /// it ended already).
+    func resync(_ number: Int, reason: String) {
+        loop.execute {
+            guard let entry = self.open.removeValue(forKey: number), self.channel.isActive else { return }
+            self.send(FeedRecordWriter.resync(subscription: number, seq: entry.lastSequence, reason: reason), promise: nil)
+        }
+    }
+
     /// Writes a notification of subscription `number` (commit `seq`), unless it ended.
     func deliver(_ number: Int, seq: Int64, bytes: [UInt8]) {
         loop.execute { self.write(number, seq: seq, bytes: bytes) }
