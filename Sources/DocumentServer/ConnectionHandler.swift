@@ -12,7 +12,8 @@ import NIOCore
 /// a bounded amount of memory and no other connection waits for it.
 ///
 /// A connection that sends no complete line for the idle timeout while it waits for no
-/// answer (it sends nothing, or only part of a line, or does not read its answers) is closed.
+/// answer (it sends nothing, or only part of a line, or does not read its answers) is closed;
+/// one with an open subscription waits for its notifications and is not idle.
 ///
 /// When the server shuts down it sends ``Shutdown`` down every connection's pipeline: from
 /// then on lines that arrive are read and dropped (not carried out, not answered); the lines
@@ -71,6 +72,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        let feed = worker.feed
+        session.sink = SubscriptionSink(channel: context.channel, bufferBytes: feed.limits.subscriptionBufferBytes,
+                                        ended: { sink, number in feed.ended(number, sink: sink) })
         lastActivity = .now()
         scheduleIdleCheck(context: context, at: lastActivity)
     }
@@ -78,6 +82,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         idleCheck?.cancel()
         idleCheck = nil
+        if let sink = session.sink { worker.feed.remove(sink) }  // subscriptions end with their connection
+        session.sink = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -104,8 +110,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     private func checkIdle(context: ChannelHandlerContext) {
         guard !closing, let idleTimeout else { return }
-        // A request in progress (a long fetch, a save) is not idleness: its answer is awaited.
-        if busy { lastActivity = .now() }
+        // A request in progress (a long fetch, a save) is not idleness: its answer is awaited;
+        // nor is an open subscription: its notifications are.
+        if busy || session.sink?.hasOpenSubscriptions == true { lastActivity = .now() }
         let deadline = lastActivity + idleTimeout
         guard deadline <= .now() else {
             scheduleIdleCheck(context: context, at: lastActivity)

@@ -23,6 +23,15 @@ import Foundation
 //    50 connections runs in 3 rounds (--quick: 1) alternated with Redis GET (the shared machine
 //    drifts); its ratio is the median of its rounds over the median of the Redis runs.
 //    Each figure says ours / Redis. Then the targets, and whether each was met.
+// 6. Live changes (`--live` runs only these, on the 10,000-object store): saves/s of 50 clients
+//    without subscribers, with 100 (50 on `Tag`, 50 live queries on it) while a probe inserts
+//    a Tag every 10 ms, and without again (the cost is judged against the mean of the two);
+//    save -> notification latency of the probes at each subscriber, from the save sent and from
+//    its answer (one thread polls the 100 sockets); resident memory with one subscriber that
+//    never reads;
+//    Redis pub/sub with 100 subscribers (a probe PUBLISHing every 10 ms while redis-benchmark
+//    SETs with 50 clients), publish -> message latency measured the same way
+//    (LiveChangesBenchmark.swift).
 //
 // Every load run is closed-loop (each connection sends one request and waits for its answer,
 // as redis-benchmark does), with requests encoded before the run: 50 connections driven by one

@@ -23,8 +23,9 @@ import docstore
 KILLS = int(os.environ.get("DOCSTORE_CRASH_KILLS", "8"))
 SEED = int(os.environ.get("DOCSTORE_CRASH_SEED", str(random.SystemRandom().randrange(1 << 30))))
 CLIENTS = 16
-# What a store directory may hold after a restart: the snapshot, its journal and its lock.
-ALLOWED_FILES = {"store.json", "store.json-journal", "store.json.lock"}
+# What a store directory may hold after a restart: the snapshot, its journal, its lock, and the
+# history file its checkpoints keep (docs/FILE_FORMAT.md, The history file).
+ALLOWED_FILES = {"store.json", "store.json-journal", "store.json.lock", "store.json-history"}
 
 
 class Ledger:
