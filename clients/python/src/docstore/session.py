@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
+import collections
+import logging
+from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, List, Optional, Sequence, Union
 
 from .errors import ModelError, ObjectDeletedError, ProtocolError, ValueConversionError
 from .model import Attribute, Model, Relationship
@@ -11,7 +13,10 @@ from .arguments import argument_to_wire
 from .values import ObjectID, split_sort_key, to_wire
 
 if TYPE_CHECKING:
+    from .changes import Change, Subscription
     from .client import Client
+
+_log = logging.getLogger("docstore")
 
 __all__ = ["SaveResult", "Session", "Sort", "SortSpec"]
 
@@ -64,9 +69,13 @@ class Session:
     such a save changed are re-read on their next access, so ``album.songs`` holds a song
     whose ``album`` was set once the save is done.
 
-    A session is not thread-safe: use one per thread (they may share a client)."""
+    A session is not thread-safe: use one per thread (they may share a client).
 
-    def __init__(self, client: "Client", prefetch: int = 100) -> None:
+    Other clients' saves reach a session through :meth:`merge` (with the changes of a
+    subscription), or by themselves with ``client.session(merge_changes=True)``; see
+    :meth:`merge` for what happens to objects with unsaved changes."""
+
+    def __init__(self, client: "Client", prefetch: int = 100, merge_changes: bool = False) -> None:
         if prefetch < 1:
             raise ValueError("prefetch must be at least 1")
         self._client = client
@@ -78,6 +87,10 @@ class Session:
         self._updated: Dict[int, DocObject] = {}
         self._deleted: Dict[int, DocObject] = {}
         self._next_temporary = 0
+        self._pending: Deque["Change"] = collections.deque()
+        self._subscription: Optional["Subscription"] = None
+        if merge_changes:
+            self._subscription = client.subscribe(callback=self._pending.append, on_error=self._feed_failed)
 
     @property
     def client(self) -> "Client":
@@ -101,6 +114,7 @@ class Session:
 
         Objects already in the session with unsaved changes keep their changes (and the
         version they were read at)."""
+        self._sync()
         params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities)
         result = self._client.call("fetch", params)
         return [self._register(item) for item in _list(result, "objects", "fetch")]
@@ -126,6 +140,7 @@ class Session:
 
     def get(self, *ids: Union[str, DocObject]) -> List[Optional[DocObject]]:
         """The objects with these IDs, read now, in order; ``None`` where there is none."""
+        self._sync()
         wanted = [_id_of(item) for item in ids]
         if not wanted:
             return []
@@ -219,6 +234,7 @@ class Session:
         :meth:`refresh` and redo the change), :class:`~docstore.ValidationError`,
         :class:`~docstore.NotFoundError`, :class:`~docstore.ConnectionError` (the save may
         or may not have been applied; :meth:`refresh` tells)."""
+        self._sync()
         if not self.has_changes:
             return SaveResult({"ids": {}, "versions": {}, "deleted": [], "updated": []})
         params: Dict[str, Any] = {}
@@ -274,14 +290,90 @@ class Session:
         for start in range(0, len(targets), 1000):
             self._load_batch(targets[start:start + 1000])
 
+    # -- other clients' changes ----------------------------------------------------------
+
+    def merge(self, change: "Change") -> None:
+        """Makes the objects this session holds show what a commit (a :class:`~docstore.Change`
+        of a subscription or of ``client.changes``) left in the store. Objects the session
+        does not hold are not added; inserted objects are left alone. The rules, as a Swift
+        context merging another context's save:
+
+        - An object without unsaved changes takes the committed values and version (or,
+          when the change carries no values, becomes a fault, re-read on next access). A
+          change older than what the session holds (a lower version) is ignored, so merging
+          the session's own saves, or merging twice, changes nothing.
+        - An object with unsaved changes keeps them, on top of the committed values: reading
+          a property it changed gives its own value, any other property the new committed
+          one. It counts as read at the new version, so its next save does not conflict and
+          sends only its own changes: for a property both changed, **this session's change
+          wins**; the other client's changes to other properties are kept. (Without values,
+          ``include_values=False``, it keeps the version it read: its next save raises
+          :class:`~docstore.ConflictError`.) An object marked for deletion stays marked.
+        - A deleted object leaves the session (its unsaved changes are dropped; reading it
+          raises :class:`~docstore.ObjectDeletedError`).
+        - An object that left a live query's result (``change.removed``) becomes a fault when
+          it has no unsaved changes.
+        """
+        for object_id in change.deleted:
+            if str(object_id) in self._objects:
+                self._forget(str(object_id))
+        for object_id in change.removed:
+            obj = self._objects.get(str(object_id))
+            if obj is not None and obj._loaded and not obj._gone and not obj._changes and not obj._deleted:
+                self._refault(obj)
+        for item in list(change.inserted) + list(change.updated):
+            obj = self._objects.get(str(item.id))
+            if obj is None or obj._gone or obj.is_inserted:
+                continue
+            held = obj._version
+            if held is not None and item.version <= held and (obj._loaded or item.version < held):
+                continue  # not newer than what the session holds
+            if item.values is None:
+                if not obj._changes and not obj._deleted and obj._loaded:
+                    self._refault(obj)
+                continue
+            obj._values = item.values
+            obj._version = item.version
+            obj._loaded = True
+            self._faults.pop(str(item.id), None)
+
+    def sync(self) -> int:
+        """Merges the changes a ``merge_changes=True`` session received so far (it does so
+        by itself before each fetch, get, save and property read); returns how many."""
+        return self._sync()
+
+    def close(self) -> None:
+        """Ends the subscription of a ``merge_changes=True`` session (nothing else to close)."""
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+
+    def _sync(self) -> int:
+        merged = 0
+        while self._pending:
+            self.merge(self._pending.popleft())
+            merged += 1
+        return merged
+
+    def _feed_failed(self, error: BaseException) -> None:
+        _log.error("a session stopped merging other clients' changes: %s", error)
+
+    def _refault(self, obj: DocObject) -> None:
+        obj._loaded = False
+        obj._values = {}
+        self._faults[str(obj._id)] = obj
+
     def __enter__(self) -> "Session":
         return self
 
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
-        if kind is None:
-            self.save()
-        else:
-            self.rollback()
+        try:
+            if kind is None:
+                self.save()
+            else:
+                self.rollback()
+        finally:
+            self.close()
 
     def __repr__(self) -> str:
         return (f"<Session {len(self._objects)} objects, {len(self._inserted)} inserted, "
