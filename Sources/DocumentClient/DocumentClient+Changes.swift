@@ -63,7 +63,8 @@ extension DocumentClient {
         let model: ObjectModel
         if let given { model = given } else { model = try await modelFuture().get() }
         let (raw, rawSink) = AsyncStream.makeStream(of: RPCNotification.self, bufferingPolicy: .unbounded)
-        let (connection, _) = try await openConnection(notifications: rawSink).get()
+        // Not counted in `statistics`: those are the request connection's round trips.
+        let (connection, _) = try await openConnection(notifications: rawSink, statistics: ClientStatistics()).get()
         guard registerFeed(connection) else {
             connection.close()
             throw DocumentClientError.shutDown

@@ -155,11 +155,13 @@ public final class DocumentClient: Sendable {
 
     /// A new connection, past `hello` (with the token and the client's name), and the
     /// server's answer; its notifications go to `notifications`.
-    func openConnection(notifications: AsyncStream<RPCNotification>.Continuation?) -> EventLoopFuture<(RPCConnection, ServerHello)> {
+    func openConnection(notifications: AsyncStream<RPCNotification>.Continuation?,
+                        statistics: ClientStatistics? = nil) -> EventLoopFuture<(RPCConnection, ServerHello)> {
         let configuration = self.configuration
+        let statistics = statistics ?? self.statistics
         return RPCConnection.connect(configuration, group: group, statistics: statistics, notifications: notifications).flatMap { connection in
-            self.statistics.countConnection()  // made: an attempt that fails is not counted
-            self.statistics.countRequest()
+            statistics.countConnection()  // made: an attempt that fails is not counted
+            statistics.countRequest()
             return connection.call(ProtocolMethod.hello.rawValue, params: { out in
                 try out.openObject()
                 if let token = configuration.token {

@@ -74,6 +74,8 @@ final class RemoteChangeFeed: Sendable {
                 return  // cancelled, or the client shut down
             } catch DocumentClientError.shutDown {
                 return
+            } catch DocumentClientError.server(let error) where error.code == .methodNotFound || error.code == .invalidParams {
+                return  // a server without live changes: there is nothing to follow
             } catch DocumentClientError.historyExpired {
                 // Changes were missed: contexts read everything again; follow from now on.
                 state.withLockedValue { $0.lastSeq = nil }

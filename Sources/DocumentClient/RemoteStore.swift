@@ -95,9 +95,10 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         metadata.entityVersionHashes = model.entityVersionHashes
         metadata.modelVersionHash = model.versionHash
         metadata.userInfo["server"] = "\(hello.server) \(hello.version) at \(settings.client.address)"
-        if settings.mergesRemoteChanges, feed == nil {
+        // Only a server that numbers its commits (its `hello` says `seq`) has live changes.
+        if settings.mergesRemoteChanges, feed == nil, let seq = hello.seq {
             // From the commit `hello` reported on: nothing after opening is missed.
-            let feed = RemoteChangeFeed(client: client, model: model, coordinator: coordinator, since: hello.seq)
+            let feed = RemoteChangeFeed(client: client, model: model, coordinator: coordinator, since: seq)
             self.feed = feed
             feed.start()
         }
