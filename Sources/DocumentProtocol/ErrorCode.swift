@@ -1,5 +1,5 @@
 /// The error codes of `docs/PROTOCOL.md`, the same for the server and its clients: the
-/// JSON-RPC 2.0 standard codes and the project's own (`-32001`…`-32008`).
+/// JSON-RPC 2.0 standard codes and the project's own (`-32001`…`-32009`).
 ///
 /// A code a peer sends that this program does not know is ``other(_:)``. Codes read with
 /// ``init(rawValue:)`` (as every decoded error's are) are the named case when there is one,
@@ -40,6 +40,10 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// `-32008`: the server has its limit of connections open (or is out of file
     /// descriptors); the connection is closed.
     case serverBusy
+    /// `-32009`: the `since` of a `subscribe` or `changes` is older than the history the
+    /// server keeps; `data.oldest` is the oldest `since` still accepted. Fetch again, then
+    /// resume from the `seq` of that answer.
+    case historyExpired
     /// A code this program does not know (a newer peer's).
     case other(Int)
 
@@ -59,6 +63,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case -32006: self = .storeUnavailable
         case -32007: self = .timeLimitExceeded
         case -32008: self = .serverBusy
+        case -32009: self = .historyExpired
         default: self = .other(rawValue)
         }
     }
@@ -79,6 +84,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .storeUnavailable: return -32006
         case .timeLimitExceeded: return -32007
         case .serverBusy: return -32008
+        case .historyExpired: return -32009
         case .other(let code): return code
         }
     }

@@ -13,8 +13,15 @@ public enum ProtocolMethod: String, Sendable, CaseIterable {
     case get
     /// Inserts, updates and deletes objects at once.
     case save
+    /// Starts a subscription: the server pushes a `changes` notification per commit it watches.
+    case subscribe
+    /// Ends a subscription.
+    case unsubscribe
+    /// Answers the commits after a sequence number (the history, pulled).
+    case changes
 
-    /// The names in the order the protocol lists them: `hello, model, ping, fetch, get, save`.
+    /// The names in the order the protocol lists them:
+    /// `hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes`.
     public static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
@@ -111,4 +118,47 @@ public enum SaveMembers {
     public static let deleted = "deleted"
     /// Result: the objects changed besides those updated (inverse relationships).
     public static let updated = "updated"
+}
+
+/// The members of `subscribe`, `unsubscribe` and `changes`, and of the `changes` and `resync`
+/// notifications (`docs/PROTOCOL.md`, Live changes).
+public enum ChangeMembers {
+    /// Parameter: the entity watched (with its sub-entities); none watches all.
+    public static let entity = "entity"
+    /// Parameter: the predicate of a live query (needs ``entity``).
+    public static let predicate = "predicate"
+    /// Parameter: the predicate's `%@` arguments.
+    public static let arguments = "arguments"
+    /// Parameter: resume after this sequence number (history first, then live commits).
+    public static let since = "since"
+    /// Parameter: whether objects carry their values (`true` unless given).
+    public static let includeValues = "includeValues"
+    /// Parameter of `changes`: the most records answered.
+    public static let limit = "limit"
+    /// The subscription's number, unique on its connection.
+    public static let subscription = "subscription"
+    /// A commit's sequence number; in a result, where the answer stands.
+    public static let seq = "seq"
+    /// Who made a commit (the `client` of its connection's `hello`), or null.
+    public static let author = "author"
+    /// When a commit was made.
+    public static let timestamp = "timestamp"
+    /// Objects inserted (for a live query: that entered the result).
+    public static let inserted = "inserted"
+    /// Objects updated (for a live query: that matched before and still match).
+    public static let updated = "updated"
+    /// IDs of objects deleted.
+    public static let deleted = "deleted"
+    /// IDs of objects that left a live query's result but still exist.
+    public static let removed = "removed"
+    /// Result of `changes`: the records.
+    public static let changes = "changes"
+    /// Result of `changes`: whether more commits follow.
+    public static let more = "more"
+    /// The `resync` notification's reason.
+    public static let reason = "reason"
+    /// The notification of a commit.
+    public static let changesNotification = "changes"
+    /// The notification that ends a subscription that fell behind.
+    public static let resyncNotification = "resync"
 }

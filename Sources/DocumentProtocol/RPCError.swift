@@ -115,6 +115,8 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         case batchAnswer
         /// The server holds `--max-buffered-bytes` of incomplete lines (the connection is closed).
         case bufferedBytes
+        /// A connection holds `--max-subscriptions` subscriptions.
+        case subscriptions
 
         package func message(limit: Int) -> String {
             switch self {
@@ -123,6 +125,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
             case .answer: return "the answer would be longer than the limit of \(limit) bytes; ask for less (limit and offset, resultType ids, fewer IDs)"
             case .batchAnswer: return "the answers of this batch reached the limit of \(limit) bytes; this request was not run: send it again in another batch"
             case .bufferedBytes: return "the server holds its limit of \(limit) bytes of incomplete lines; closing the connection"
+            case .subscriptions: return "this connection holds its limit of \(limit) subscriptions; unsubscribe one first, or subscribe on another connection"
             }
         }
     }
@@ -155,5 +158,13 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     package static func storeUnavailable(_ reason: String) -> RPCError {
         RPCError(code: Code.storeUnavailable, message: "store unavailable: \(reason); nothing was saved",
                  data: .object([("reason", .string(reason))]))
+    }
+
+    /// `since` is older than the history kept: `oldest` is the oldest `since` still accepted.
+    package static func historyExpired(since: Int64, oldest: Int64) -> RPCError {
+        RPCError(code: Code.historyExpired,
+                 message: "history expired: the server keeps the commits after \(oldest) only, not those after \(since); "
+                     + "fetch the objects again, then resume from the seq of that answer",
+                 data: .object([("since", .integer(since)), ("oldest", .integer(oldest))]))
     }
 }

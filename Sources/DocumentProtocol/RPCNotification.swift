@@ -2,9 +2,9 @@ import JSONCore
 
 /// A message without an `id`: `{"jsonrpc":"2.0","method":…,"params":{…}}`. Nobody answers it.
 ///
-/// The server sends none yet; the name is reserved for the change feed (live changes), which
-/// will push notifications between the answers of a connection. A client hands them to a
-/// stream of their own, apart from the answers (see `docs/PROTOCOL.md`).
+/// The server pushes them for the change feed (`changes` and `resync`, after a `subscribe`)
+/// between the answers of a connection. A client hands them to a stream of their own, apart
+/// from the answers (see `docs/PROTOCOL.md`, Live changes).
 public struct RPCNotification: Sendable, Equatable {
     /// The notification's method (what happened).
     public var method: String

@@ -5,7 +5,7 @@ import JSONCore
 public enum ServerMessage: Sendable, Equatable {
     /// The answer to the request with this `id`: its `result`, or its error.
     case response(id: JSONValue, outcome: Result<JSONValue, RPCError>)
-    /// A message without an `id`, pushed by the server (reserved: none is sent yet).
+    /// A message without an `id`, pushed by the server (`changes`, `resync`).
     case notification(RPCNotification)
 
     /// Reads one message.

@@ -71,6 +71,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        let feed = worker.feed
+        session.sink = SubscriptionSink(channel: context.channel, bufferBytes: feed.limits.subscriptionBufferBytes,
+                                        ended: { sink, number in feed.ended(number, sink: sink) })
         lastActivity = .now()
         scheduleIdleCheck(context: context, at: lastActivity)
     }
@@ -78,6 +81,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         idleCheck?.cancel()
         idleCheck = nil
+        if let sink = session.sink { worker.feed.remove(sink) }  // subscriptions end with their connection
+        session.sink = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -37,6 +37,10 @@ final class ConnectionSession {
     private let logger: Logger
     private var authenticated: Bool
     private var sawFirstLine = false
+    /// The `client` of the connection's `hello`: the author of its saves.
+    private var author: String?
+    /// Where the connection's subscriptions write (nil without a channel: no subscriptions).
+    var sink: SubscriptionSink?
 
     init(shared: SharedState, logger: Logger) {
         self.shared = shared
@@ -66,7 +70,7 @@ final class ConnectionSession {
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)")))))
         }
         guard case .array(let elements) = message else {
-            switch request(message) {
+            switch request(message, inBatch: false) {
             case .answered(let bytes, let close):
                 return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
             case .store(let job, let id, let adjust):
@@ -99,7 +103,7 @@ final class ConnectionSession {
                 continue
             }
             var answer: [UInt8]?
-            switch request(element) {
+            switch request(element, inBatch: true) {
             case .answered(let bytes, let closeAfter):
                 answer = bytes
                 close = closeAfter
@@ -137,7 +141,7 @@ final class ConnectionSession {
         return pairs.last(where: { $0.key == "id" })?.value
     }
 
-    private func request(_ message: JSONValue) -> RequestStep {
+    private func request(_ message: JSONValue, inBatch: Bool) -> RequestStep {
         switch RPCRequest.parse(message) {
         case .failure(let rejection):
             return .answered(RPCResponse.encode(id: rejection.id, .error(rejection.error)), close: false)
@@ -145,7 +149,7 @@ final class ConnectionSession {
             if logger.logLevel <= .debug {
                 logger.debug("request", metadata: ["method": "\(LogText.escaped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
             }
-            switch dispatch(request) {
+            switch dispatch(request, inBatch: inBatch) {
             case .reply(let reply, let close):
                 if case .error(let error) = reply {
                     logger.debug("error answer", metadata: ["method": "\(LogText.escaped(request.method))", "code": "\(error.code)",
@@ -163,12 +167,12 @@ final class ConnectionSession {
         case store(StoreJob, adjust: (Reply) -> Reply = { $0 })
     }
 
-    private func dispatch(_ request: RPCRequest) -> Dispatch {
+    private func dispatch(_ request: RPCRequest, inBatch: Bool) -> Dispatch {
         if request.method == "hello" { return hello(request.params) }
         guard authenticated else {
             return .reply(.error(.unauthorized("this server needs a token: send hello with it first")), close: false)
         }
-        do {
+        do throws(RPCError) {
             switch request.method {
             case "ping":
                 _ = try Params(request.params, allowed: [])
@@ -186,7 +190,25 @@ final class ConnectionSession {
                 guard call.ids.count <= Self.inlineGetLimit else { return .store(.get(call)) }
                 return .reply(shared.worker.reader.get(call), close: false)
             case "save":
-                return .store(.save(try SaveCall.parse(request.params, model: shared.model)))
+                var call = try SaveCall.parse(request.params, model: shared.model)
+                call.author = author
+                return .store(.save(call))
+            case "subscribe":
+                let call = try SubscribeCall.parse(request.params, model: shared.model)
+                guard !inBatch else {
+                    return .reply(.error(.invalidRequest("subscribe cannot be sent in a batch (its answer must come before its notifications): send it alone")), close: false)
+                }
+                guard let sink else { return .reply(.error(.storeUnavailable("this connection cannot receive notifications")), close: false) }
+                return .store(.subscribe(call, sink))
+            case "unsubscribe":
+                let params = try Params(request.params, allowed: [ChangeMembers.subscription])
+                guard let number = try params.optionalInteger(ChangeMembers.subscription, minimum: 1) else {
+                    throw RPCError.invalidParams(params.path(ChangeMembers.subscription), "is required (the number subscribe answered)")
+                }
+                guard let sink else { return .reply(.error(.notFound(["\(number)"], "no open subscription of this connection has this number")), close: false) }
+                return .store(.unsubscribe(number, sink))
+            case "changes":
+                return .store(.changes(try ChangesCall.parse(request.params, model: shared.model)))
             default:
                 return .reply(.error(.methodNotFound(request.method)), close: false)
             }
@@ -209,6 +231,7 @@ final class ConnectionSession {
             }
             if let client = try hello.optionalString("client") {
                 logger.info("hello", metadata: ["client": "\(LogText.escaped(client))"])
+                author = client
             }
         } catch {
             return .reply(.error(error), close: false)

@@ -88,7 +88,8 @@ public final class DocumentServer: Service, Sendable {
             "loadSeconds": "\(Self.seconds(elapsed))", "stateSeconds": "\(Self.seconds(graph.stateBuildTime))",
             "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
         ])
-        worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads)
+        worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads,
+                             feedLimits: configuration.feedLimits)
         shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,
                                  configuration: configuration, logger: logger)
         gate = ConnectionGate(maximumConnections: configuration.maximumConnections,

@@ -43,6 +43,8 @@ struct SaveCall: Sendable {
     var inserts: [Insert] = []
     var updates: [Update] = []
     var deletes: [Delete] = []
+    /// Who saves: the `client` its connection named in `hello` (the commit's author).
+    var author: String?
 
     /// The IDs of existing objects the save names as updated or deleted.
     var namedIDs: [ObjectID] { updates.map(\.id) + deletes.map(\.id) }

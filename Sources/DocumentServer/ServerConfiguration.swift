@@ -40,6 +40,32 @@ public struct ServerConfiguration: Sendable {
     /// that would hold more gets a -32005 error and is closed.
     public var maximumBufferedBytes: Int = ServerConfiguration.defaultMaximumBufferedBytes
 
+    // MARK: Live changes (`docs/PROTOCOL.md`, Live changes)
+
+    /// The bytes of notifications one subscription may have waiting for its client (written,
+    /// not yet read); past it the subscription gets a `resync` notification and ends.
+    public var subscriptionBufferBytes: Int = ServerConfiguration.defaultSubscriptionBufferBytes
+    /// The most subscriptions open on one connection; one more is refused (-32005).
+    public var maximumSubscriptions: Int = ServerConfiguration.defaultMaximumSubscriptions
+    /// The most commits the history keeps for `since` and `changes` (0: none).
+    public var historyCommits: Int = ServerConfiguration.defaultHistoryCommits
+    /// How long a commit stays in the history, in seconds (nil: no limit by age).
+    public var historySeconds: Double? = ServerConfiguration.defaultHistorySeconds
+    /// 4 MiB.
+    public static let defaultSubscriptionBufferBytes = 4 << 20
+    /// 64.
+    public static let defaultMaximumSubscriptions = 64
+    /// 10,000 commits.
+    public static let defaultHistoryCommits = 10_000
+    /// 7 days.
+    public static let defaultHistorySeconds: Double? = 7 * 24 * 3600
+
+    /// The feed's limits from this configuration.
+    var feedLimits: FeedLimits {
+        FeedLimits(subscriptionBufferBytes: subscriptionBufferBytes, subscriptionsPerConnection: maximumSubscriptions,
+                   historyCommits: historyCommits, historyAge: historySeconds)
+    }
+
     /// The default batch limit: 256 requests.
     /// The size, in bytes, past which a JSON store's journal is checkpointed while the server
     /// runs (off the writer's path, from a published state); 0: only when the server stops.

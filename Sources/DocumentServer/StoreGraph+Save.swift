@@ -2,6 +2,7 @@ import DocumentProtocol
 import Foundation
 import GraphCore
 import JSONCore
+import JSONAtomicStore
 
 /// A save that passed every check and sits in the graph's context, waiting for the
 /// durable write that will make it real.
@@ -12,7 +13,15 @@ struct StagedSave {
     /// Changed by inverses or delete rules, not named by the request.
     let implicitlyUpdated: [ObjectID]
     let deleted: [ObjectID]
+    /// The commit's author (the `client` of the connection's `hello`).
+    let author: String?
     let reply: @Sendable (Reply) -> Void
+
+    /// Every object the save inserts, changes or deletes, once each, in that order.
+    var objects: [ObjectID] {
+        var seen = Set<ObjectID>()
+        return (inserted.map(\.object.objectID) + explicitlyUpdated + implicitlyUpdated + deleted).filter { seen.insert($0).inserted }
+    }
 }
 
 extension StoreGraph {
@@ -90,7 +99,8 @@ extension StoreGraph {
             }
             try child.save()
             let staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
-                                    implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID), reply: reply)
+                                    implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID),
+                                    author: call.author, reply: reply)
             touched.formUnion(changedIDs)
             touched.formUnion(named)
             touched.formUnion(inserted.map(\.object.objectID))
@@ -116,7 +126,16 @@ extension StoreGraph {
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
-        let sequence: Int64
+        // One journal record per save, each with its author and number, in one append (CommitPart).
+        let parts = saves.map { CommitPart(author: $0.author, objects: Set($0.objects)) }
+        let time = ChangeSet.milliseconds(Date())
+        let before = state
+        journaled?.nextCommitParts = parts
+        journaled?.nextCommitTime = time
+        defer {
+            journaled?.nextCommitParts = []
+            journaled?.nextCommitTime = nil
+        }
         do {
             try context.save()
         } catch let error as GraphError {
@@ -136,11 +155,16 @@ extension StoreGraph {
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
             return
         }
-        sequence = publishCommit(changed: changed)
+        let sequence = publishCommit(changed: changed, commits: saves.count)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
         cache.remove(changed)
-        for save in saves {
-            save.reply(.result { out in try self.writeResult(of: save, sequence: sequence, to: out) })
+        let sets = changeSets(of: saves, changed: changed, before: before, time: time)
+        feed?.publish(sets, state: state)
+        // Each save has its own commit number when the store wrote one record per save.
+        let ownNumbers = sets.count == saves.count
+        for (index, save) in saves.enumerated() {
+            let number = ownNumbers ? sets[index].sequence : sequence
+            save.reply(.result { out in try self.writeResult(of: save, sequence: number, to: out) })
         }
     }
 
@@ -279,6 +303,7 @@ extension SaveCall {
         call.inserts = inserts.map { Insert(temporaryID: $0.temporaryID, entity: $0.entity, values: mapped($0.values)) }
         call.updates = updates.map { Update(id: transform($0.id), version: $0.version, values: mapped($0.values)) }
         call.deletes = deletes.map { Delete(id: transform($0.id), version: $0.version) }
+        call.author = author
         return call
     }
 }

@@ -42,6 +42,8 @@ final class StoreGraph {
     let journaled: JSONAtomicStore?
     /// Its checkpoints, run off the writer's path.
     let checkpoints: BackgroundCheckpoint
+    /// Where each commit's change sets go (set by the engine before it starts).
+    var feed: ChangeFeed?
 
     /// Opens the store (loading an atomic store whole) and builds the first state from it.
     ///
@@ -121,8 +123,8 @@ final class StoreGraph {
 
     /// Publishes the state after a durable commit that changed `changed` (inserted,
     /// updated, deleted: each is read back from the store) and returns its number.
-    func publishCommit(changed: some Sequence<ObjectID>) -> Int64 {
-        localSequence += 1
+    func publishCommit(changed: some Sequence<ObjectID>, commits: Int = 1) -> Int64 {
+        localSequence += Int64(commits)
         var changes: ReadState.Changes = []
         for id in changed { changes.append((id, storedSnapshot(of: id))) }
         state = state.advanced(to: committedSequence(), changes: changes)

@@ -7,6 +7,9 @@ enum StoreJob: Sendable {
     case fetch(FetchCall)
     case get(GetCall)
     case save(SaveCall)
+    case subscribe(SubscribeCall, SubscriptionSink)
+    case unsubscribe(Int, SubscriptionSink)
+    case changes(ChangesCall)
 }
 
 /// The engine: one writer thread that owns the server's ``StoreGraph``, and reader threads
@@ -39,8 +42,14 @@ final class StoreWorker: @unchecked Sendable {
 
     /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
     /// `readerThreads` reader threads (nil: one per core).
-    init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil) {
+    /// The change feed: subscriptions and the history of recent commits.
+    let feed: ChangeFeed
+
+    init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil,
+         feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = []) {
         self.graph = graph
+        feed = ChangeFeed(state: graph.state, history: history, limits: feedLimits)
+        graph.feed = feed
         publisher = graph.publisher
         cache = graph.cache
         maximumAnswerBytes = graph.maximumAnswerBytes
@@ -82,6 +91,12 @@ final class StoreWorker: @unchecked Sendable {
             read(refused: completion) { reader in completion(reader.fetch(call.started(timeLimit: limit))) }
         case .get(let call):
             read(refused: completion) { reader in completion(reader.get(call)) }
+        case .subscribe(let call, let sink):
+            feed.subscribe(call, sink: sink, completion: completion)
+        case .unsubscribe(let number, let sink):
+            feed.unsubscribe(number, sink: sink, completion: completion)
+        case .changes(let call):
+            feed.changes(call, maximumAnswerBytes: maximumAnswerBytes, completion: completion)
         case .save(let call):
             condition.lock()
             guard state == .running else {

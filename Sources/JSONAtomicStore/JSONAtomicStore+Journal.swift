@@ -2,7 +2,8 @@ import Foundation
 import GraphCore
 
 extension JSONAtomicStore {
-    /// Appends one journal record (``save(changes:)``) of what the save changed and makes it durable
+    /// Appends one journal record (``save(changes:)``) of what the save changed (one per
+    /// ``CommitPart`` when ``nextCommitParts`` holds several) and makes it durable
     /// (`fdatasync`); the snapshot is not rewritten. A new store first gets its snapshot file
     /// (without objects). A save after a change of ``PersistentStore/metadata`` (which records
     /// do not carry) checkpoints instead. When the journal has passed
@@ -13,9 +14,14 @@ extension JSONAtomicStore {
     func appendCommit(_ changes: AtomicStoreChanges) throws {
         if options.isReadOnly { throw JSONStoreError.readOnly(path: path) }
         if loadFailed { throw JSONStoreError.loadFailed(path: path) }
-        let author = nextCommitAuthor
+        let parts = nextCommitParts
+        let author = parts.count == 1 ? parts[0].author : nextCommitAuthor
+        let time = nextCommitTime ?? Date()
         nextCommitAuthor = nil
-        guard commitSequence < Int64.max else { throw JSONStoreError.sequenceExhausted(path: path) }
+        nextCommitParts = []
+        nextCommitTime = nil
+        let records = Int64(max(1, parts.count))
+        guard commitSequence <= Int64.max - records else { throw JSONStoreError.sequenceExhausted(path: path) }
         if !snapshotExists {
             try writeEmptySnapshot()
         } else if persistedMetadata != metadata, checkpointInFlight == nil {
@@ -24,8 +30,16 @@ extension JSONAtomicStore {
         let plan = try plan()
         let dangling = DanglingFilter(deleted: deletedReferences.references,
                                       exists: { [unowned self] in self.cacheNode(for: $0) != nil })
-        let record = try JournalRecordEncoder(plan: plan, dangling: dangling)
-            .record(sequence: commitSequence + 1, time: Date(), author: author, changes: changes)
+        let encoder = JournalRecordEncoder(plan: plan, dangling: dangling)
+        var record: [UInt8] = []
+        if parts.count > 1 {
+            for (index, share) in changes.split(by: parts).enumerated() {
+                record += try encoder.record(sequence: commitSequence + 1 + Int64(index), time: time,
+                                             author: parts[index].author, changes: share)
+            }
+        } else {
+            record = try encoder.record(sequence: commitSequence + 1, time: time, author: author, changes: changes)
+        }
         do {
             try journal.append(record)
         } catch is JournalWriter.Missing {
@@ -33,7 +47,7 @@ extension JSONAtomicStore {
             // it: only the nodes hold them now. The snapshot is written whole instead.
             return try checkpointInstead()
         }
-        commitSequence += 1
+        commitSequence += records
         if checkpointThreshold > 0, journal.length >= checkpointThreshold, checkpointInFlight == nil {
             do { try checkpoint() } catch { lastCheckpointError = error }
         }

@@ -85,6 +85,12 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     public internal(set) var commitSequence: Int64 = 0
     /// The author written in the next commit's journal record (then reset to nil).
     public var nextCommitAuthor: String?
+    /// The writers' shares of the next save (then reset to none): with more than one, the save
+    /// appends one record per part, each with its author and its own sequence number, in one
+    /// write and one `fdatasync` (``CommitPart``). With one, its author is the record's.
+    public var nextCommitParts: [CommitPart] = []
+    /// The time written in the next save's records (then reset to nil; nil: the time of the save).
+    public var nextCommitTime: Date?
     /// The bytes of the journal: what the next checkpoint folds into the snapshot.
     public var journalByteCount: Int { journal.length }
     /// The bytes of a torn last journal record cut off when the store was opened (0 when none).

@@ -1,0 +1,51 @@
+import Foundation
+import GraphCore
+
+/// One commit as the change feed and its history know it: the currency the journal record,
+/// the `changes` notification and the `changes` record are all made from.
+///
+/// The writer makes one per save it commits (``StoreGraph/commit(resetting:)``): the save's
+/// objects before and after, its author (the `client` of its connection's `hello`), the
+/// commit's time and number, the same ones its journal record holds. Immutable and `Sendable`:
+/// the feed thread filters and encodes it while the writer goes on.
+struct ChangeSet: Sendable {
+    /// What happened to one object.
+    enum Kind: Sendable {
+        case inserted, updated, deleted
+    }
+
+    /// One changed object: as it was before the commit (nil when inserted, or when not known:
+    /// a commit read back from the journal at start whose object's earlier state is not in
+    /// the history) and after it (nil when deleted).
+    struct Change: Sendable {
+        let id: ObjectID
+        let kind: Kind
+        let before: ObjectSnapshot?
+        let after: ObjectSnapshot?
+    }
+
+    /// The commit's sequence number.
+    let sequence: Int64
+    /// Who made it: the `client` its connection named in `hello`, if any.
+    let author: String?
+    /// When it was made (milliseconds, as its journal record says).
+    let timestamp: Date
+    let changes: [Change]
+    /// The states before and after the commit (its group commit), for predicates whose key
+    /// paths lead through relationships; nil for a commit read back from the journal.
+    let stateBefore: ReadState?
+    let stateAfter: ReadState?
+
+    /// The snapshot of `id` after the commit as `get` would answer it then (references to
+    /// deleted objects cleared).
+    func wireSnapshot(_ change: Change) -> ObjectSnapshot? {
+        guard let after = change.after else { return nil }
+        guard let state = stateAfter, !state.dangling.isEmpty else { return after }
+        return state.dangling.cleared(after) { state.exists($0) }
+    }
+
+    /// A time in milliseconds (what the journal's date form keeps).
+    static func milliseconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}

@@ -1,0 +1,91 @@
+import DocumentProtocol
+import Foundation
+import GraphCore
+import JSONCore
+
+/// Writes change records: the members of a `changes` notification after `subscription`
+/// (`"seq"`, `"author"`, `"timestamp"`, `"inserted"`, `"updated"`, `"deleted"`, and
+/// `"removed"` for a live query), and whole notifications.
+enum FeedRecordWriter {
+    /// The record's members, without the braces (so that a notification can put its
+    /// `subscription` before them).
+    static func members(_ set: ChangeSet, _ record: FeedFilter.Record, includeValues: Bool, liveQuery: Bool,
+                        to out: JSONGenerator) throws {
+        try out.string(ChangeMembers.seq)
+        try out.integer(set.sequence)
+        try out.string(ChangeMembers.author)
+        if let author = set.author { try out.string(author) } else { try out.null() }
+        try out.string(ChangeMembers.timestamp)
+        try ValueForm.write(.date(set.timestamp), as: .date, to: out)
+        try out.string(ChangeMembers.inserted)
+        try objects(record.inserted, includeValues: includeValues, to: out)
+        try out.string(ChangeMembers.updated)
+        try objects(record.updated, includeValues: includeValues, to: out)
+        try out.string(ChangeMembers.deleted)
+        try ids(record.deleted, to: out)
+        if liveQuery {
+            try out.string(ChangeMembers.removed)
+            try ids(record.removed, to: out)
+        }
+    }
+
+    /// A record as `changes` answers it: `{"seq",…}`.
+    static func record(_ set: ChangeSet, _ record: FeedFilter.Record, includeValues: Bool, to out: JSONGenerator) throws {
+        try out.openObject()
+        try members(set, record, includeValues: includeValues, liveQuery: false, to: out)
+        try out.closeObject()
+    }
+
+    /// The bytes of the record's members (see ``members(_:_:includeValues:liveQuery:to:)``).
+    static func memberBytes(_ set: ChangeSet, _ record: FeedFilter.Record, filter: FeedFilter) throws -> [UInt8] {
+        // Written as an object, then the braces are cut off.
+        let bytes = try JSONText.make { out in
+            try out.openObject()
+            try members(set, record, includeValues: filter.includeValues, liveQuery: filter.isLiveQuery, to: out)
+            try out.closeObject()
+        }
+        return Array(bytes.dropFirst().dropLast())
+    }
+
+    /// The line of a `changes` notification for `subscription` (no `\n`).
+    static func notification(subscription: Int, members: [UInt8]) -> [UInt8] {
+        var bytes = Array(#"{"jsonrpc":"2.0","method":"changes","params":{"subscription":"#.utf8)
+        bytes += Array(String(subscription).utf8)
+        bytes.append(UInt8(ascii: ","))
+        bytes += members
+        bytes += Array("}}".utf8)
+        return bytes
+    }
+
+    /// The line of a `resync` notification (no `\n`).
+    static func resync(subscription: Int, seq: Int64, reason: String) -> [UInt8] {
+        let params = JSONValue.object([(ChangeMembers.subscription, .integer(Int64(subscription))),
+                                       (ChangeMembers.seq, .integer(seq)), (ChangeMembers.reason, .string(reason))])
+        return Array(#"{"jsonrpc":"2.0","method":"resync","params":"#.utf8) + Array(params.jsonText.utf8) + [UInt8(ascii: "}")]
+    }
+
+    private static func objects(_ snapshots: [ObjectSnapshot], includeValues: Bool, to out: JSONGenerator) throws {
+        try out.openArray()
+        for snapshot in snapshots {
+            if includeValues {
+                try WireObjectEncoder.write(snapshot, to: out)
+            } else {
+                try out.openObject()
+                try out.string(WireObjectMembers.id)
+                try out.string(snapshot.objectID.uriRepresentation)
+                try out.string(WireObjectMembers.entity)
+                try out.string(snapshot.objectID.entityName)
+                try out.string(WireObjectMembers.version)
+                try out.integer(snapshot.version)
+                try out.closeObject()
+            }
+        }
+        try out.closeArray()
+    }
+
+    private static func ids(_ ids: [ObjectID], to out: JSONGenerator) throws {
+        try out.openArray()
+        for id in ids { try out.string(id.uriRepresentation) }
+        try out.closeArray()
+    }
+}

@@ -1,0 +1,78 @@
+import NIOCore
+
+/// Where a connection's subscriptions write their notifications: its channel, on its event
+/// loop, each subscription with a bounded buffer.
+///
+/// The feed thread hands every notification over with ``deliver(_:seq:bytes:)``; on the event
+/// loop it is written (and flushed) when its subscription is still open. The bytes written
+/// and not yet taken by the socket count against the subscription's buffer: a notification
+/// that would pass it is not written; a `resync` notification is, and the subscription ends
+/// (the connection, the other subscriptions and the writer go on).
+final class SubscriptionSink: @unchecked Sendable {
+    // @unchecked: `open` is touched only on `loop`; the rest is immutable or Sendable.
+    private struct Open {
+        /// Bytes written to the channel and not yet written to the socket.
+        var pendingBytes = 0
+        /// The last sequence number written.
+        var lastSequence: Int64
+    }
+
+    private let channel: Channel
+    let loop: EventLoop
+    /// The most bytes one subscription may have waiting for the client.
+    let bufferBytes: Int
+    private var open: [Int: Open] = [:]
+    /// Told when a subscription ends by itself (a `resync`).
+    private let ended: @Sendable (SubscriptionSink, Int) -> Void
+
+    init(channel: Channel, bufferBytes: Int, ended: @escaping @Sendable (SubscriptionSink, Int) -> Void) {
+        self.channel = channel
+        loop = channel.eventLoop
+        self.bufferBytes = bufferBytes
+        self.ended = ended
+    }
+
+    /// Opens subscription `number`, which starts after `seq` (before its answer is written).
+    func start(_ number: Int, after seq: Int64) {
+        loop.execute { self.open[number] = Open(lastSequence: seq) }
+    }
+
+    /// Ends subscription `number`: nothing more of it is written (notifications already
+    /// handed over included).
+    func stop(_ number: Int) {
+        loop.execute { self.open[number] = nil }
+    }
+
+    /// Writes a notification of subscription `number` (commit `seq`), unless it ended.
+    func deliver(_ number: Int, seq: Int64, bytes: [UInt8]) {
+        loop.execute { self.write(number, seq: seq, bytes: bytes) }
+    }
+
+    private func write(_ number: Int, seq: Int64, bytes: [UInt8]) {
+        guard var entry = open[number], channel.isActive else { return }
+        let size = bytes.count + 1
+        if entry.pendingBytes > 0, entry.pendingBytes + size > bufferBytes {
+            open[number] = nil
+            let reason = "the client did not read its notifications: more than \(bufferBytes) bytes waited for it; "
+                + "fetch again, then subscribe with since \(entry.lastSequence)"
+            send(FeedRecordWriter.resync(subscription: number, seq: entry.lastSequence, reason: reason), promise: nil)
+            ended(self, number)
+            return
+        }
+        entry.pendingBytes += size
+        entry.lastSequence = seq
+        open[number] = entry
+        let promise = loop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { _ in
+            self.open[number]?.pendingBytes -= size
+        }
+        send(bytes, promise: promise)
+    }
+
+    private func send(_ bytes: [UInt8], promise: EventLoopPromise<Void>?) {
+        var buffer = channel.allocator.buffer(capacity: bytes.count + 1)
+        buffer.writeBytes(bytes)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        channel.writeAndFlush(buffer, promise: promise)
+    }
+}
