@@ -49,6 +49,9 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     private var faults: FaultQueue
     /// The subscription to other processes' commits; nil when the option turns it off.
     private var feed: RemoteChangeFeed?
+    /// Rows a remote change just refreshed: contexts turn their objects into faults as they
+    /// merge the change, and those faults should read these rows, not ask the server again.
+    private var freshFromFeed: Set<ObjectID> = []
 
     /// A store for the server at `url` (`docstore://host:port`), with ``RemoteStoreOptions``
     /// read from `options`; the coordinator calls it when the store is added. Nothing is sent
@@ -231,7 +234,9 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     public override func objectsDidBecomeFaults(_ ids: [ObjectID]) {
         applyRemoteChanges()
         for id in ids {
-            rows.forgetPrefetch(id)  // a refresh asks for the server's values, not ones loaded ahead
+            // A refresh asks for the server's values, not ones loaded ahead (unless a remote
+            // change just brought them).
+            if freshFromFeed.remove(id) == nil { rows.forgetPrefetch(id) }
             faults.append(id)
         }
     }
@@ -275,6 +280,8 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
             }
         }
         rows.markPrefetched(fresh, at: .now)
+        if freshFromFeed.count > settings.rowCacheCapacity { freshFromFeed.removeAll() }
+        freshFromFeed.formUnion(fresh)
     }
 
     // MARK: - Helpers
