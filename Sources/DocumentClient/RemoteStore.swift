@@ -25,6 +25,11 @@ import NIOCore
 ///   without their values.
 /// - A lost connection fails the requests in flight and is made again by the next one.
 ///   A `save` whose answer was lost may or may not have been applied (the error says so).
+/// - Other processes' saves: the store subscribes to the server's commits (on a connection of
+///   its own), refreshes the rows it holds and posts each commit to its coordinator
+///   (`StoreCoordinator.postRemoteChange(_:)`), which contexts merge before their next fetch,
+///   `existingObject(with:)` or save, as they merge another context's save. Its own saves are
+///   not posted. The option `remoteChanges=false` turns this off.
 ///
 /// Options: see ``RemoteStoreOptions``.
 public final class RemoteStore: IncrementalStore, @unchecked Sendable {
