@@ -11,7 +11,8 @@ import NIOConcurrencyHelpers
 ///
 /// A lost connection or a `resync` subscribes again from the last commit received, after a
 /// pause that doubles up to 5 s; a history that no longer reaches that far tells the
-/// coordinator that changes were missed, and the feed starts again from the latest commit.
+/// coordinator that changes were missed, and the feed goes on from the oldest commit the
+/// history still holds.
 final class RemoteChangeFeed: Sendable {
     private struct State {
         /// Commits not yet applied to the store's rows, in order.
@@ -74,11 +75,26 @@ final class RemoteChangeFeed: Sendable {
                 return  // cancelled, or the client shut down
             } catch DocumentClientError.shutDown {
                 return
+            } catch DocumentClientError.server(let error) where error.code == .invalidParams && since != nil {
+                // A `since` past the server's latest commit: its store is not the one followed
+                // (restored from a copy). Everything may have changed; follow from now on.
+                state.withLockedValue { state in
+                    state.lastSeq = nil
+                    state.pending = []
+                    state.overflowed = true
+                }
+                coordinator?.postRemoteChangesMissed()
             } catch DocumentClientError.server(let error) where error.code == .methodNotFound || error.code == .invalidParams {
                 return  // a server without live changes: there is nothing to follow
-            } catch DocumentClientError.historyExpired {
-                // Changes were missed: contexts read everything again; follow from now on.
-                state.withLockedValue { $0.lastSeq = nil }
+            } catch DocumentClientError.historyExpired(_, let oldest, _) {
+                // Commits up to `oldest` were missed: the rows go, contexts read everything
+                // again, and the feed goes on from `oldest`, which the history still holds
+                // (so nothing after the refresh is missed either).
+                state.withLockedValue { state in
+                    state.lastSeq = oldest
+                    state.pending = []
+                    state.overflowed = true
+                }
                 coordinator?.postRemoteChangesMissed()
             } catch {
                 // A lost connection, a resync, a server that is restarting: try again from the

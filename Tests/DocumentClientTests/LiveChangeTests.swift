@@ -150,6 +150,26 @@ import Testing
         #expect(try held.get("plays") as Int64 == 8)
     }
 
+    @Test func aContextOverRemoteStoreGoesOnSeeingSavesAfterTheServerRestarts() async throws {
+        let store = try StoreFixture(.documentServer)
+        let reader = try store.secondContext(options: [RemoteStoreOptions.remoteChanges: "true"])
+        var heard = Self.remoteChanges(of: reader).makeAsyncIterator()
+        let song = try store.context.insert("Song", values: ["title": "So What", "plays": 7])
+        try store.context.save()
+        #expect(try #require(await heard.next()).inserted == [song.objectID], "the reader follows the server")
+        let held = try reader.existingObject(with: song.objectID)
+        #expect(try held.get("plays") as Int64 == 7)
+
+        try #require(store.server).crash()
+        try store.restartServerOnTheSamePort()
+        try song.set("plays", Int64(8))
+        try store.context.save()
+        // The reader's store connects again and hears of the save (or, when the server no
+        // longer has the commits it missed, that it missed some): either way the save shows.
+        while let change = await heard.next(), !change.isEmpty, !change.updated.contains(song.objectID) {}
+        #expect(try reader.existingObject(with: song.objectID).get("plays") as Int64 == 8)
+    }
+
     @Test(.enabled(if: PythonScript.interpreter != nil, "python3 is not on PATH"))
     func aSwiftSubscriberSeesAPythonSave() async throws {
         let server = try SampleModelServer()
