@@ -66,7 +66,8 @@ public final class DocumentServer: Service, Sendable {
         let cache = WireObjectCache()
         let isNew = !FileManager.default.fileExists(atPath: storeURL.path)
         let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache,
-                                   checkpointThresholdBytes: configuration.journalCheckpointBytes, logger: logger)
+                                   checkpointThresholdBytes: configuration.journalCheckpointBytes,
+                                   historyRecords: configuration.historyCommits, logger: logger)
         graph.maximumAnswerBytes = configuration.maximumAnswerBytes
         if isNew, let atomic = graph.store as? AtomicStore {
             // Written now, so that the file and the store's UUID exist before the first save.
@@ -89,7 +90,7 @@ public final class DocumentServer: Service, Sendable {
             "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
         ])
         worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads,
-                             feedLimits: configuration.feedLimits)
+                             feedLimits: configuration.feedLimits, history: graph.storedHistory())
         shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,
                                  configuration: configuration, logger: logger)
         gate = ConnectionGate(maximumConnections: configuration.maximumConnections,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a ``DocumentServer`` listens and what it accepts.
 public struct ServerConfiguration: Sendable {
     /// The address to listen on; `127.0.0.1` unless said otherwise.
@@ -49,21 +51,21 @@ public struct ServerConfiguration: Sendable {
     public var maximumSubscriptions: Int = ServerConfiguration.defaultMaximumSubscriptions
     /// The most commits the history keeps for `since` and `changes` (0: none).
     public var historyCommits: Int = ServerConfiguration.defaultHistoryCommits
-    /// How long a commit stays in the history, in seconds (nil: no limit by age).
-    public var historySeconds: Double? = ServerConfiguration.defaultHistorySeconds
+    /// How long a commit stays in the history, in seconds (0: no limit by age).
+    public var historySeconds: Int = ServerConfiguration.defaultHistorySeconds
     /// 4 MiB.
     public static let defaultSubscriptionBufferBytes = 4 << 20
     /// 64.
     public static let defaultMaximumSubscriptions = 64
     /// 10,000 commits.
     public static let defaultHistoryCommits = 10_000
-    /// 7 days.
-    public static let defaultHistorySeconds: Double? = 7 * 24 * 3600
+    /// 7 days (604,800 seconds).
+    public static let defaultHistorySeconds = 7 * 24 * 3600
 
     /// The feed's limits from this configuration.
     var feedLimits: FeedLimits {
         FeedLimits(subscriptionBufferBytes: subscriptionBufferBytes, subscriptionsPerConnection: maximumSubscriptions,
-                   historyCommits: historyCommits, historyAge: historySeconds)
+                   historyCommits: historyCommits, historyAge: historySeconds > 0 ? TimeInterval(historySeconds) : nil)
     }
 
     /// The default batch limit: 256 requests.

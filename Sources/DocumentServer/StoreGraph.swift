@@ -50,8 +50,10 @@ final class StoreGraph {
     /// A JSON store is opened without checkpoints of its own while the server runs: the
     /// server checkpoints it from a published state once its journal passes
     /// `checkpointThresholdBytes` (``BackgroundCheckpoint``; 0: only when the store closes).
+    /// Its checkpoints keep the newest `historyRecords` journal records in its history file.
     init(model: ObjectModel, storeType: String, storeURL: URL, storeOptions: StoreOptions = StoreOptions(),
          cache: WireObjectCache, checkpointThresholdBytes: Int = ServerConfiguration.defaultJournalCheckpointBytes,
+         historyRecords: Int = 0,
          logger: Logger = Logger(label: "docserver.store", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         self.model = model
         self.cache = cache
@@ -59,6 +61,9 @@ final class StoreGraph {
         coordinator = StoreCoordinator(model: model)
         var options = storeOptions
         options.values[JSONAtomicStore.journalCheckpointBytesOption] = "0"
+        if historyRecords > 0, storeType == JSONAtomicStore.storeType {
+            options.values[JSONAtomicStore.historyRecordsOption] = String(historyRecords)
+        }
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL, options: options)
         journaled = store as? JSONAtomicStore
         checkpoints = BackgroundCheckpoint(thresholdBytes: checkpointThresholdBytes, logger: logger)
@@ -163,5 +168,12 @@ final class StoreGraph {
     func exists(_ id: ObjectID) -> Bool {
         if let atomic = store as? AtomicStore { return id.storeIdentifier == store.identifier && atomic.cacheNode(for: id) != nil }
         return storedSnapshot(of: id) != nil
+    }
+
+    /// The history kept in a JSON store's history file and journal, as change sets (empty for
+    /// other stores, or when it cannot be read).
+    func storedHistory() -> [ChangeSet] {
+        guard let journaled, let bytes = try? journaled.historyRecordBytes() else { return [] }
+        return JournalHistory.changeSets(from: bytes, state: state)
     }
 }

@@ -91,6 +91,7 @@ extension JSONAtomicStore {
         checkpointInFlight = nil
         snapshotExists = true
         persistedMetadata = ticket.metadata
+        keepHistory(journalPrefix: ticket.journalLength)
         if journal.length == ticket.journalLength {
             if journal.length > 0 {
                 do { try journal.truncate(to: 0) } catch is JournalWriter.Missing { journal.forget() }

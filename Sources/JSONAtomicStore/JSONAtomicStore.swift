@@ -103,6 +103,8 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     let journal: JournalWriter
     let checkpointThreshold: Int
+    /// The journal records checkpoints keep in the history file (``historyRecordsOption``).
+    let historyLimit: Int
     /// Whether the snapshot file exists (written at the first save of a new store).
     var snapshotExists = false
     /// The metadata the snapshot file holds; a save after a metadata change checkpoints.
@@ -119,6 +121,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         realPath = try StorePath.resolve(url.path)
         newFileMode = try Self.fileMode(from: options)
         checkpointThreshold = try Self.checkpointThreshold(from: options)
+        historyLimit = try Self.historyRecordLimit(from: options)
         journal = JournalWriter(path: realPath + "-journal", length: 0, newFileMode: newFileMode)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
         metadata.storeType = Self.storeType
@@ -138,6 +141,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
             }
             DurableFile.removeLeftovers(of: realPath)
             DurableFile.removeLeftovers(of: journal.path)
+            DurableFile.removeLeftovers(of: realPath + "-history")
         }
     }
 

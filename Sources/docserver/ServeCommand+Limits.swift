@@ -25,6 +25,14 @@ extension ServeCommand {
                   range: 1...1_000_000, keyPath: \.maximumConnections),
             Limit(option: "--max-buffered-bytes", variable: "DOCSERVER_MAX_BUFFERED_BYTES", value: maxBufferedBytes,
                   range: 1024...Int.max, keyPath: \.maximumBufferedBytes),
+            Limit(option: "--subscription-buffer-bytes", variable: "DOCSERVER_SUBSCRIPTION_BUFFER_BYTES", value: subscriptionBufferBytes,
+                  range: 1024...Int(Int32.max), keyPath: \.subscriptionBufferBytes),
+            Limit(option: "--max-subscriptions", variable: "DOCSERVER_MAX_SUBSCRIPTIONS", value: maxSubscriptions,
+                  range: 1...100_000, keyPath: \.maximumSubscriptions),
+            Limit(option: "--history-commits", variable: "DOCSERVER_HISTORY_COMMITS", value: historyCommits,
+                  range: 0...10_000_000, keyPath: \.historyCommits),
+            Limit(option: "--history-seconds", variable: "DOCSERVER_HISTORY_SECONDS", value: historySeconds,
+                  range: 0...3_153_600_000, keyPath: \.historySeconds),
         ]
     }
 

@@ -22,7 +22,9 @@ struct ServeCommand: AsyncParsableCommand {
             Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE, \
             DOCSERVER_LOG_LEVEL and DOCSERVER_REQUEST_TIME_LIMIT stand for the options of the same names (an option wins), \
             and so do DOCSERVER_MAX_BATCH_REQUESTS, DOCSERVER_MAX_ANSWER_BYTES, DOCSERVER_MAX_BATCH_ANSWER_BYTES, \
-            DOCSERVER_IDLE_TIMEOUT, DOCSERVER_MAX_CONNECTIONS and DOCSERVER_MAX_BUFFERED_BYTES for the limits.
+            DOCSERVER_IDLE_TIMEOUT, DOCSERVER_MAX_CONNECTIONS, DOCSERVER_MAX_BUFFERED_BYTES, \
+            DOCSERVER_SUBSCRIPTION_BUFFER_BYTES, DOCSERVER_MAX_SUBSCRIPTIONS, DOCSERVER_HISTORY_COMMITS and \
+            DOCSERVER_HISTORY_SECONDS for the limits.
             """
     )
 
@@ -88,6 +90,20 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", valueName: "bytes"))
     var maxBufferedBytes: Int?
+
+    // Live changes (docs/PROTOCOL.md, Live changes).
+
+    @Option(help: ArgumentHelp("The bytes of notifications one subscription may have waiting for a client that does not read them; past it the subscription gets a 'resync' notification and ends (the connection stays open). [default: \(ServerConfiguration.defaultSubscriptionBufferBytes) (4 MiB)]", valueName: "bytes"))
+    var subscriptionBufferBytes: Int?
+
+    @Option(help: ArgumentHelp("The most subscriptions open on one connection; one more is refused with 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumSubscriptions)]", valueName: "count"))
+    var maxSubscriptions: Int?
+
+    @Option(help: ArgumentHelp("The most commits kept as history for subscribe's and changes' 'since' (kept across restarts: checkpoints keep them in the store's history file); an older 'since' gets 'history expired' (-32009). [default: \(ServerConfiguration.defaultHistoryCommits)]", valueName: "count"))
+    var historyCommits: Int?
+
+    @Option(help: ArgumentHelp("How long a commit stays in the history, in seconds; 0: no limit by age (only --history-commits). [default: \(ServerConfiguration.defaultHistorySeconds) (7 days)]", valueName: "seconds"))
+    var historySeconds: Int?
 
     @Option(help: ArgumentHelp("How long one fetch may run, in seconds, before it fails with error -32007 (time limit exceeded) and frees the store; 0 turns the limit off. [default: 10]", valueName: "seconds"))
     var requestTimeLimit: Double?

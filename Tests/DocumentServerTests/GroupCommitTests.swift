@@ -96,6 +96,32 @@ struct GroupCommitTests {
         #expect(try fixture.version(string(two["ids"]?["s"])) == 1)
     }
 
+    @Test("saves of several authors in one group commit get one journal record each: their own seq and author, one append")
+    func eachSaveOfAGroupCommitHasItsOwnRecordAndAuthor() throws {
+        let fixture = try Fixture()
+        func stage(_ tag: String, author: String?) throws {
+            var call = try Data(#"{"insert":[{"id":"t","entity":"Tag","values":{"label":"\#(tag)"}}]}"#.utf8).withUnsafeBytes { bytes in
+                try SaveCall.parse(try JSONValue.parse(bytes), model: fixture.graph.model)
+            }
+            call.author = author
+            let answers = fixture.answers
+            fixture.graph.stage(call) { reply in answers.record(tag, reply) }
+        }
+        let before = fixture.graph.state.sequence
+        try stage("ann", author: "ann")
+        try stage("bob", author: "bob")
+        try stage("nobody", author: nil)
+        fixture.graph.commit()
+        let seqs = try ["ann", "bob", "nobody"].map { try fixture.answers.result($0)["seq"] }
+        #expect(seqs == [.integer(before + 1), .integer(before + 2), .integer(before + 3)])
+        #expect(fixture.graph.state.sequence == before + 3)
+        let journal = try String(contentsOfFile: fixture.directory.appendingPathComponent("store.json-journal").path, encoding: .utf8)
+        let records = journal.split(separator: "\n").suffix(3).map { line in try? Array(line.utf8).withUnsafeBytes { try JSONValue.parse($0) } }
+        #expect(records.map { $0?["author"] } == [.string("ann"), .string("bob"), nil])
+        #expect(records.map { $0?["seq"] } == seqs)
+        #expect(records.allSatisfy { $0?["time"] == records.first??["time"] }, "one commit, one time")
+    }
+
     @Test("a save changing an object an earlier staged save changed commits that one first, so each gets its own version")
     func overlappingSavesCommitInTurn() throws {
         let fixture = try Fixture()

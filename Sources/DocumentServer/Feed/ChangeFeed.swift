@@ -218,5 +218,5 @@ struct FeedLimits: Sendable {
     /// The most commits kept in the history.
     var historyCommits = ServerConfiguration.defaultHistoryCommits
     /// How long a commit stays in the history, in seconds (nil: no limit by age).
-    var historyAge: TimeInterval? = ServerConfiguration.defaultHistorySeconds
+    var historyAge: TimeInterval? = TimeInterval(ServerConfiguration.defaultHistorySeconds)
 }
