@@ -185,7 +185,6 @@ def test_a_subscriber_killed_and_resumed_with_since_misses_nothing_and_sees_noth
     assert seqs[0] == start + 1 and len(seqs) == 10
 
 
-@pytest.mark.xfail(reason="the server keeps its history in memory so far: a restart forgets it", strict=False)
 def test_resuming_with_since_works_across_a_server_restart(server, client, other):
     for index in range(3):
         add_song(other, f"kept {index}")
