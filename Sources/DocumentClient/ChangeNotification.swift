@@ -1,3 +1,4 @@
+import DocumentProtocol
 import GraphCore
 import JSONCore
 
@@ -70,11 +71,11 @@ public struct ChangeNotification: Sendable, Equatable {
     init(wire params: JSONValue, reader: inout WireObjectReader, at path: String) throws(DocumentClientError) {
         func invalid(_ reason: String) -> DocumentClientError { .invalidResponse(address: reader.address, reason: "\(path)\(reason)") }
         guard case .object = params else { throw invalid(" is not an object") }
-        guard case .number(let seqText)? = params["seq"], let seq = Int64(seqText), seq >= 0 else { throw invalid(".seq is not a non-negative integer") }
+        guard case .number(let seqText)? = params[ChangeMembers.seq], let seq = Int64(seqText), seq >= 0 else { throw invalid(".seq is not a non-negative integer") }
         self.seq = seq
-        if case .number(let text)? = params["subscription"] { subscription = Int64(text) }
-        if case .string(let text)? = params["author"] { author = text }
-        if case .string(let text)? = params["timestamp"] { timestamp = text }
+        if case .number(let text)? = params[ChangeMembers.subscription] { subscription = Int64(text) }
+        if case .string(let text)? = params[ChangeMembers.author] { author = text }
+        if case .string(let text)? = params[ChangeMembers.timestamp] { timestamp = text }
         func objects(_ key: String) throws(DocumentClientError) -> [ChangedObject] {
             guard let json = params[key], json != .null else { return [] }
             guard case .array(let elements) = json else { throw invalid(".\(key) is not an array") }
@@ -94,9 +95,9 @@ public struct ChangeNotification: Sendable, Equatable {
             guard let json = params[key], json != .null else { return [] }
             return try reader.objectIDs(json, at: "\(path).\(key)")
         }
-        inserted = try objects("inserted")
-        updated = try objects("updated")
-        deleted = try ids("deleted")
-        removed = try ids("removed")
+        inserted = try objects(ChangeMembers.inserted)
+        updated = try objects(ChangeMembers.updated)
+        deleted = try ids(ChangeMembers.deleted)
+        removed = try ids(ChangeMembers.removed)
     }
 }

@@ -39,11 +39,11 @@ extension DocumentClient {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: ChangeNotification.self, bufferingPolicy: .bufferingOldest(Self.changeBufferLimit))
         var members: [(key: String, value: JSONValue)] = []
-        if let entity { members.append(("entity", .string(entity))) }
-        if let predicate { members.append(("predicate", .string(predicate))) }
-        if !arguments.isEmpty { members.append(("arguments", .array(arguments))) }
-        if let since { members.append(("since", .integer(since))) }
-        if !includeValues { members.append(("includeValues", .bool(false))) }
+        if let entity { members.append((ChangeMembers.entity, .string(entity))) }
+        if let predicate { members.append((ChangeMembers.predicate, .string(predicate))) }
+        if !arguments.isEmpty { members.append((ChangeMembers.arguments, .array(arguments))) }
+        if let since { members.append((ChangeMembers.since, .integer(since))) }
+        if !includeValues { members.append((ChangeMembers.includeValues, .bool(false))) }
         let params = JSONValue.object(members)
         let task = Task {
             do {
@@ -76,21 +76,21 @@ extension DocumentClient {
         defer { connection.close() }
         let answer: JSONValue
         do {
-            answer = try await connection.call("subscribe", params: { try params.write(to: $0) }).get()
-        } catch DocumentClientError.server(let error) where error.code.rawValue == Self.historyExpiredCode {
+            answer = try await connection.call(ProtocolMethod.subscribe.rawValue, params: { try params.write(to: $0) }).get()
+        } catch DocumentClientError.server(let error) where error.code == .historyExpired {
             var oldest: Int64?
             if case .number(let text)? = error.data?["oldest"] { oldest = Int64(text) }
             throw DocumentClientError.historyExpired(address: address, oldest: oldest, message: error.message)
         }
-        guard case .number(let text)? = answer["subscription"], let subscription = Int64(text) else {
+        guard case .number(let text)? = answer[ChangeMembers.subscription], let subscription = Int64(text) else {
             throw DocumentClientError.invalidResponse(address: address, reason: "the answer to `subscribe` has no integer subscription")
         }
         var lastSeq: Int64?
-        if case .number(let text)? = answer["seq"] { lastSeq = Int64(text) }
+        if case .number(let text)? = answer[ChangeMembers.seq] { lastSeq = Int64(text) }
         var reader = WireObjectReader(model: model, address: address)
         for await notification in raw {
             switch notification.method {
-            case "changes":
+            case ChangeMembers.changesNotification:
                 let change = try ChangeNotification(wire: notification.params, reader: &reader, at: "a changes notification")
                 guard change.subscription == nil || change.subscription == subscription else { continue }
                 if case .dropped = continuation.yield(change) {
@@ -99,12 +99,12 @@ extension DocumentClient {
                         reason: "this client kept \(Self.changeBufferLimit) changes its reader had not taken")
                 }
                 lastSeq = change.seq
-            case "resync":
-                if case .number(let text)? = notification.params["subscription"], Int64(text) != subscription { continue }
+            case ChangeMembers.resyncNotification:
+                if case .number(let text)? = notification.params[ChangeMembers.subscription], Int64(text) != subscription { continue }
                 var seq = lastSeq
-                if case .number(let text)? = notification.params["seq"] { seq = Int64(text) }
+                if case .number(let text)? = notification.params[ChangeMembers.seq] { seq = Int64(text) }
                 var reason = "the server's buffer for it was full"
-                if case .string(let text)? = notification.params["reason"] { reason = text }
+                if case .string(let text)? = notification.params[ChangeMembers.reason] { reason = text }
                 throw DocumentClientError.subscriptionEnded(address: address, seq: seq, reason: reason)
             default:
                 continue
@@ -114,7 +114,4 @@ extension DocumentClient {
         try ensureOpen()
         throw DocumentClientError.connectionLost(address: address, method: "subscribe", outcomeUnknown: false)
     }
-
-    /// The code of the server's `historyExpired` error.
-    static let historyExpiredCode = -32009
 }
