@@ -325,3 +325,13 @@ def test_a_subscriber_that_does_not_keep_up_gets_resync_required_and_resumes_wit
     with client.subscribe("Song", since=raised.value.seq) as again:
         rest = [again.next(timeout=10).seq for _ in range(len(saved) - len(delivered))]
     assert delivered + rest == list(range(start + 1, start + 1 + len(saved)))
+
+
+def test_an_idle_subscription_outlives_the_servers_idle_timeout(start_server):
+    server = start_server(extra_args=["--idle-timeout", "1"])
+    with docstore.connect(server.host, server.port) as client:
+        with client.subscribe("Song", keepalive=0.3) as feed:
+            assert feed.next(timeout=2.5) is None and feed.is_open
+            with docstore.connect(server.host, server.port) as writer:  # the client's own connection timed out
+                song = add_song(writer, "So What")
+            assert feed.next(timeout=10).inserted[0].id == song.id

@@ -8,12 +8,13 @@ reads the same records on request. See ``docs/PROTOCOL.md`` (``subscribe``, ``ch
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import socket
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional
 
 from .connection import _Closed, _LineReader, _Timeout, _reason
 from .errors import ConnectionError, DocstoreError, ProtocolError, ResyncRequired, error_from_response
@@ -207,7 +208,7 @@ class Subscription:
         self._ids = 0
         self._thread: Optional[threading.Thread] = None
         self._last_traffic = time.monotonic()
-        self._waiting: List[Change] = []
+        self._waiting: Deque[Change] = collections.deque()
         try:
             sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as error:
@@ -253,7 +254,7 @@ class Subscription:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if self._waiting:
-                change = self._waiting.pop(0)
+                change = self._waiting.popleft()
                 self.seq = change.seq
                 return change
             if self._closed or self._ended:
@@ -303,7 +304,7 @@ class Subscription:
             except (_Closed, OSError) as error:
                 if self._closed:
                     return None
-                what = "closed the connection" if isinstance(error, _Closed) else f"failed: {_reason(error)}"
+                what = "was closed" if isinstance(error, _Closed) else f"failed: {_reason(error)}"
                 raise self._end(ConnectionError(
                     f"the subscription's connection to {self.host}:{self.port} {what}; every change up to seq "
                     f"{self.seq} was delivered: subscribe again with since={self.seq}"))
