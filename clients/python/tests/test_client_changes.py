@@ -152,7 +152,7 @@ def start_subscriber(server, since):
     return process, start["start"]
 
 
-def test_a_subscriber_killed_and_resumed_with_since_misses_nothing_and_sees_nothing_twice(server, other):
+def test_a_subscriber_killed_and_resumed_with_since_misses_nothing_and_sees_nothing_twice_across_a_restart(server, other):
     process, start = start_subscriber(server, None)
     seen = []
     try:
@@ -164,9 +164,13 @@ def test_a_subscriber_killed_and_resumed_with_since_misses_nothing_and_sees_noth
         process.send_signal(signal.SIGKILL)
         process.wait(10)
         process.stdout.close()
-    # Saves go on while no subscriber runs.
+    # Saves go on while no subscriber runs, and across a restart of the server.
     for index in range(5):
         add_song(other, f"after {index}")
+    server.restart()
+    other.close()  # the next call connects to the new server
+    for index in range(3):
+        add_song(other, f"restarted {index}")
     last = seen[-1]["seq"]
     process, resumed_at = start_subscriber(server, last)
     try:
@@ -181,8 +185,9 @@ def test_a_subscriber_killed_and_resumed_with_since_misses_nothing_and_sees_noth
     seqs = [item["seq"] for item in seen]
     assert seqs == sorted(set(seqs)), "no commit twice, in order"
     titles = [title for item in seen for title in item["titles"]]
-    assert titles == [f"before {index}" for index in range(5)] + [f"after {index}" for index in range(5)]
-    assert seqs[0] == start + 1 and len(seqs) == 10
+    assert titles == ([f"before {index}" for index in range(5)] + [f"after {index}" for index in range(5)]
+                      + [f"restarted {index}" for index in range(3)])
+    assert seqs[0] == start + 1 and len(seqs) == 13
 
 
 def test_resuming_with_since_works_across_a_server_restart(server, client, other):
