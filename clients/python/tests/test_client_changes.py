@@ -167,21 +167,22 @@ def test_a_subscriber_killed_and_resumed_with_since_misses_nothing_and_sees_noth
     # Saves go on while no subscriber runs, and across a restart of the server.
     for index in range(5):
         add_song(other, f"after {index}")
-    server.restart()
-    other.close()  # the next call connects to the new server
+    server.restart()  # on another port
+    restarted = docstore.connect(server.host, server.port, client_name="bob")
     for index in range(3):
-        add_song(other, f"restarted {index}")
+        add_song(restarted, f"restarted {index}")
     last = seen[-1]["seq"]
     process, resumed_at = start_subscriber(server, last)
     try:
         assert resumed_at == last
-        final = other.seq
+        final = restarted.seq
         while seen[-1]["seq"] < final:
             seen.append(json.loads(process.stdout.readline()))
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(10)
         process.stdout.close()
+        restarted.close()
     seqs = [item["seq"] for item in seen]
     assert seqs == sorted(set(seqs)), "no commit twice, in order"
     titles = [title for item in seen for title in item["titles"]]
