@@ -167,4 +167,11 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                      + "fetch the objects again, then resume from the seq of that answer",
                  data: .object([("since", .integer(since)), ("oldest", .integer(oldest))]))
     }
+
+    /// `unsubscribe` of a number that names no open subscription of the connection.
+    package static func noSubscription(_ number: Int) -> RPCError {
+        RPCError(code: Code.notFound,
+                 message: "not found: this connection has no open subscription \(number) (never opened, unsubscribed, or ended by resync)",
+                 data: .object([("subscription", .integer(Int64(number)))]))
+    }
 }

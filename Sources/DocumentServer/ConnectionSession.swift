@@ -205,7 +205,7 @@ final class ConnectionSession {
                 guard let number = try params.optionalInteger(ChangeMembers.subscription, minimum: 1) else {
                     throw RPCError.invalidParams(params.path(ChangeMembers.subscription), "is required (the number subscribe answered)")
                 }
-                guard let sink else { return .reply(.error(.notFound(["\(number)"], "no open subscription of this connection has this number")), close: false) }
+                guard let sink else { return .reply(.error(.noSubscription(number)), close: false) }
                 return .store(.unsubscribe(number, sink))
             case "changes":
                 return .store(.changes(try ChangesCall.parse(request.params, model: shared.model)))

@@ -4,6 +4,8 @@ import NIOCore
 /// The command line: `ServerBenchmarks [--quick] [--docserver PATH]`.
 struct BenchmarkOptions {
     var quick = false
+    /// Only the live-changes figures (`--live`), on the smallest store.
+    var liveOnly = false
     var docserver: String?
     /// Store sizes the saves are measured on (the reads run on 100,000, the memory on the smallest).
     var saveSizes = [10_000, 100_000, 1_000_000]
@@ -23,13 +25,14 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N]"
+        +  [--sizes 10000,100000,1000000] [--memory-saves N] [--live]"
 
     init(arguments: [String]) throws {
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
             switch argument {
             case "--quick": quick = true
+            case "--live": liveOnly = true
             case "--docserver":
                 guard let path = rest.popFirst() else { throw BenchmarkError("--docserver needs a path\n\(Self.usage)") }
                 docserver = path

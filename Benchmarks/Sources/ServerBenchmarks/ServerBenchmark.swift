@@ -24,6 +24,11 @@ final class ServerBenchmark {
     var savesBesideReads: [String: Measurement] = [:]
     /// Saves made, resident bytes after them, resident bytes of a fresh start.
     var memory: (saves: Int, after: Int, fresh: Int)?
+    /// Live changes: save -> notification latency, Redis publish -> message latency, and the
+    /// server's resident bytes before and after saves with a subscriber that never reads.
+    var liveLatency: LiveLatency?
+    var redisPubSubLatency: LiveLatency?
+    var silentMemory: (before: Int, after: Int)?
 
     init(options: BenchmarkOptions) throws {
         self.options = options
@@ -46,11 +51,18 @@ final class ServerBenchmark {
         say("docserver: \(binary) (built \(built.map { "\($0)" } ?? "?"))")
         let redis = try startRedis()
         defer { redis.stop() }
+        if options.liveOnly {
+            try await measureLiveChanges(on: stores.small, redis: redis)
+            printLiveTargets()
+            return
+        }
         try await measureReads(on: stores.large, redis: redis)
         try await measureReadsWhileSaving(on: stores.large, redis: redis)
         for store in stores.all.reversed() { try await measureSaves(on: store, redis: redis) }
         try await measureMemory(on: stores.small, saves: options.memorySavesToMake)
+        try await measureLiveChanges(on: stores.small, redis: redis)
         printTargets(stores: stores.all)
+        printLiveTargets()
     }
 
     func cleanUp() async {

@@ -23,6 +23,11 @@ final class ChangeFeed: @unchecked Sendable {
     private let queue = DispatchQueue(label: "docserver.feed")
     let limits: FeedLimits
     private var history: Deque<ChangeSet> = []
+    /// The newest commits of the history that keep their states before and after (for live
+    /// queries' key paths through relationships when replayed with `since`); older ones
+    /// judge such key paths on the latest state, so that the history does not keep every
+    /// state's objects alive.
+    static let statesKept = 256
     /// The state after the last commit the feed took.
     private var latest: ReadState
     /// The oldest `since` accepted: commits after it are all in ``history``.
@@ -63,6 +68,10 @@ final class ChangeFeed: @unchecked Sendable {
             }
             history.append(set)
             dispatch(set)
+            if history.count > Self.statesKept {
+                let index = history.count - 1 - Self.statesKept
+                if history[index].stateAfter != nil { history[index] = history[index].withoutStates() }
+            }
         }
         if sets.isEmpty, history.isEmpty { oldest = state.sequence }
         trim(now: Date())
@@ -150,7 +159,7 @@ final class ChangeFeed: @unchecked Sendable {
         queue.async {
             let key = ObjectIdentifier(sink)
             guard self.subscriptions[key]?.open.removeValue(forKey: number) != nil else {
-                return completion(.error(.notFound(["\(number)"], "no open subscription of this connection has this number")))
+                return completion(.error(.noSubscription(number)))
             }
             sink.stop(number)
             completion(.result(Array("true".utf8)))

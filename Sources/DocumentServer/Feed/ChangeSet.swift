@@ -36,6 +36,12 @@ struct ChangeSet: Sendable {
     let stateBefore: ReadState?
     let stateAfter: ReadState?
 
+    /// The same commit without its states (which keep the objects of their time alive): the
+    /// history keeps states for its newest commits only (``ChangeFeed/statesKept``).
+    func withoutStates() -> ChangeSet {
+        ChangeSet(sequence: sequence, author: author, timestamp: timestamp, changes: changes, stateBefore: nil, stateAfter: nil)
+    }
+
     /// The snapshot of `id` after the commit as `get` would answer it then (references to
     /// deleted objects cleared).
     func wireSnapshot(_ change: Change) -> ObjectSnapshot? {
