@@ -38,7 +38,8 @@ from .errors import (
     ValidationFailure,
     ValueConversionError,
 )
-from .changes import Change, ChangeBatch, ChangedObject, Subscription
+from .changes import Change, ChangeBatch, ChangedObject
+from .subscription import Subscription
 from .connection import PendingCall
 from .model import Attribute, Entity, Model, Relationship
 from .notifications import Notification

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Dict, List, Optional, Union
 
-from .changes import DEFAULT_KEEPALIVE, Change, ChangeBatch, Subscription, subscription_params
+from .changes import Change, ChangeBatch
+from .subscription import DEFAULT_KEEPALIVE, Subscription, subscription_params
 from .connection import Connection, PendingCall
 from .errors import ProtocolError
 from .model import Model

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import collections
-import logging
 from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, List, Optional, Sequence, Union
 
 from .errors import ModelError, ObjectDeletedError, ProtocolError, ValueConversionError
 from .model import Attribute, Model, Relationship
 from .objects import DocObject, is_kind_of
+from .session_changes import ChangeMerging
 from .arguments import argument_to_wire
 from .values import ObjectID, split_sort_key, to_wire
 
 if TYPE_CHECKING:
-    from .changes import Change, Subscription
+    from .changes import Change
     from .client import Client
-
-_log = logging.getLogger("docstore")
+    from .subscription import Subscription
 
 __all__ = ["SaveResult", "Session", "Sort", "SortSpec"]
 
@@ -56,7 +55,7 @@ class Sort:
 SortSpec = Union[str, Sort, Sequence[Union[str, Sort]], None]
 
 
-class Session:
+class Session(ChangeMerging):
     """A unit of work on the server's object graph, like a Core Data context.
 
     Objects fetched or inserted through a session belong to it; it holds one object per ID.
@@ -289,79 +288,6 @@ class Session:
             targets.append(obj)
         for start in range(0, len(targets), 1000):
             self._load_batch(targets[start:start + 1000])
-
-    # -- other clients' changes ----------------------------------------------------------
-
-    def merge(self, change: "Change") -> None:
-        """Makes the objects this session holds show what a commit (a :class:`~docstore.Change`
-        of a subscription or of ``client.changes``) left in the store. Objects the session
-        does not hold are not added; inserted objects are left alone. The rules, as a Swift
-        context merging another context's save:
-
-        - An object without unsaved changes takes the committed values and version (or,
-          when the change carries no values, becomes a fault, re-read on next access). A
-          change older than what the session holds (a lower version) is ignored, so merging
-          the session's own saves, or merging twice, changes nothing.
-        - An object with unsaved changes keeps them, on top of the committed values: reading
-          a property it changed gives its own value, any other property the new committed
-          one. It counts as read at the new version, so its next save does not conflict and
-          sends only its own changes: for a property both changed, **this session's change
-          wins**; the other client's changes to other properties are kept. (Without values,
-          ``include_values=False``, it keeps the version it read: its next save raises
-          :class:`~docstore.ConflictError`.) An object marked for deletion stays marked.
-        - A deleted object leaves the session (its unsaved changes are dropped; reading it
-          raises :class:`~docstore.ObjectDeletedError`).
-        - An object that left a live query's result (``change.removed``) becomes a fault when
-          it has no unsaved changes.
-        """
-        for object_id in change.deleted:
-            if str(object_id) in self._objects:
-                self._forget(str(object_id))
-        for object_id in change.removed:
-            obj = self._objects.get(str(object_id))
-            if obj is not None and obj._loaded and not obj._gone and not obj._changes and not obj._deleted:
-                self._refault(obj)
-        for item in list(change.inserted) + list(change.updated):
-            obj = self._objects.get(str(item.id))
-            if obj is None or obj._gone or obj.is_inserted:
-                continue
-            held = obj._version
-            if held is not None and item.version <= held and (obj._loaded or item.version < held):
-                continue  # not newer than what the session holds
-            if item.values is None:
-                if not obj._changes and not obj._deleted and obj._loaded:
-                    self._refault(obj)
-                continue
-            obj._values = item.values
-            obj._version = item.version
-            obj._loaded = True
-            self._faults.pop(str(item.id), None)
-
-    def sync(self) -> int:
-        """Merges the changes a ``merge_changes=True`` session received so far (it does so
-        by itself before each fetch, get, save and property read); returns how many."""
-        return self._sync()
-
-    def close(self) -> None:
-        """Ends the subscription of a ``merge_changes=True`` session (nothing else to close)."""
-        if self._subscription is not None:
-            self._subscription.close()
-            self._subscription = None
-
-    def _sync(self) -> int:
-        merged = 0
-        while self._pending:
-            self.merge(self._pending.popleft())
-            merged += 1
-        return merged
-
-    def _feed_failed(self, error: BaseException) -> None:
-        _log.error("a session stopped merging other clients' changes: %s", error)
-
-    def _refault(self, obj: DocObject) -> None:
-        obj._loaded = False
-        obj._values = {}
-        self._faults[str(obj._id)] = obj
 
     def __enter__(self) -> "Session":
         return self
