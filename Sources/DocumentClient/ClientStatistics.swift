@@ -1,6 +1,7 @@
 import Synchronization
 
-/// What a client has done so far, for benchmarks, tests and logs.
+/// What a client has done so far, for benchmarks, tests and logs: its requests and their
+/// connections (the connections of subscriptions to live changes are not counted).
 public final class ClientStatistics: Sendable {
     private let requestsSent = Atomic<Int>(0)
     private let connectionsMade = Atomic<Int>(0)

@@ -21,13 +21,15 @@ import NIOPosix
 public final class DocumentClient: Sendable {
     /// Where the client connects, its token and its timeouts.
     public let configuration: ClientConfiguration
-    private let group: EventLoopGroup
+    let group: EventLoopGroup
     private let ownsGroup: Bool
 
     private struct State {
         var connection: EventLoopFuture<RPCConnection>?
         var hello: ServerHello?
         var isShutDown = false
+        /// The connections of subscriptions (``changes(entity:predicate:arguments:since:includeValues:model:)``), closed at shutdown.
+        var feeds: [ObjectIdentifier: RPCConnection] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -37,8 +39,9 @@ public final class DocumentClient: Sendable {
     /// The notifications the server pushes (its messages without an `id`), from every
     /// connection the client makes, in the order they came; the stream ends at shutdown.
     ///
-    /// Reserved: the server sends none yet; the change feed (live changes) will. When nobody
-    /// reads, the newest ``notificationBufferLimit`` notifications are kept and older ones
+    /// Subscriptions to live changes use connections of their own
+    /// (``changes(entity:predicate:arguments:since:includeValues:model:)``), so their
+    /// notifications are not here. When nobody reads, the newest ``notificationBufferLimit`` notifications are kept and older ones
     /// dropped, so that a client that never reads them never grows without bound.
     public let notifications: AsyncStream<RPCNotification>
     private let notificationSink: AsyncStream<RPCNotification>.Continuation
@@ -133,30 +136,11 @@ public final class DocumentClient: Sendable {
     }
 
     private func connect() -> EventLoopFuture<RPCConnection> {
-        let configuration = self.configuration
-        let connecting = RPCConnection.connect(configuration, group: group, statistics: statistics, notifications: notificationSink).flatMap { connection in
-            self.statistics.countConnection()  // made: an attempt that fails is not counted
-            self.statistics.countRequest()
-            return connection.call(ProtocolMethod.hello.rawValue, params: { out in
-                try out.openObject()
-                if let token = configuration.token {
-                    try out.string(HelloMembers.token)
-                    try out.string(token)
-                }
-                try out.string(HelloMembers.client)
-                try out.string(configuration.clientName)
-                try out.closeObject()
-            })
-            .flatMapThrowing { result -> RPCConnection in
-                let hello = try ServerHello(result, address: configuration.address)
+        let connecting = openConnection(notifications: notificationSink)
+            .map { connection, hello -> RPCConnection in
                 self.state.withLockedValue { $0.hello = hello }
                 return connection
             }
-            .flatMapErrorThrowing { error -> RPCConnection in
-                connection.close()
-                throw error
-            }
-        }
         // Forget the connection once it fails or closes, so that the next request makes a new one.
         connecting.whenComplete { result in
             switch result {
@@ -167,6 +151,50 @@ public final class DocumentClient: Sendable {
             }
         }
         return connecting
+    }
+
+    /// A new connection, past `hello` (with the token and the client's name), and the
+    /// server's answer; its notifications go to `notifications`.
+    func openConnection(notifications: AsyncStream<RPCNotification>.Continuation?,
+                        statistics: ClientStatistics? = nil) -> EventLoopFuture<(RPCConnection, ServerHello)> {
+        let configuration = self.configuration
+        let statistics = statistics ?? self.statistics
+        return RPCConnection.connect(configuration, group: group, statistics: statistics, notifications: notifications).flatMap { connection in
+            statistics.countConnection()  // made: an attempt that fails is not counted
+            statistics.countRequest()
+            return connection.call(ProtocolMethod.hello.rawValue, params: { out in
+                try out.openObject()
+                if let token = configuration.token {
+                    try out.string(HelloMembers.token)
+                    try out.string(token)
+                }
+                try out.string(HelloMembers.client)
+                try out.string(configuration.clientName)
+                try out.closeObject()
+            })
+            .flatMapThrowing { result -> (RPCConnection, ServerHello) in
+                (connection, try ServerHello(result, address: configuration.address))
+            }
+            .flatMapErrorThrowing { error -> (RPCConnection, ServerHello) in
+                connection.close()
+                throw error
+            }
+        }
+    }
+
+    /// Keeps a subscription's connection, to close it at shutdown; false when the client is
+    /// shut down already (the caller closes it).
+    func registerFeed(_ connection: RPCConnection) -> Bool {
+        state.withLockedValue { state in
+            if state.isShutDown { return false }
+            state.feeds[ObjectIdentifier(connection)] = connection
+            return true
+        }
+    }
+
+    /// Forgets a subscription's connection (it is closed).
+    func unregisterFeed(_ connection: RPCConnection) {
+        _ = state.withLockedValue { $0.feeds.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
     private func forget(_ connection: EventLoopFuture<RPCConnection>) {
@@ -208,11 +236,15 @@ public final class DocumentClient: Sendable {
 
     /// Marks the client shut down and closes its connection; the future completes once it is closed.
     private func closeForShutdown() -> EventLoopFuture<Void>? {
-        let connection = state.withLockedValue { state -> EventLoopFuture<RPCConnection>? in
+        let (connection, feeds) = state.withLockedValue { state -> (EventLoopFuture<RPCConnection>?, [RPCConnection]) in
             state.isShutDown = true
-            defer { state.connection = nil }
-            return state.connection
+            defer {
+                state.connection = nil
+                state.feeds = [:]
+            }
+            return (state.connection, Array(state.feeds.values))
         }
+        for feed in feeds { feed.close() }
         notificationSink.finish()
         return connection?.flatMap { connection -> EventLoopFuture<Void> in
             connection.close()

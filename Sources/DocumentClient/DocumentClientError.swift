@@ -23,6 +23,14 @@ public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
     case calledOnEventLoop(method: String)
     /// The client was shut down.
     case shutDown
+    /// A subscription asked for commits after a `since` older than the history the server
+    /// keeps (`-32009`); `oldest` is the oldest `since` still accepted. Changes were missed:
+    /// fetch again, then subscribe without `since`.
+    case historyExpired(address: String, oldest: Int64?, message: String)
+    /// The subscription ended because its reader did not keep up (the server's `resync`, or
+    /// this client's buffer of ``DocumentClient/changeBufferLimit`` changes was full); every
+    /// change up to `seq` was delivered. Subscribe again with `since: seq`.
+    case subscriptionEnded(address: String, seq: Int64?, reason: String)
 
     /// What went wrong, where, and what to do about it, in a sentence.
     public var description: String {
@@ -51,6 +59,12 @@ public enum DocumentClientError: Error, CustomStringConvertible, Sendable {
             return "`\(method)` was called on the client's event loop, where waiting for its answer would never end"
         case .shutDown:
             return "the docserver client was shut down"
+        case .historyExpired(let address, let oldest, let message):
+            let oldestText = oldest.map { " (the oldest since it accepts is \($0))" } ?? ""
+            return "docserver at \(address) no longer keeps the changes asked for\(oldestText): \(message); fetch the objects again and subscribe without since"
+        case .subscriptionEnded(let address, let seq, let reason):
+            let resume = seq.map { "subscribe again with since: \($0) to get the rest" } ?? "subscribe again"
+            return "the subscription to docserver at \(address) ended: \(reason); every change up to seq \(seq.map(String.init) ?? "?") was delivered: \(resume)"
         }
     }
 }

@@ -25,6 +25,11 @@ import NIOCore
 ///   without their values.
 /// - A lost connection fails the requests in flight and is made again by the next one.
 ///   A `save` whose answer was lost may or may not have been applied (the error says so).
+/// - Other processes' saves: the store subscribes to the server's commits (on a connection of
+///   its own), refreshes the rows it holds and posts each commit to its coordinator
+///   (`StoreCoordinator.postRemoteChange(_:)`), which contexts merge before their next fetch,
+///   `existingObject(with:)` or save, as they merge another context's save. Its own saves are
+///   not posted. The option `remoteChanges=false` turns this off.
 ///
 /// Options: see ``RemoteStoreOptions``.
 public final class RemoteStore: IncrementalStore, @unchecked Sendable {
@@ -47,6 +52,11 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     public let settings: RemoteStoreOptions
     private var rows: RowCache
     private var faults: FaultQueue
+    /// The subscription to other processes' commits; nil when the option turns it off.
+    private var feed: RemoteChangeFeed?
+    /// Rows a remote change just refreshed: contexts turn their objects into faults as they
+    /// merge the change, and those faults should read these rows, not ask the server again.
+    private var freshFromFeed: Set<ObjectID> = []
 
     /// A store for the server at `url` (`docstore://host:port`), with ``RemoteStoreOptions``
     /// read from `options`; the coordinator calls it when the store is added. Nothing is sent
@@ -64,6 +74,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     }
 
     deinit {
+        feed?.stop()
         client.shutdownInBackground()
     }
 
@@ -92,10 +103,18 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         metadata.entityVersionHashes = model.entityVersionHashes
         metadata.modelVersionHash = model.versionHash
         metadata.userInfo["server"] = "\(hello.server) \(hello.version) at \(settings.client.address)"
+        // Only a server that numbers its commits (its `hello` says `seq`) has live changes.
+        if settings.mergesRemoteChanges, feed == nil, let seq = hello.seq {
+            // From the commit `hello` reported on: nothing after opening is missed.
+            let feed = RemoteChangeFeed(client: client, model: model, coordinator: coordinator, since: seq)
+            self.feed = feed
+            feed.start()
+        }
     }
 
     /// Closes the connection when the store is removed from its coordinator.
     public override func willRemove() {
+        feed?.stop()
         client.shutdownInBackground()
     }
 
@@ -104,6 +123,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     /// Runs a fetch as one `fetch` (filtered, sorted, paged or counted by the server) or a save
     /// as one `save`; the server's conflict becomes `GraphError.conflict`.
     public override func execute(_ request: StoreRequest) throws -> StoreResponse {
+        applyRemoteChanges()
         switch request {
         case .fetch(let fetch): return .fetched(try fetchFromServer(fetch))
         case .save(let save): return .saved(try saveOnServer(save))
@@ -135,7 +155,11 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
         var baselines: [ObjectID: ObjectSnapshot] = [:]
         for snapshot in request.updatedObjects { baselines[snapshot.objectID] = rows[snapshot.objectID] }
         let writer = SaveRequestWriter(request: request, baselines: baselines)
+        feed?.saveWillStart()
+        var savedSeq: Int64?
+        defer { feed?.saveDidEnd(seq: savedSeq) }
         let answer = try wait(client.saveFuture(writer, model: model), "save")
+        savedSeq = answer.seq
 
         // What was saved is what the server now holds: keep it as rows at the new versions, in
         // the server's form (through the wire: dates to the millisecond, as the server keeps them).
@@ -183,6 +207,7 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     ///
     /// - Throws: `GraphError.objectNotFound` when the server has no such object.
     public override func newValues(forObjectWith id: ObjectID) throws -> IncrementalStoreNode {
+        applyRemoteChanges()
         let now = ContinuousClock.now
         if let row = rows.takePrefetched(id, at: now) { return node(row) }
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
@@ -212,8 +237,11 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     /// Refreshed objects queue up as faults, so that reading them again is batched too (each
     /// `get` sends the versions held: the unchanged ones come back without values).
     public override func objectsDidBecomeFaults(_ ids: [ObjectID]) {
+        applyRemoteChanges()
         for id in ids {
-            rows.forgetPrefetch(id)  // a refresh asks for the server's values, not ones loaded ahead
+            // A refresh asks for the server's values, not ones loaded ahead (unless a remote
+            // change just brought them).
+            if freshFromFeed.remove(id) == nil { rows.forgetPrefetch(id) }
             faults.append(id)
         }
     }
@@ -221,8 +249,44 @@ public final class RemoteStore: IncrementalStore, @unchecked Sendable {
     /// The value of a relationship, from the row last read or by loading the object's values.
     public override func newValue(forRelationship name: String, forObjectWith id: ObjectID) throws -> Value {
         guard let index = id.entity.index(ofProperty: name) else { throw GraphError.unknownKey(entity: id.entityName, key: name) }
+        applyRemoteChanges()
         if let row = rows[id] { return row.values[index] }
         return try newValues(forObjectWith: id).values[name] ?? .null
+    }
+
+    // MARK: - Other processes' commits
+
+    /// Brings the rows up to date with the commits other processes made since the last call:
+    /// a row of an object another process changed takes the committed values (loaded ahead,
+    /// so the fault a context fires on merging needs no round trip), or is dropped when the
+    /// commit came without them; rows of deleted objects are dropped.
+    private func applyRemoteChanges() {
+        guard let feed else { return }
+        guard let changes = feed.take() else {
+            rows.removeAll()
+            return
+        }
+        guard !changes.isEmpty else { return }
+        var fresh: [ObjectID] = []
+        for change in changes {
+            for object in change.updated + change.inserted {
+                guard let held = rows[object.objectID] else { continue }  // nobody read it: nothing is stale
+                guard held.version < object.version else { continue }
+                if let snapshot = object.snapshot {
+                    rows.store(snapshot)
+                    fresh.append(object.objectID)
+                } else {
+                    rows.remove(object.objectID)
+                }
+            }
+            for id in change.deleted + change.removed {
+                rows.remove(id)
+                faults.remove(id)
+            }
+        }
+        rows.markPrefetched(fresh, at: .now)
+        if freshFromFeed.count > settings.rowCacheCapacity { freshFromFeed.removeAll() }
+        freshFromFeed.formUnion(fresh)
     }
 
     // MARK: - Helpers

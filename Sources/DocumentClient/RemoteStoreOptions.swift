@@ -11,7 +11,8 @@ import GraphCore
 /// | `prefetch` | how many faults one `get` loads when one of them fires (1: no batching) | 100 |
 /// | `prefetchLifetime` | seconds a row loaded ahead answers its fault without a round trip | 5 |
 /// | `rowCacheCapacity` | how many objects' last-read values are kept (and how many faults are queued to load ahead) | 100000 |
-/// | `client` | the name sent with `hello` | `RemoteStore` |
+/// | `client` | the name sent with `hello` (the `author` of the store's commits) | `RemoteStore` |
+/// | `remoteChanges` | `true`: subscribe to the server's commits, so that contexts merge other processes' saves; `false`: do not | `true` |
 ///
 /// Times are seconds greater than 0 and at most 1,000,000,000.
 public struct RemoteStoreOptions: Sendable, Equatable {
@@ -29,7 +30,9 @@ public struct RemoteStoreOptions: Sendable, Equatable {
     public static let rowCacheCapacity = "rowCacheCapacity"
     /// The option naming the client name sent with `hello`, `client`.
     public static let clientName = "client"
-    static let known = [token, connectTimeout, requestTimeout, prefetch, prefetchLifetime, rowCacheCapacity, clientName]
+    /// The option naming whether the store follows other processes' commits, `remoteChanges`.
+    public static let remoteChanges = "remoteChanges"
+    static let known = [token, connectTimeout, requestTimeout, prefetch, prefetchLifetime, rowCacheCapacity, clientName, remoteChanges]
 
     /// Where the store connects: host and port from the URL; token, timeouts and client name
     /// from the options.
@@ -40,6 +43,9 @@ public struct RemoteStoreOptions: Sendable, Equatable {
     public var prefetchLifetime: Double
     /// How many objects' last-read values are kept (and how many faults are queued to load ahead).
     public var rowCacheCapacity: Int
+    /// Whether the store subscribes to the server's commits, so that contexts over it merge
+    /// other processes' saves (option `remoteChanges`, default true).
+    public var mergesRemoteChanges: Bool
 
     /// Reads `docstore://host:port` (the port 7878 when none is given) and the options.
     ///
@@ -80,5 +86,10 @@ public struct RemoteStoreOptions: Sendable, Equatable {
         prefetch = try count(Self.prefetch, 100, maximum: 100_000)
         prefetchLifetime = try number(Self.prefetchLifetime, 5)
         rowCacheCapacity = try count(Self.rowCacheCapacity, 100_000, maximum: Int(Int32.max))
+        switch values[Self.remoteChanges] {
+        case nil, "true": mergesRemoteChanges = true
+        case "false": mergesRemoteChanges = false
+        case let text?: throw .invalidOption(name: Self.remoteChanges, value: text, expected: "true or false")
+        }
     }
 }

@@ -37,6 +37,13 @@ struct RowCache {
         prefetched[id] = nil
     }
 
+    /// Forgets every row.
+    mutating func removeAll() {
+        rows = [:]
+        order = []
+        prefetched = [:]
+    }
+
     /// Marks rows loaded ahead of their faults.
     mutating func markPrefetched(_ ids: some Sequence<ObjectID>, at now: ContinuousClock.Instant) {
         for id in ids where rows[id] != nil { prefetched[id] = now }

@@ -163,6 +163,7 @@ extension ObjectContext {
     @discardableResult
     func forEachMatch(_ request: FetchRequest, entity: EntityDescription, registering: Bool, reserve: (Int, ObjectID) -> Void,
                       counted: (Int) -> Void = { _ in }, _ body: (FetchCandidate) throws -> Void) throws -> Bool {
+        mergeRemoteChangesIfNeeded()
         let deadline = FetchDeadline(request)
         let evaluator = try request.predicate.map {
             try PredicateEvaluator<ManagedObject>($0, entity: entity, watching: deadline, resolve: relatedObject)

@@ -9,6 +9,7 @@ extension ObjectContext {
     ///   (unless ``mergePolicy`` resolves it); a store's own error when it cannot write.
     public func save() throws {
         if let error = deferredErrors.first { throw error }
+        mergeRemoteChangesIfNeeded()
         var changed = changeList.filter { $0.hasChanges }
         guard !changed.isEmpty else {
             clearChangeState()

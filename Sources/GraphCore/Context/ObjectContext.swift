@@ -37,6 +37,13 @@ public final class ObjectContext {
     var deferredErrors: [GraphError] = []
     var undoStack: UndoStack?
     var saveObservers: [(id: Int, handler: (ContextDidSave) -> Void)] = []
+    /// Whether the context merges changes other processes made to its stores (as its stores
+    /// report them) before it next fetches, loads an object or saves; true by default. Only
+    /// a context on the coordinator (not a child context) merges them. See
+    /// ``mergeRemoteChanges()``.
+    public var automaticallyMergesRemoteChanges = true
+    /// The last entry of the coordinator's remote-change log this context merged.
+    var remoteChangeCursor = 0
     var nextObserverID = 0
     private var classCache: [String: ManagedObject.Type] = [:]
     private var classCacheGeneration = 0
@@ -45,6 +52,7 @@ public final class ObjectContext {
     public init(coordinator: StoreCoordinator) {
         self.coordinator = coordinator
         self.parent = nil
+        self.remoteChangeCursor = coordinator.remoteChanges.newest.load(ordering: .acquiring)
     }
 
     /// A child context: it reads through `parent` (seeing its unsaved changes) and its save
@@ -126,6 +134,7 @@ public final class ObjectContext {
     ///
     /// - Throws: ``GraphError/objectNotFound(_:)`` when the store has no such object.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        mergeRemoteChangesIfNeeded()
         let object = self.object(with: id)
         if object.isFault {
             do {

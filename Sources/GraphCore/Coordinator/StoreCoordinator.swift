@@ -38,6 +38,10 @@ public final class StoreCoordinator: Sendable {
     }
 
     private let state = StoreAccess(State())
+    /// Changes other processes made, kept until every context has merged them.
+    let remoteChanges = RemoteChangeLog()
+    /// Who hears of changes other processes made.
+    let remoteChangeObservers = Locked(RemoteChangeObservers())
 
     /// A coordinator for `model`, with no store yet: add one with
     /// ``addPersistentStore(type:configuration:at:options:)``.

@@ -21,6 +21,8 @@ final class ScriptedListener: Sendable {
         case result(String)
         /// Sends this line as it is (`\n` added).
         case line(String)
+        /// Sends this line as it is (`\n` added), then closes the connection.
+        case lineThenClose(String)
         /// Closes the connection without answering.
         case close
         /// Never answers; the connection stays open.
@@ -125,6 +127,9 @@ final class ScriptedListener: Sendable {
             switch script(method) {
             case .result(let json): return send(#"{"jsonrpc":"2.0","id":\#(id),"result":\#(json)}"#, on: connection)
             case .line(let text): return send(text, on: connection)
+            case .lineThenClose(let text):
+                _ = send(text, on: connection)
+                return false
             case .close: return false
             case .silence: return true
             }

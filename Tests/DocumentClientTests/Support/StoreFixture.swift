@@ -158,9 +158,12 @@ final class StoreFixture {
             guard let server, let url = URL(string: "docstore://\(server.host):\(server.port)") else {
                 throw HarnessError("no server to connect to")
             }
-            // A request that takes longer fails the test instead of hanging it.
+            // A request that takes longer fails the test instead of hanging it. Contexts merge
+            // other processes' saves only where a test turns it on (`["remoteChanges": "true"]`):
+            // the behaviour tests check what a context sees when nothing is merged for it.
+            let defaults = ["requestTimeout": "10", RemoteStoreOptions.remoteChanges: "false"]
             try coordinator.addPersistentStore(type: RemoteStore.storeType, at: url,
-                                               options: StoreOptions(values: ["requestTimeout": "10"].merging(options) { $1 }))
+                                               options: StoreOptions(values: defaults.merging(options) { $1 }))
         }
         return coordinator
     }

@@ -26,8 +26,10 @@ from .errors import (
     InvalidParamsError,
     ModelError,
     NotFoundError,
+    HistoryExpired,
     ObjectDeletedError,
     ProtocolError,
+    ResyncRequired,
     ServerBusyError,
     StoreUnavailableError,
     TimeLimitError,
@@ -36,6 +38,8 @@ from .errors import (
     ValidationFailure,
     ValueConversionError,
 )
+from .changes import Change, ChangeBatch, ChangedObject
+from .subscription import Subscription
 from .connection import PendingCall
 from .model import Attribute, Entity, Model, Relationship
 from .notifications import Notification
@@ -51,6 +55,10 @@ __all__ = [
     "DEFAULT_PORT",
     "PendingCall",
     "Notification",
+    "Subscription",
+    "Change",
+    "ChangedObject",
+    "ChangeBatch",
     "SaveResult",
     "Session",
     "Sort",
@@ -79,4 +87,6 @@ __all__ = [
     "ModelError",
     "ValueConversionError",
     "ObjectDeletedError",
+    "HistoryExpired",
+    "ResyncRequired",
 ]

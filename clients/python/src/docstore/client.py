@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Dict, List, Optional, Union
 
+from .changes import Change, ChangeBatch
+from .subscription import DEFAULT_KEEPALIVE, Subscription, subscription_params
 from .connection import Connection, PendingCall
 from .errors import ProtocolError
 from .model import Model
@@ -26,10 +28,11 @@ class Client:
     one :meth:`session`. A client may be shared by threads (their requests are pipelined on
     its one connection, and each answer reaches the thread that asked); sessions may not.
 
-    Messages the server sends on its own (JSON-RPC notifications) are reserved for
-    server-pushed notifications; the server sends none yet. They go to
-    :meth:`on_notification` callbacks and to :meth:`next_notification`, which keeps up to
-    ``notification_buffer`` unread ones (the oldest are dropped past it)."""
+    Live changes come through :meth:`subscribe` (on a connection of its own) and
+    :meth:`changes`. Other messages the server sends on its own (JSON-RPC notifications) on
+    this client's connection go to :meth:`on_notification` callbacks and to
+    :meth:`next_notification`, which keeps up to ``notification_buffer`` unread ones (the
+    oldest are dropped past it)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[str] = None,
                  timeout: Optional[float] = 30.0, client_name: str = "docstore-python",
@@ -131,12 +134,80 @@ class Client:
         of them. Raises :class:`~docstore.ConnectionError` when the connection is not open."""
         return self._connection.next_notification(timeout)
 
+    # -- live changes --------------------------------------------------------------------
+
+    def subscribe(self, entity: Optional[str] = None, predicate: Optional[str] = None, *arguments: Any,
+                  since: Optional[int] = None, include_values: bool = True,
+                  callback: Optional[Callable[[Change], None]] = None,
+                  on_error: Optional[Callable[[BaseException], None]] = None,
+                  keepalive: Optional[float] = DEFAULT_KEEPALIVE) -> Subscription:
+        """Subscribes to the commits that change objects of ``entity`` (and its
+        sub-entities; every entity when ``None``), on a connection of its own: this client's
+        connection is untouched. Returns a :class:`~docstore.Subscription` that yields one
+        :class:`~docstore.Change` per such commit, in commit order::
+
+            with client.subscribe("Song", "plays > %d", 10) as feed:
+                for change in feed:
+                    ...
+
+        - ``predicate`` (with ``arguments`` for its ``%@``/``%d``/``%K``) makes a live query:
+          ``change.inserted`` holds objects that entered the result, ``change.removed`` the
+          IDs of those that left it (see :class:`~docstore.Change`). A change to a *related*
+          object alone does not re-judge an object.
+        - ``since``: first every commit after that number (from the server's history), then
+          live ones, with no gap and no duplicate; :class:`~docstore.HistoryExpired` when the
+          server no longer keeps them (fetch again). Without it the subscription starts after
+          the latest commit (:attr:`Subscription.seq`).
+        - ``include_values=False``: objects come without their values.
+        - ``callback``: a thread of the subscription calls it with each change (in order);
+          ``on_error`` is called with the exception that ends it (a dropped connection,
+          :class:`~docstore.ResyncRequired`); the subscription is returned running; close it
+          with :meth:`~docstore.Subscription.close`.
+        - ``keepalive``: seconds without traffic after which the subscription pings the
+          server (so that its idle timeout does not close it); ``None``: never.
+
+        The subscription's connection says ``hello`` with this client's name, which the
+        server records as the ``author`` of the commits this client's saves make."""
+        params = subscription_params(entity, predicate, list(arguments), since, include_values)
+        connection = self._connection
+        subscription = Subscription(connection.host, connection.port, connection._token, connection.timeout,
+                                    connection._client_name, params, keepalive)
+        if callback is not None:
+            subscription._start(callback, on_error)
+        return subscription
+
+    def changes(self, since: int, limit: Optional[int] = None, entity: Optional[str] = None,
+                include_values: bool = True) -> ChangeBatch:
+        """The commits after ``since`` (at most ``limit``, server default 100, at most 1000),
+        of those touching ``entity`` when given, as a :class:`~docstore.ChangeBatch`: its
+        ``changes``, ``seq`` (pass it as the next ``since``) and ``more`` (whether more
+        follow). Raises :class:`~docstore.HistoryExpired` when the server no longer keeps
+        the commits after ``since``.
+
+        >>> batch = client.changes(since=0)
+        >>> while True:
+        ...     for change in batch: handle(change)
+        ...     if not batch.more: break
+        ...     batch = client.changes(since=batch.seq)
+        """
+        params: Dict[str, Any] = {"since": since}
+        if limit is not None:
+            params["limit"] = limit
+        if entity is not None:
+            params["entity"] = entity
+        if not include_values:
+            params["includeValues"] = False
+        return ChangeBatch.from_wire(self._connection.call("changes", params))
+
     # -- objects -------------------------------------------------------------------------
 
-    def session(self, prefetch: int = 100) -> Session:
+    def session(self, prefetch: int = 100, merge_changes: bool = False) -> Session:
         """A new unit of work. Firing a fault loads up to ``prefetch`` other faults of the
-        session in the same round trip."""
-        return Session(self, prefetch=prefetch)
+        session in the same round trip. With ``merge_changes=True`` the session subscribes to
+        every commit (on a connection of its own) and merges them as it is used, so that its
+        objects show other clients' saves (:meth:`Session.merge` says how); close it (or use
+        it as a context manager) to end the subscription."""
+        return Session(self, prefetch=prefetch, merge_changes=merge_changes)
 
     def fetch(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
               limit: Optional[int] = None, offset: Optional[int] = None,

@@ -28,6 +28,8 @@ __all__ = [
     "ModelError",
     "ValueConversionError",
     "ObjectDeletedError",
+    "HistoryExpired",
+    "ResyncRequired",
     "error_from_response",
 ]
 
@@ -210,6 +212,31 @@ class ObjectDeletedError(DocstoreError, LookupError):
     values any more."""
 
 
+class HistoryExpired(DocstoreError):
+    """-32009: a ``subscribe`` or ``changes`` asked for the commits after a ``since`` older
+    than the history the server keeps. :attr:`oldest` is the oldest ``since`` still accepted.
+    Changes were missed: fetch the objects again, then subscribe without ``since`` (or with
+    the ``seq`` of :attr:`docstore.Client.seq` read before fetching)."""
+
+    @property
+    def oldest(self) -> Optional[int]:
+        """The oldest ``since`` the server still accepts (``None`` when it did not say)."""
+        value = _field(self.data, "oldest")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class ResyncRequired(DocstoreError):
+    """The server ended a subscription that did not keep up (its buffer of unsent changes
+    was full; the ``resync`` notification). Every change up to :attr:`seq` was delivered;
+    later ones were not. Subscribe again with ``since=seq`` (and read faster), or fetch
+    again when that raises :class:`HistoryExpired`."""
+
+    def __init__(self, message: str, seq: Optional[int] = None, reason: Optional[str] = None) -> None:
+        super().__init__(message, None, {"seq": seq, "reason": reason})
+        self.seq = seq
+        self.reason = reason
+
+
 _ERRORS_BY_CODE = {
     -32700: ProtocolError,
     -32600: ProtocolError,
@@ -223,6 +250,7 @@ _ERRORS_BY_CODE = {
     -32006: StoreUnavailableError,
     -32007: TimeLimitError,
     -32008: ServerBusyError,
+    -32009: HistoryExpired,
 }
 
 

@@ -134,6 +134,8 @@ class DocObject:
 
     def __getitem__(self, key: str) -> Any:
         prop = self._entity.property(key)
+        if self._session._pending:
+            self._session._sync()
         if key in self._changes:
             return self._changes[key]
         self._require_values(key)

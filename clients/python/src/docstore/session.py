@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
+import collections
+from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, List, Optional, Sequence, Union
 
 from .errors import ModelError, ObjectDeletedError, ProtocolError, ValueConversionError
 from .model import Attribute, Model, Relationship
 from .objects import DocObject, is_kind_of
+from .session_changes import ChangeMerging
 from .arguments import argument_to_wire
 from .values import ObjectID, split_sort_key, to_wire
 
 if TYPE_CHECKING:
+    from .changes import Change
     from .client import Client
+    from .subscription import Subscription
 
 __all__ = ["SaveResult", "Session", "Sort", "SortSpec"]
 
@@ -51,7 +55,7 @@ class Sort:
 SortSpec = Union[str, Sort, Sequence[Union[str, Sort]], None]
 
 
-class Session:
+class Session(ChangeMerging):
     """A unit of work on the server's object graph, like a Core Data context.
 
     Objects fetched or inserted through a session belong to it; it holds one object per ID.
@@ -64,9 +68,13 @@ class Session:
     such a save changed are re-read on their next access, so ``album.songs`` holds a song
     whose ``album`` was set once the save is done.
 
-    A session is not thread-safe: use one per thread (they may share a client)."""
+    A session is not thread-safe: use one per thread (they may share a client).
 
-    def __init__(self, client: "Client", prefetch: int = 100) -> None:
+    Other clients' saves reach a session through :meth:`merge` (with the changes of a
+    subscription), or by themselves with ``client.session(merge_changes=True)``; see
+    :meth:`merge` for what happens to objects with unsaved changes."""
+
+    def __init__(self, client: "Client", prefetch: int = 100, merge_changes: bool = False) -> None:
         if prefetch < 1:
             raise ValueError("prefetch must be at least 1")
         self._client = client
@@ -78,6 +86,10 @@ class Session:
         self._updated: Dict[int, DocObject] = {}
         self._deleted: Dict[int, DocObject] = {}
         self._next_temporary = 0
+        self._pending: Deque["Change"] = collections.deque()
+        self._subscription: Optional["Subscription"] = None
+        if merge_changes:
+            self._subscription = client.subscribe(callback=self._pending.append, on_error=self._feed_failed)
 
     @property
     def client(self) -> "Client":
@@ -101,6 +113,7 @@ class Session:
 
         Objects already in the session with unsaved changes keep their changes (and the
         version they were read at)."""
+        self._sync()
         params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities)
         result = self._client.call("fetch", params)
         return [self._register(item) for item in _list(result, "objects", "fetch")]
@@ -126,6 +139,7 @@ class Session:
 
     def get(self, *ids: Union[str, DocObject]) -> List[Optional[DocObject]]:
         """The objects with these IDs, read now, in order; ``None`` where there is none."""
+        self._sync()
         wanted = [_id_of(item) for item in ids]
         if not wanted:
             return []
@@ -219,6 +233,7 @@ class Session:
         :meth:`refresh` and redo the change), :class:`~docstore.ValidationError`,
         :class:`~docstore.NotFoundError`, :class:`~docstore.ConnectionError` (the save may
         or may not have been applied; :meth:`refresh` tells)."""
+        self._sync()
         if not self.has_changes:
             return SaveResult({"ids": {}, "versions": {}, "deleted": [], "updated": []})
         params: Dict[str, Any] = {}
@@ -278,10 +293,13 @@ class Session:
         return self
 
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
-        if kind is None:
-            self.save()
-        else:
-            self.rollback()
+        try:
+            if kind is None:
+                self.save()
+            else:
+                self.rollback()
+        finally:
+            self.close()
 
     def __repr__(self) -> str:
         return (f"<Session {len(self._objects)} objects, {len(self._inserted)} inserted, "
