@@ -103,7 +103,7 @@ public final class DocumentServer: Service, Sendable {
     }
 
     /// The server's version, in `hello`.
-    public static let version = "0.6.0"
+    public static let version = "0.7.0"
 
     /// Listens and serves until graceful shutdown (of the `ServiceGroup` that runs it) or
     /// ``shutdown()``; returns once every request received before is answered and the store

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import DocumentServer
 import GraphCore
 import JSONAtomicStore
 
@@ -24,13 +25,24 @@ struct CompactCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The store file to compact.", valueName: "file"))
     var store: String
 
+    @Option(help: ArgumentHelp("How many of the newest commits stay in the store's history file (<store>-history) for subscribe's and changes' 'since' once the journal is folded; use the value the server runs with (its --history-commits). 0 leaves the history file as it is, and a server started afterwards answers an older 'since' with 'history expired'. [default: \(ServerConfiguration.defaultHistoryCommits)]", valueName: "count"))
+    var historyCommits: Int = ServerConfiguration.defaultHistoryCommits
+
+    func validate() throws {
+        guard (0...10_000_000).contains(historyCommits) else {
+            throw ValidationError("--history-commits must be from 0 to 10000000, not \(historyCommits)")
+        }
+    }
+
     func run() throws {
         let objectModel = try ExistingStore.model(store: store, model: model, verb: "compact", missing: "compact creates nothing")
         JSONAtomicStore.register()
         let coordinator = StoreCoordinator(model: objectModel)
         let opened: PersistentStore
         do {
-            opened = try coordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: URL(fileURLWithPath: store))
+            let options = StoreOptions(values: [JSONAtomicStore.historyRecordsOption: String(historyCommits)])
+            opened = try coordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: URL(fileURLWithPath: store),
+                                                        options: options)
         } catch let error as JSONStoreError {
             if case .storeInUse = error {
                 FileHandle.standardError.write(Data("cannot compact: \(error): stop the server first (a running server checkpoints by itself)\n".utf8))

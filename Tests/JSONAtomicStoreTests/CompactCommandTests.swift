@@ -70,6 +70,23 @@ struct CompactCommandTests {
         #expect(check.output.contains("ok, 6 objects"), "\(check.output)")
     }
 
+    @Test func compactKeepsTheFoldedCommitsInTheHistoryFile() throws {
+        try makeStore(saves: 5)
+        let compact = try run(["compact", "--history-commits", "3"])
+        #expect(compact.status == 0, "\(compact.errors)")
+        let history = try fileText(URL(fileURLWithPath: url.path + "-history")).split(separator: "\n")
+        #expect(history.count == 3)
+        #expect(history.first?.hasPrefix("{\"seq\":3,") == true, "\(history)")
+        #expect(history.last?.hasPrefix("{\"seq\":5,") == true, "\(history)")
+    }
+
+    @Test func compactRefusesANegativeHistoryCount() throws {
+        try makeStore(saves: 1)
+        let compact = try run(["compact", "--history-commits=-1"])
+        #expect(compact.status != 0)
+        #expect(compact.errors.contains("--history-commits must be from 0"), "\(compact.errors)")
+    }
+
     @Test func compactRefusesAStoreInUse() throws {
         try makeStore(saves: 1)
         let open = try OpenStore(url, model: try ObjectModel(contentsOf: CrashFiles.model))

@@ -47,7 +47,7 @@ from .objects import DocObject, RelatedList
 from .session import SaveResult, Session, Sort
 from .values import URI, ObjectID
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 __all__ = [
     "connect",
