@@ -67,22 +67,9 @@ final class AttributeIndex {
     /// The indexes to keep for `entity`: each binary fetch index of it or an ancestor whose
     /// first element is an attribute of a covered type.
     static func make(for entity: EntityDescription, nodes: [CacheNode]) -> [AttributeIndex] {
-        var indexes: [AttributeIndex] = []
-        var declaring: EntityDescription? = entity
-        while let current = declaring {
-            for description in current.fetchIndexes {
-                guard let first = description.elements.first, first.kind == .binary,
-                      case .property(let key) = first.target,
-                      let position = entity.index(ofProperty: key),
-                      case .attribute(let attribute) = entity.properties[position],
-                      IndexKey.covers(attribute.type),
-                      !indexes.contains(where: { $0.key == key })
-                else { continue }
-                indexes.append(AttributeIndex(name: description.name, key: key, propertyIndex: position, nodes: nodes))
-            }
-            declaring = current.parent
+        IndexedAttribute.all(of: entity).map {
+            AttributeIndex(name: $0.name, key: $0.key, propertyIndex: $0.propertyIndex, nodes: nodes)
         }
-        return indexes
     }
 
     func insert(_ node: CacheNode) {
@@ -118,5 +105,12 @@ final class AttributeIndex {
         case (.int, .int), (.double, .double), (.bool, .bool), (.string, .string), (.date, .date), (.null, .null): true
         default: false
         }
+    }
+}
+
+extension AttributeIndex: PlannableIndex {
+    func walk(_ range: KeyRange?, backwards: Bool, _ body: (CacheNode) throws -> Bool) rethrows {
+        let positions = range.map { $0.positions(in: tree) } ?? tree.startPosition..<tree.endPosition
+        try tree.walk(positions, backwards: backwards) { try body($0.node) }
     }
 }

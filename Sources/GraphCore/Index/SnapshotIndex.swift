@@ -1,0 +1,83 @@
+/// One fetch index of one concrete entity over immutable snapshots: a persistent
+/// ``SnapshotIndexTree`` ordered by the index's first attribute. A value: a copy taken by a
+/// reader stays as it was while the writer advances its own (O(log n) per change).
+struct SnapshotIndex: Sendable {
+    let attribute: IndexedAttribute
+    private(set) var tree: SnapshotIndexTree
+    /// How many entries hold NaN: an order by the attribute is then not a total order.
+    private(set) var nanCount = 0
+    /// How many snapshots hold a value of a kind the index does not cover: the index then
+    /// misses objects, and the planner does not use it.
+    private(set) var unindexedCount = 0
+
+    /// The index of `attribute` over `snapshots` (all of one concrete entity).
+    init(_ attribute: IndexedAttribute, snapshots: [ObjectSnapshot]) {
+        self.attribute = attribute
+        var entries: [SnapshotIndexEntry] = []
+        entries.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            guard let key = Self.key(of: snapshot, at: attribute.propertyIndex) else {
+                unindexedCount += 1
+                continue
+            }
+            if case .nan = key { nanCount += 1 }
+            entries.append(SnapshotIndexEntry(key: key, snapshot: snapshot))
+        }
+        tree = SnapshotIndexTree(sorted: Self.sorted(entries))
+    }
+
+    private static func key(of snapshot: ObjectSnapshot, at position: Int) -> IndexKey? {
+        position < snapshot.values.count ? IndexKey(snapshot.values[position]) : nil
+    }
+
+    /// The entries in order. Integer and string keys (with nil) are sorted as plain values,
+    /// without going through ``IndexKey/order(_:_:)`` for each comparison.
+    private static func sorted(_ entries: [SnapshotIndexEntry]) -> [SnapshotIndexEntry] {
+        var integers: [(key: Int64, position: Int)] = []
+        var plain = true
+        for (position, entry) in entries.enumerated() {
+            guard case .int(let i) = entry.key, case .int = entry.snapshot.objectID.referenceObject else {
+                plain = false
+                break
+            }
+            integers.append((i, position))
+        }
+        guard plain else { return entries.sorted { SnapshotIndexEntry.order($0, $1) < 0 } }
+        // Ties by reference: sort the references once, then stably by key.
+        let byReference = integers.sorted { a, b in
+            SnapshotIndexEntry.referenceOrder(entries[a.position].snapshot.objectID, entries[b.position].snapshot.objectID) < 0
+        }
+        var ranked = Array(byReference.enumerated())
+        ranked.sort { a, b in a.element.key < b.element.key || (a.element.key == b.element.key && a.offset < b.offset) }
+        return ranked.map { entries[$0.element.position] }
+    }
+
+    /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
+    mutating func apply(old: ObjectSnapshot?, new: ObjectSnapshot?) {
+        if let old {
+            if let key = Self.key(of: old, at: attribute.propertyIndex) {
+                if tree.remove(SnapshotIndexEntry(key: key, snapshot: old)), case .nan = key { nanCount -= 1 }
+            } else {
+                unindexedCount -= 1
+            }
+        }
+        if let new {
+            if let key = Self.key(of: new, at: attribute.propertyIndex) {
+                if case .nan = key { nanCount += 1 }
+                tree.insert(SnapshotIndexEntry(key: key, snapshot: new))
+            } else {
+                unindexedCount += 1
+            }
+        }
+    }
+}
+
+extension SnapshotIndex: PlannableIndex {
+    var name: String { attribute.name }
+    var key: String { attribute.key }
+    var isComplete: Bool { unindexedCount == 0 }
+
+    func walk(_ range: KeyRange?, backwards: Bool, _ body: (ObjectSnapshot) throws -> Bool) rethrows {
+        try tree.walk(range, backwards: backwards) { try body($0.snapshot) }
+    }
+}
