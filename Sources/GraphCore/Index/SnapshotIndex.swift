@@ -77,7 +77,35 @@ extension SnapshotIndex: PlannableIndex {
     var key: String { attribute.key }
     var isComplete: Bool { unindexedCount == 0 }
 
+    /// Backwards, the keys come from the last down, but the objects of one key still in
+    /// reference order: the order of a stable sort of objects taken in reference order, so
+    /// that a descending page through the index is the page a sort of a scan gives.
     func walk(_ range: KeyRange?, backwards: Bool, _ body: (ObjectSnapshot) throws -> Bool) rethrows {
-        try tree.walk(range, backwards: backwards) { try body($0.snapshot) }
+        guard backwards else {
+            try tree.walk(range, backwards: false) { try body($0.snapshot) }
+            return
+        }
+        let below = range?.below ?? { _ in false }
+        let above = range?.above ?? { _ in false }
+        var done: IndexKey?  // the keys from this one up are walked
+        while true {
+            // The greatest key left: O(log n) per distinct key.
+            var found: IndexKey?
+            let left = KeyRange(below: below, above: { key in above(key) || done.map { IndexKey.order(key, $0) >= 0 } ?? false })
+            tree.walk(left, backwards: true) { entry in
+                found = entry.key
+                return false
+            }
+            guard let key = found else { return }
+            var stopped = false
+            let group = KeyRange(below: { below($0) || IndexKey.order($0, key) < 0 }, above: { above($0) || IndexKey.order($0, key) > 0 })
+            try tree.walk(group, backwards: false) { entry in
+                if try body(entry.snapshot) { return true }
+                stopped = true
+                return false
+            }
+            if stopped { return }
+            done = key
+        }
     }
 }
