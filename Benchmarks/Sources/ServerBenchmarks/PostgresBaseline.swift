@@ -1,0 +1,97 @@
+import BenchmarkSupport
+import Foundation
+
+/// PostgreSQL on the same machine, answering the same lookup as docserver's indexed `fetch`
+/// (a Song by an indexed `plays`), measured by its own pgbench: a private cluster made with
+/// `initdb` in the benchmark's directory, run by `pg_ctl` as the unprivileged `postgres`
+/// user when the benchmark runs as root, listening on a free loopback port only.
+struct PostgresBaseline {
+    let bin: String
+    let version: String
+    let directory: URL
+    let port: Int
+    /// `runuser -u postgres --` when running as root (PostgreSQL refuses to run as root).
+    let prefix: [String]
+
+    /// Finds PostgreSQL 15's programs; installs Debian's `postgresql` with apt-get when missing.
+    static func locate() throws -> String {
+        let bin = "/usr/lib/postgresql/15/bin"
+        if !FileManager.default.isExecutableFile(atPath: bin + "/pg_ctl") {
+            FileHandle.standardError.write(Data("installing postgresql with apt-get\n".utf8))
+            if try runProgram("/usr/bin/env", ["apt-get", "install", "-y", "postgresql"]).status != 0 {
+                _ = try runProgram("/usr/bin/env", ["apt-get", "update"])
+                _ = try runProgram("/usr/bin/env", ["apt-get", "install", "-y", "postgresql"])
+            }
+        }
+        guard FileManager.default.isExecutableFile(atPath: bin + "/pg_ctl") else {
+            throw BenchmarkError("PostgreSQL 15 is needed (apt-get install postgresql): no \(bin)/pg_ctl")
+        }
+        return bin
+    }
+
+    /// A new cluster in `parent`/postgres, started on a free port.
+    static func start(in parent: URL) throws -> PostgresBaseline {
+        let bin = try locate()
+        let directory = parent.appendingPathComponent("postgres")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let prefix = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
+        if getuid() == 0 { _ = try runProgram("/bin/chown", ["-R", "postgres:", directory.path]) }
+        let data = directory.appendingPathComponent("data").path
+        try check(run(prefix, bin + "/initdb", ["-D", data, "-U", "bench", "--auth=trust", "-E", "UTF8", "--no-sync"]), "initdb")
+        let port = try freePort()
+        let settings = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c max_connections=120 -c shared_buffers=256MB"
+        try check(run(prefix, bin + "/pg_ctl", ["-D", data, "-o", settings, "-l", directory.appendingPathComponent("server.log").path, "-w", "start"]),
+                  "pg_ctl start")
+        let version = (try? runProgram(bin + "/postgres", ["--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
+        return PostgresBaseline(bin: bin, version: version, directory: directory, port: port, prefix: prefix)
+    }
+
+    private static func run(_ prefix: [String], _ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        prefix.isEmpty ? try runProgram(program, arguments, quiet: true) : try runProgram(prefix[0], Array(prefix.dropFirst()) + [program] + arguments, quiet: true)
+    }
+
+    private static func check(_ result: (status: Int32, output: String), _ what: String) throws {
+        guard result.status == 0 else { throw BenchmarkError("\(what) failed (exit status \(result.status)): \(result.output.suffix(500))") }
+    }
+
+    /// Runs SQL with psql over TCP.
+    func sql(_ statements: String) throws {
+        try Self.check(runProgram(bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", "postgres", "-q",
+                                                  "-v", "ON_ERROR_STOP=1", "-c", statements], quiet: true), "psql")
+    }
+
+    /// A table `songs` of `count` rows shaped like the docserver store's Songs (distinct
+    /// `plays` 0..<count, title `Song <n>`), with a B-tree index on `plays` and on `title`.
+    func loadSongs(_ count: Int) throws {
+        try sql("""
+            CREATE TABLE songs (id bigint PRIMARY KEY, title text NOT NULL, plays bigint NOT NULL, rating double precision, album bigint);
+            INSERT INTO songs SELECT i, 'Song ' || i, i, (i % 50) / 10.0, i % 90000 FROM generate_series(0, \(count - 1)) AS i;
+            CREATE INDEX songs_plays ON songs (plays);
+            CREATE INDEX songs_title ON songs (title);
+            VACUUM ANALYZE songs;
+            """)
+    }
+
+    /// pgbench with `clients` clients for `seconds` running `script` (pgbench's script
+    /// language); `mode` `simple` (every query sent as text and parsed, pgbench's default) or
+    /// `prepared`. Returns transactions (here: one lookup each) per second.
+    func pgbench(script: String, clients: Int, seconds: Int, mode: String) throws -> Double {
+        let file = directory.appendingPathComponent("lookup-\(UUID().uuidString).sql")
+        try Data(script.utf8).write(to: file)
+        let result = try runProgram(bin + "/pgbench", ["-n", "-M", mode, "-c", "\(clients)", "-j", "2", "-T", "\(seconds)",
+                                                       "-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-f", file.path, "postgres"], quiet: true)
+        guard result.status == 0,
+              let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+              let tps = Double(line.dropFirst(6).prefix { $0 != " " }) else {
+            throw BenchmarkError("pgbench failed (exit status \(result.status)): \(result.output.suffix(500))")
+        }
+        let failed = result.output.split(separator: "\n").first { $0.hasPrefix("number of failed transactions") }
+        if let failed, !failed.contains(": 0 ") { say("    pgbench: \(failed)") }
+        return tps
+    }
+
+    /// Stops the cluster (`pg_ctl stop -m fast`).
+    func stop() {
+        _ = try? Self.run(prefix, bin + "/pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
+    }
+}
