@@ -11,8 +11,14 @@ import JSONCore
 ///
 /// A scan has `"access": "scan"` and no `index`, `key` or `operation`.
 enum FetchPlanEncoder {
+    /// The `plan` member: its key and value.
     static func write(_ plan: FetchPlan, to out: JSONGenerator) throws {
         try out.string("plan")
+        try writeValue(plan, to: out)
+    }
+
+    /// The plan object alone.
+    static func writeValue(_ plan: FetchPlan, to out: JSONGenerator) throws {
         try out.openObject()
         switch plan.access {
         case .scan:

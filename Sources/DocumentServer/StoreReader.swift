@@ -23,15 +23,7 @@ struct StoreReader {
                     objects.append(nil)
                     continue
                 }
-                let entry: WireObjectCache.Entry
-                if let cached = cache.entry(for: stored, epoch: epoch) {
-                    entry = cached
-                } else {
-                    let snapshot = state.dangling.isEmpty ? stored : state.dangling.cleared(stored) { state.exists($0) }
-                    let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
-                    entry = WireObjectCache.Entry(version: snapshot.version, bytes: bytes, epoch: epoch)
-                    cache.insert(entry, for: snapshot.objectID)
-                }
+                let entry = try wireEntry(for: stored, epoch: epoch)
                 objects.append(entry)
                 answerBytes += entry.bytes.count + 1
                 if answerBytes > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }
@@ -40,6 +32,17 @@ struct StoreReader {
         } catch {
             return .error(.storeUnavailable("an object could not be encoded: \(error)"))
         }
+    }
+
+    /// The wire form of a stored object (dangling references cleared), from the cache or
+    /// encoded and cached.
+    private func wireEntry(for stored: ObjectSnapshot, epoch: Int64) throws -> WireObjectCache.Entry {
+        if let cached = cache.entry(for: stored, epoch: epoch) { return cached }
+        let snapshot = state.dangling.isEmpty ? stored : state.dangling.cleared(stored) { state.exists($0) }
+        let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
+        let entry = WireObjectCache.Entry(version: snapshot.version, bytes: bytes, epoch: epoch)
+        cache.insert(entry, for: snapshot.objectID)
+        return entry
     }
 
     /// `fetch`: count, IDs or objects, on the state's snapshots.
@@ -76,6 +79,23 @@ struct StoreReader {
             let count = total ?? page.count
             let objects = call.resultType == .objects
             let explain = call.explain
+            if objects {
+                // Objects as `get` sends them: from the shared cache of wire forms.
+                var bytes = Array(#"{"objects":["#.utf8)
+                let epoch = state.clearingEpoch
+                for (index, snapshot) in page.enumerated() {
+                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                    bytes += try wireEntry(for: snapshot, epoch: epoch).bytes
+                    if bytes.count > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }
+                }
+                bytes.append(UInt8(ascii: "]"))
+                if explain {
+                    bytes += Array(#","plan":"#.utf8)
+                    bytes += try JSONText.make { try FetchPlanEncoder.writeValue(plan, to: $0) }
+                }
+                bytes.append(UInt8(ascii: "}"))
+                return .result(bytes)
+            }
             return .result { out in
                 try out.openObject()
                 if call.resultType == .count {

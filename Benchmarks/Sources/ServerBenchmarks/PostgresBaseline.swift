@@ -40,8 +40,17 @@ struct PostgresBaseline {
         try check(run(prefix, bin + "/initdb", ["-D", data, "-U", "bench", "--auth=trust", "-E", "UTF8", "--no-sync"]), "initdb")
         let port = try freePort()
         let settings = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c max_connections=120 -c shared_buffers=256MB"
-        try check(run(prefix, bin + "/pg_ctl", ["-D", data, "-o", settings, "-l", directory.appendingPathComponent("server.log").path, "-w", "start"]),
-                  "pg_ctl start")
+        // Not through a pipe: the server pg_ctl starts would hold it open, and reading it to its end would never end.
+        let starting = Process()
+        starting.executableURL = URL(fileURLWithPath: prefix.first ?? bin + "/pg_ctl")
+        starting.arguments = (prefix.isEmpty ? [] : Array(prefix.dropFirst()) + [bin + "/pg_ctl"])
+            + ["-D", data, "-o", settings, "-l", directory.appendingPathComponent("server.log").path, "-w", "start"]
+        starting.standardInput = FileHandle.nullDevice
+        starting.standardOutput = FileHandle.nullDevice
+        starting.standardError = FileHandle.nullDevice
+        try starting.run()
+        starting.waitUntilExit()
+        guard starting.terminationStatus == 0 else { throw BenchmarkError("pg_ctl start failed (exit status \(starting.terminationStatus))") }
         let version = (try? runProgram(bin + "/postgres", ["--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
         return PostgresBaseline(bin: bin, version: version, directory: directory, port: port, prefix: prefix)
     }
