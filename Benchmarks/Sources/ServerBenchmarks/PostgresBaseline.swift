@@ -1,5 +1,8 @@
 import BenchmarkSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// PostgreSQL on the same machine, answering the same lookup as docserver's indexed `fetch`
 /// (a Song by an indexed `plays`), measured by its own pgbench: a private cluster made with
@@ -40,19 +43,33 @@ struct PostgresBaseline {
         try check(run(prefix, bin + "/initdb", ["-D", data, "-U", "bench", "--auth=trust", "-E", "UTF8", "--no-sync"]), "initdb")
         let port = try freePort()
         let settings = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c max_connections=120 -c shared_buffers=256MB"
-        // Not through a pipe: the server pg_ctl starts would hold it open, and reading it to its end would never end.
-        let starting = Process()
-        starting.executableURL = URL(fileURLWithPath: prefix.first ?? bin + "/pg_ctl")
-        starting.arguments = (prefix.isEmpty ? [] : Array(prefix.dropFirst()) + [bin + "/pg_ctl"])
+        // Spawned directly, its output to /dev/null, and waited for with waitpid: the server
+        // pg_ctl leaves running inherits what pg_ctl holds, so a pipe (or Foundation's own
+        // watch on the child) would never see its end.
+        let arguments = (prefix.isEmpty ? [bin + "/pg_ctl"] : prefix + [bin + "/pg_ctl"])
             + ["-D", data, "-o", settings, "-l", directory.appendingPathComponent("server.log").path, "-w", "start"]
-        starting.standardInput = FileHandle.nullDevice
-        starting.standardOutput = FileHandle.nullDevice
-        starting.standardError = FileHandle.nullDevice
-        try starting.run()
-        starting.waitUntilExit()
-        guard starting.terminationStatus == 0 else { throw BenchmarkError("pg_ctl start failed (exit status \(starting.terminationStatus))") }
+        let status = try spawnAndWait(arguments)
+        guard status == 0 else { throw BenchmarkError("pg_ctl start failed (wait status \(status))") }
         let version = (try? runProgram(bin + "/postgres", ["--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
         return PostgresBaseline(bin: bin, version: version, directory: directory, port: port, prefix: prefix)
+    }
+
+    /// Runs `arguments[0]` with the rest, standard streams on /dev/null; its wait status.
+    private static func spawnAndWait(_ arguments: [String]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw BenchmarkError("cannot start \(arguments[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
     }
 
     private static func run(_ prefix: [String], _ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
