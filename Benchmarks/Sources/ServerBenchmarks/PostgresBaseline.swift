@@ -80,10 +80,10 @@ struct PostgresBaseline {
         guard result.status == 0 else { throw BenchmarkError("\(what) failed (exit status \(result.status)): \(result.output.suffix(500))") }
     }
 
-    /// Runs SQL with psql over TCP.
+    /// Runs SQL with psql over TCP (its errors go to standard error).
     func sql(_ statements: String) throws {
         try Self.check(runProgram(bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", "postgres", "-q",
-                                                  "-v", "ON_ERROR_STOP=1", "-c", statements], quiet: true), "psql")
+                                                  "-v", "ON_ERROR_STOP=1", "-c", statements]), "psql")
     }
 
     /// A table `songs` of `count` rows shaped like the docserver store's Songs (distinct
@@ -94,8 +94,8 @@ struct PostgresBaseline {
             INSERT INTO songs SELECT i, 'Song ' || i, i, (i % 50) / 10.0, i % 90000 FROM generate_series(0, \(count - 1)) AS i;
             CREATE INDEX songs_plays ON songs (plays);
             CREATE INDEX songs_title ON songs (title);
-            VACUUM ANALYZE songs;
             """)
+        try sql("VACUUM ANALYZE songs")  // alone: VACUUM cannot run in the transaction of a multi-statement string
     }
 
     /// pgbench with `clients` clients for `seconds` running `script` (pgbench's script
