@@ -40,7 +40,7 @@ struct PostgresBaseline {
         let prefix = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
         if getuid() == 0 { _ = try runProgram("/bin/chown", ["-R", "postgres:", directory.path]) }
         let data = directory.appendingPathComponent("data").path
-        try check(run(prefix, bin + "/initdb", ["-D", data, "-U", "bench", "--auth=trust", "-E", "UTF8", "--no-sync"]), "initdb")
+        try check(run(prefix, bin + "/initdb", ["-D", data, "-U", "bench", "--auth=trust", "-E", "UTF8", "--no-sync"], in: parent), "initdb")
         let port = try freePort()
         let settings = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c max_connections=120 -c shared_buffers=256MB"
         // Spawned directly, its output to /dev/null, and waited for with waitpid: the server
@@ -50,30 +50,48 @@ struct PostgresBaseline {
             + ["-D", data, "-o", settings, "-l", directory.appendingPathComponent("server.log").path, "-w", "start"]
         let status = try spawnAndWait(arguments)
         guard status == 0 else { throw BenchmarkError("pg_ctl start failed (wait status \(status))") }
-        let version = (try? runProgram(bin + "/postgres", ["--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
+        let version = (try? run([], bin + "/postgres", ["--version"], in: directory).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
         return PostgresBaseline(bin: bin, version: version, directory: directory, port: port, prefix: prefix)
     }
 
-    /// Runs `arguments[0]` with the rest, standard streams on /dev/null; its wait status.
-    private static func spawnAndWait(_ arguments: [String]) throws -> Int32 {
+    /// Runs `arguments[0]` with the rest, standard input on /dev/null, output and errors into
+    /// `output` (or /dev/null); its wait status. Spawned and reaped here: through Foundation's
+    /// `Process` pgbench's -T never ended and its end was never seen in this program.
+    private static func spawnAndWait(_ arguments: [String], output: String = "/dev/null") throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        // No blocked or ignored signals: this program's threads block some (and ignore SIGPIPE
+        // and others), which a child inherits; pgbench's -T timer is a SIGALRM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
         guard spawned == 0 else { throw BenchmarkError("cannot start \(arguments[0]): error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return status
     }
 
-    private static func run(_ prefix: [String], _ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        prefix.isEmpty ? try runProgram(program, arguments, quiet: true) : try runProgram(prefix[0], Array(prefix.dropFirst()) + [program] + arguments, quiet: true)
+    /// Runs `program` (after `prefix`), its output and errors in a file of `directory`.
+    private static func run(_ prefix: [String], _ program: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
+        let output = directory.appendingPathComponent("output-\(UUID().uuidString).txt").path
+        let status = try spawnAndWait(prefix + [program] + arguments, output: output)
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: output)
+        return (status, text)
     }
 
     private static func check(_ result: (status: Int32, output: String), _ what: String) throws {
@@ -82,8 +100,8 @@ struct PostgresBaseline {
 
     /// Runs SQL with psql over TCP (its errors go to standard error).
     func sql(_ statements: String) throws {
-        try Self.check(runProgram(bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", "postgres", "-q",
-                                                  "-v", "ON_ERROR_STOP=1", "-c", statements]), "psql")
+        try Self.check(Self.run([], bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", "postgres", "-q",
+                                                    "-v", "ON_ERROR_STOP=1", "-c", statements], in: directory), "psql")
     }
 
     /// A table `songs` of `count` rows shaped like the docserver store's Songs (distinct
@@ -104,8 +122,8 @@ struct PostgresBaseline {
     func pgbench(script: String, clients: Int, seconds: Int, mode: String) throws -> Double {
         let file = directory.appendingPathComponent("lookup-\(UUID().uuidString).sql")
         try Data(script.utf8).write(to: file)
-        let result = try runProgram(bin + "/pgbench", ["-n", "-M", mode, "-c", "\(clients)", "-j", "2", "-T", "\(seconds)",
-                                                       "-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-f", file.path, "postgres"], quiet: true)
+        let result = try Self.run([], bin + "/pgbench", ["-n", "-M", mode, "-c", "\(clients)", "-j", "2", "-T", "\(seconds)",
+                                                         "-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-f", file.path, "postgres"], in: directory)
         guard result.status == 0,
               let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
               let tps = Double(line.dropFirst(6).prefix { $0 != " " }) else {
@@ -118,6 +136,6 @@ struct PostgresBaseline {
 
     /// Stops the cluster (`pg_ctl stop -m fast`).
     func stop() {
-        _ = try? Self.run(prefix, bin + "/pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
+        _ = try? Self.spawnAndWait(prefix + [bin + "/pg_ctl", "-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
     }
 }

@@ -8,6 +8,8 @@ protocol PlannableIndex {
     var name: String { get }
     /// The attribute the index orders by.
     var key: String { get }
+    /// How the index folds string keys (`[c]`, `[d]`): empty for a plain index.
+    var folding: Comparison.Options { get }
     /// Whether the index holds every object of its entity.
     var isComplete: Bool { get }
     /// How many entries hold NaN (the index then gives no total order).
@@ -30,30 +32,30 @@ enum IndexChoice<Index: PlannableIndex> {
 
 extension IndexPlanner {
     /// The plan for `request` over the concrete entities `included` (those holding objects):
-    /// `index(entity, key)` gives an entity's index on an attribute, if it keeps one.
+    /// `index(entity, key, folding)` gives an entity's index on an attribute, if it keeps one.
     static func choose<Index: PlannableIndex>(_ request: FetchRequest, included: [String],
-                                              index: (String, String) -> Index?) -> IndexChoice<Index> {
+                                              index: (String, String, Comparison.Options) -> Index?) -> IndexChoice<Index> {
         /// The index of every included entity on `key`, when each has a complete one.
-        func indexes(on key: String) -> [Index]? {
+        func indexes(on key: String, folding: Comparison.Options = []) -> [Index]? {
             guard !included.isEmpty else { return nil }  // no objects: the scan is as quick
             var found: [Index] = []
             for name in included {
-                guard let index = index(name, key), index.isComplete else { return nil }
+                guard let index = index(name, key, folding), index.isComplete else { return nil }
                 found.append(index)
             }
             return found
         }
-        let terms = terms(of: request.predicate).filter { indexes(on: $0.key) != nil }.sorted { $0.cost < $1.cost }
+        let terms = terms(of: request.predicate).filter { indexes(on: $0.key, folding: $0.folding) != nil }.sorted { $0.cost < $1.cost }
         // An order an index gives, with a limit or a range of that index: walk it in order and
         // stop once the page is full (unless a more selective term on another key is at hand).
         if request.sortDescriptors.count == 1, let order = request.sortDescriptors.first,
            order.comparison == .plain, included.count == 1, let index = indexes(on: order.keyPath)?.first, index.nanCount == 0,
-           !(terms.first.map { $0.cost <= 1 && $0.key != order.keyPath } ?? false),
-           request.fetchLimit > 0 || terms.contains(where: { $0.key == order.keyPath && $0.ranges.count == 1 }) {
-            let term = terms.first { $0.key == order.keyPath && $0.ranges.count == 1 }
+           !(terms.first.map { $0.cost <= 1 && ($0.key != order.keyPath || !$0.folding.isEmpty) } ?? false),
+           request.fetchLimit > 0 || terms.contains(where: { $0.key == order.keyPath && $0.folding.isEmpty && $0.ranges.count == 1 }) {
+            let term = terms.first { $0.key == order.keyPath && $0.folding.isEmpty && $0.ranges.count == 1 }
             return .ordered(index, term: term, ascending: order.ascending)
         }
-        if let term = terms.first, let found = indexes(on: term.key) { return .term(term, found) }
+        if let term = terms.first, let found = indexes(on: term.key, folding: term.folding) { return .term(term, found) }
         return .scan
     }
 

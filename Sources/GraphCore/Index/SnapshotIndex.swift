@@ -16,7 +16,7 @@ struct SnapshotIndex: Sendable {
         var entries: [SnapshotIndexEntry] = []
         entries.reserveCapacity(snapshots.count)
         for snapshot in snapshots {
-            guard let key = Self.key(of: snapshot, at: attribute.propertyIndex) else {
+            guard let key = Self.key(of: snapshot, attribute) else {
                 unindexedCount += 1
                 continue
             }
@@ -26,8 +26,8 @@ struct SnapshotIndex: Sendable {
         tree = SnapshotIndexTree(sorted: Self.sorted(entries))
     }
 
-    private static func key(of snapshot: ObjectSnapshot, at position: Int) -> IndexKey? {
-        position < snapshot.values.count ? IndexKey(snapshot.values[position]) : nil
+    private static func key(of snapshot: ObjectSnapshot, _ attribute: IndexedAttribute) -> IndexKey? {
+        attribute.propertyIndex < snapshot.values.count ? attribute.key(of: snapshot.values[attribute.propertyIndex]) : nil
     }
 
     /// The entries in order. Integer and string keys (with nil) are sorted as plain values,
@@ -55,14 +55,14 @@ struct SnapshotIndex: Sendable {
     /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
     mutating func apply(old: ObjectSnapshot?, new: ObjectSnapshot?) {
         if let old {
-            if let key = Self.key(of: old, at: attribute.propertyIndex) {
+            if let key = Self.key(of: old, attribute) {
                 if tree.remove(SnapshotIndexEntry(key: key, snapshot: old)), case .nan = key { nanCount -= 1 }
             } else {
                 unindexedCount -= 1
             }
         }
         if let new {
-            if let key = Self.key(of: new, at: attribute.propertyIndex) {
+            if let key = Self.key(of: new, attribute) {
                 if case .nan = key { nanCount += 1 }
                 tree.insert(SnapshotIndexEntry(key: key, snapshot: new))
             } else {
@@ -75,6 +75,7 @@ struct SnapshotIndex: Sendable {
 extension SnapshotIndex: PlannableIndex {
     var name: String { attribute.name }
     var key: String { attribute.key }
+    var folding: Comparison.Options { attribute.folding }
     var isComplete: Bool { unindexedCount == 0 }
 
     /// Backwards, the keys come from the last down, but the objects of one key still in

@@ -39,9 +39,9 @@ public struct SnapshotIndexes: Sendable {
         byEntity[name] = indexes
     }
 
-    /// The index of a concrete entity on an attribute.
-    func index(ofEntity name: String, key: String) -> SnapshotIndex? {
-        byEntity[name]?.first { $0.key == key }
+    /// The index of a concrete entity on an attribute, its keys folded as `folding` says.
+    func index(ofEntity name: String, key: String, folding: Comparison.Options = []) -> SnapshotIndex? {
+        byEntity[name]?.first { $0.key == key && $0.folding == folding }
     }
 
     /// The names of the indexes kept for a concrete entity (for tests and diagnostics).
