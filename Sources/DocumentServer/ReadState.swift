@@ -39,13 +39,9 @@ struct ReadState: Sendable {
         clearingEpoch = 0
         var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>] = [:]
         for entity in model.entities where !entity.isAbstract { entities[entity.name] = [:] }
-        var all: [ObjectSnapshot] = []
-        for snapshot in snapshots {
-            entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot
-            all.append(snapshot)
-        }
+        for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
         self.entities = entities
-        indexes = SnapshotIndexes(model: model, snapshots: all)
+        indexes = SnapshotIndexes(model: model, snapshots: entities.values.lazy.flatMap(\.values))
     }
 
     /// What a commit changed: each object's new snapshot, or nil for a deleted object.
