@@ -11,6 +11,8 @@ struct FetchCall: Sendable {
 
     private(set) var request: FetchRequest
     let resultType: ResultType
+    /// Whether the answer carries the plan (`explain: true`).
+    var explain = false
     /// The time limit the request runs under, once ``started(timeLimit:)`` set its deadline.
     private(set) var timeLimit: Duration?
 
@@ -23,7 +25,7 @@ struct FetchCall: Sendable {
         return call
     }
 
-    static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType"]
+    static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType", "explain"]
 
     static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> FetchCall {
         let params = try Params(value, allowed: parameters)
@@ -59,7 +61,7 @@ struct FetchCall: Sendable {
         guard let resultType = ResultType(rawValue: typeName) else {
             throw .invalidParams(params.path("resultType"), "must be \"objects\", \"ids\" or \"count\", not \"\(RPCError.capped(typeName))\"")
         }
-        return FetchCall(request: request, resultType: resultType, timeLimit: nil)
+        return FetchCall(request: request, resultType: resultType, explain: try params.optionalBool("explain") ?? false, timeLimit: nil)
     }
 
     /// A sort key must lead through to-one relationships to an attribute.

@@ -8,7 +8,8 @@ import HashTreeCollections
 /// and without waiting for the writer; a state holds whole commits only, so a reader sees
 /// all of a commit or none of it. The writer makes the next state from this one and what a
 /// commit changed (``advanced(to:changes:)``): the maps are persistent (`TreeDictionary`),
-/// so that costs O(changed · log n) and shares everything else with the state before.
+/// so that costs O(changed · log n) and shares everything else with the state before. The
+/// fetch indexes (``SnapshotIndexes``) are persistent B+-trees advanced the same way.
 ///
 /// A checkpoint can take ``objects(ofEntity:)`` of a state to any thread: the state never
 /// changes.
@@ -22,6 +23,9 @@ struct ReadState: Sendable {
     let dangling: DanglingReferences
     /// By concrete entity name (every non-abstract entity has an entry).
     private var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>]
+    /// The model's fetch indexes over these objects, advanced with them (persistent, like
+    /// the maps): `fetch` reads them through GraphCore's planner.
+    private(set) var indexes: SnapshotIndexes
     /// Changes whenever a commit deletes an object that dangling references may point at:
     /// then objects read differently without a version of their own (see ``WireObjectCache``).
     private(set) var clearingEpoch: Int64
@@ -37,6 +41,7 @@ struct ReadState: Sendable {
         for entity in model.entities where !entity.isAbstract { entities[entity.name] = [:] }
         for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
         self.entities = entities
+        indexes = SnapshotIndexes(model: model, snapshots: entities.values.lazy.flatMap(\.values))
     }
 
     /// What a commit changed: each object's new snapshot, or nil for a deleted object.
@@ -47,7 +52,9 @@ struct ReadState: Sendable {
         var next = self
         next.sequence = sequence
         var deleted: [ObjectID] = []
+        let indexed = !indexes.isEmpty
         for (id, snapshot) in changes {
+            if indexed { next.indexes.apply(old: next.entities[id.entityName]?[StateKey(id)], new: snapshot) }
             if let snapshot {
                 next.entities[id.entityName, default: [:]][StateKey(id)] = snapshot
             } else {

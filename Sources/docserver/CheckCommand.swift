@@ -10,7 +10,8 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Reads the snapshot file and replays its journal (<store>-journal) as the server would (read-only: \
             it takes no lock and changes no file, so it also works on the store of a running server) and checks \
-            syntax, shape, value types, required values, references and inverse relationships, and that the \
+            syntax, shape, value types, required values, references and inverse relationships, the model's \
+            uniqueness constraints (two objects sharing one's values are an error naming both), and that the \
             journal's records follow each other. The summary says how many journal records were replayed, and a \
             warning reports a torn last record (a write cut short by a crash; it is left out, and cut off when \
             the store is next opened for writing). A damaged record before the last one is an error naming the \
@@ -37,6 +38,12 @@ struct CheckCommand: ParsableCommand {
             let opened = try coordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: URL(fileURLWithPath: store), options: options)
             defer { coordinator.remove(opened) }
             let nodes = (opened as? AtomicStore)?.cacheNodes() ?? []
+            if case .uniquenessViolation(let entity, let attributes, let values, let objects)? = (opened as? AtomicStore)?.firstUniquenessViolation() {
+                let pairs = zip(attributes, values).map { "\($0) = \(String($1.formatLiteral.prefix(128)))" }.joined(separator: ", ")
+                FileHandle.standardError.write(Data(("\(store): two \(entity) objects share \(pairs), against the uniqueness constraint"
+                    + " [\(attributes.joined(separator: ", "))]: \(objects.map(\.uriRepresentation).joined(separator: " and "))\n").utf8))
+                throw ExitCode(1)
+            }
             var counts: [String: Int] = [:]
             for node in nodes { counts[node.objectID.entityName, default: 0] += 1 }
             let perEntity = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -51,6 +58,8 @@ struct CheckCommand: ParsableCommand {
                       + "is next opened for writing")
             }
             for warning in Self.numberingWarnings(opened as? AtomicStore, nodes: nodes) { print("warning: \(warning)") }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             // Store errors name the file already.
             FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -11,6 +11,10 @@ struct BenchmarkOptions {
     var saveSizes = [10_000, 100_000, 1_000_000]
     /// Durable saves before resident memory is compared with a fresh start.
     var memorySaves: Int?
+    /// `--indexes`: the fetch-index benchmark (ServerBenchmark+Indexes.swift) instead of the rest.
+    var indexes = false
+    /// Songs in the store of the fetch-index benchmark.
+    var indexSongs = 1_000_000
 
     /// Warm-up before each measured window, and the window.
     var warmup: TimeAmount { quick ? .milliseconds(500) : .seconds(1) }
@@ -25,7 +29,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--indexes [--index-songs N]]"
 
     init(arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -45,6 +49,10 @@ struct BenchmarkOptions {
             case "--memory-saves":
                 guard let count = rest.popFirst().flatMap(Int.init), count > 0 else { throw BenchmarkError("--memory-saves needs a count\n\(Self.usage)") }
                 memorySaves = count
+            case "--indexes": indexes = true
+            case "--index-songs":
+                guard let count = rest.popFirst().flatMap(Int.init), count >= 1_000 else { throw BenchmarkError("--index-songs needs a count of at least 1000\n\(Self.usage)") }
+                indexSongs = count
             case "-h", "--help": throw BenchmarkError(Self.usage)
             default: throw BenchmarkError("unknown argument \(argument)\n\(Self.usage)")
             }

@@ -56,9 +56,9 @@ extension ServerBenchmark {
     }
 
     /// Starts docserver on `store`, runs `body`, stops it and says how it ended.
-    func withServer(on store: BenchmarkStore, _ body: (ServerSession, LoadGenerator) async throws -> Void) async throws {
+    func withServer(on store: BenchmarkStore, model: URL? = nil, _ body: (ServerSession, LoadGenerator) async throws -> Void) async throws {
         let start = MonotonicClock.nanoseconds()
-        let server = try DocServer(binary: binary, model: modelURL, store: store.url,
+        let server = try DocServer(binary: binary, model: model ?? modelURL, store: store.url,
                                    log: directory.appendingPathComponent("docserver-\(store.shape.total)-\(start).log"))
         let ready = Double(MonotonicClock.nanoseconds() - start) / 1e9
         say("docserver on the \(store.label): listening on \(server.host):\(server.port) after \(fixed(ready, 2)) s,"

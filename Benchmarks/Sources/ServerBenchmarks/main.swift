@@ -50,7 +50,7 @@ do { options = try BenchmarkOptions(arguments: CommandLine.arguments) } catch {
 ChildProcessReaper.installSignalHandlers()
 let benchmark = try ServerBenchmark(options: options)
 do {
-    try await benchmark.run()
+    if options.indexes { try await benchmark.runIndexes() } else { try await benchmark.run() }
     await benchmark.cleanUp()
 } catch {
     await benchmark.cleanUp()

@@ -14,4 +14,11 @@ public enum MergePolicy: Sendable, Equatable {
     /// Property by property, this context's changes win; properties it did not change take
     /// the store's newer values.
     case objectTrumps
+    /// ``objectTrumps``, and an inserted object that breaks a uniqueness constraint with an
+    /// object already saved (or inserted before it in the same save) is merged into that one
+    /// instead of failing the save: Core Data's `mergeByPropertyObjectTrump` on constraints.
+    /// The existing object takes the inserted one's non-nil attributes and relationships
+    /// (objects that pointed at the inserted one now point at it); the inserted object leaves
+    /// the context, as if deleted before the save.
+    case objectTrumpsMergingConstraints
 }

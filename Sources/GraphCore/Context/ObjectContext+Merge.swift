@@ -106,7 +106,7 @@ extension ObjectContext {
                 object._context = nil
                 continue
             }
-            repairs += merge(object, with: snapshot, localWins: mergePolicy == .objectTrumps)
+            repairs += merge(object, with: snapshot, localWins: mergePolicy != .storeTrumps)
         }
         try repairInverses(repairs)
     }

@@ -30,6 +30,7 @@ extension ObjectContext {
 
         try assignPermanentIDs(changed)
         var attempts = 0
+        var constraintMerges = 0
         while true {
             let request = makeSaveRequest(changed)
             if request.isEmpty {
@@ -46,6 +47,13 @@ extension ObjectContext {
                 attempts += 1
                 try resolve(conflicts)
                 // Mending inverses may have changed objects this save did not hold yet.
+                changed = changeList.filter { $0.hasChanges }
+            } catch GraphError.uniquenessViolation(let entity, let attributes, let values, let objects)
+                        where mergePolicy == .objectTrumpsMergingConstraints {
+                // One merge per violation: at most one per inserted object.
+                let violation = GraphError.uniquenessViolation(entity: entity, attributes: attributes, values: values, objects: objects)
+                guard constraintMerges < changed.count, try mergeByConstraint(objects) else { throw violation }
+                constraintMerges += 1
                 changed = changeList.filter { $0.hasChanges }
             }
         }

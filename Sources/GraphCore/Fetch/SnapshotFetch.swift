@@ -64,6 +64,28 @@ public struct SnapshotFetch {
         return true
     }
 
+    /// The answer through one of `indexes`, when the planner finds one that fits (the same
+    /// planner as an ``AtomicStore``'s); nil when the request needs a scan. `included` names
+    /// the concrete entities the request includes that hold objects.
+    ///
+    /// With ``FetchPlan/isSortedByIndex`` the snapshots are the request's page, sorted;
+    /// otherwise they are every match, in the index's order, for the caller to sort and page.
+    ///
+    /// - Throws: ``GraphError/timeLimitExceeded(entity:)`` past the deadline; what judging
+    ///   the predicate throws.
+    public func indexed(_ indexes: SnapshotIndexes, included: [String]) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
+        guard !indexes.isEmpty else { return nil }
+        let choice: IndexChoice<SnapshotIndex> = IndexPlanner.choose(request, included: included.sorted()) { name, key, folding in
+            indexes.index(ofEntity: name, key: key, folding: folding)
+        }
+        var snapshots: [ObjectSnapshot] = []
+        let evaluator = self.evaluator
+        guard let plan = try IndexPlanner.run(choice, request, deadline: deadline,
+                                              matches: { try evaluator?.matches($0) ?? true },
+                                              identity: \.objectID, emit: { snapshots.append($0) }) else { return nil }
+        return (snapshots, plan)
+    }
+
     /// `snapshots` in the order of the request's sort descriptors (unchanged without any).
     ///
     /// - Throws: ``GraphError/unknownKey(entity:key:)`` or ``GraphError/wrongKind(entity:key:expected:)``

@@ -85,3 +85,34 @@ extension AtomicStore {
         return cache?[values]
     }
 }
+
+extension AtomicStore {
+    /// The first pair of kept objects that share the values of a uniqueness constraint (as a
+    /// store file written by another program may hold), or nil when every constraint holds:
+    /// for `docserver check`. Constraints in the order of the model's entities, objects in
+    /// reference order, so the answer is the same on every run.
+    ///
+    /// - Returns: ``GraphError/uniquenessViolation(entity:attributes:values:objects:)``
+    ///   naming the declaring entity, the attributes, the shared values and both objects.
+    public func firstUniquenessViolation() -> GraphError? {
+        guard let model else { return nil }
+        let tables = nodeTables
+        for owner in model.entities {
+            for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
+                var nodes: [CacheNode] = []
+                for entity in model.entities where entity.isKind(of: owner) { tables[entity.name]?.forEach { nodes.append($0) } }
+                nodes.sort { a, b in SnapshotIndexEntry.referenceOrder(a.objectID, b.objectID) < 0 || (
+                    SnapshotIndexEntry.referenceOrder(a.objectID, b.objectID) == 0 && a.objectID.entityName < b.objectID.entityName) }
+                var seen: [[Value]: ObjectID] = [:]
+                for node in nodes {
+                    guard let values = Self.values(of: constraint, in: node.values, entity: node.objectID.entity) else { continue }
+                    if let other = seen[values] {
+                        return .uniquenessViolation(entity: owner.name, attributes: constraint, values: values, objects: [other, node.objectID])
+                    }
+                    seen[values] = node.objectID
+                }
+            }
+        }
+        return nil
+    }
+}

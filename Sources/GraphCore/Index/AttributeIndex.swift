@@ -11,6 +11,8 @@ final class AttributeIndex {
     let key: String
     /// The attribute's position in the entity's properties.
     let propertyIndex: Int
+    /// How string keys are folded; empty for a plain index.
+    let folding: Comparison.Options
     private(set) var tree: IndexTree
     /// How many entries hold NaN: an order by the attribute is then not a total order (a
     /// sort leaves NaN where it finds it), so the index is not used for ordering.
@@ -22,14 +24,15 @@ final class AttributeIndex {
     /// Whether the index holds every node of its entity.
     var isComplete: Bool { unindexedCount == 0 }
 
-    init(name: String, key: String, propertyIndex: Int, nodes: [CacheNode]) {
-        self.name = name
-        self.key = key
-        self.propertyIndex = propertyIndex
+    init(_ attribute: IndexedAttribute, nodes: [CacheNode]) {
+        self.name = attribute.name
+        self.key = attribute.key
+        self.propertyIndex = attribute.propertyIndex
+        self.folding = attribute.folding
         var entries: [IndexEntry] = []
         entries.reserveCapacity(nodes.count)
         for node in nodes {
-            guard propertyIndex < node.values.count, let key = IndexKey(node.values[propertyIndex]) else {
+            guard propertyIndex < node.values.count, let key = attribute.key(of: node.values[propertyIndex]) else {
                 unindexedCount += 1
                 continue
             }
@@ -67,26 +70,17 @@ final class AttributeIndex {
     /// The indexes to keep for `entity`: each binary fetch index of it or an ancestor whose
     /// first element is an attribute of a covered type.
     static func make(for entity: EntityDescription, nodes: [CacheNode]) -> [AttributeIndex] {
-        var indexes: [AttributeIndex] = []
-        var declaring: EntityDescription? = entity
-        while let current = declaring {
-            for description in current.fetchIndexes {
-                guard let first = description.elements.first, first.kind == .binary,
-                      case .property(let key) = first.target,
-                      let position = entity.index(ofProperty: key),
-                      case .attribute(let attribute) = entity.properties[position],
-                      IndexKey.covers(attribute.type),
-                      !indexes.contains(where: { $0.key == key })
-                else { continue }
-                indexes.append(AttributeIndex(name: description.name, key: key, propertyIndex: position, nodes: nodes))
-            }
-            declaring = current.parent
-        }
-        return indexes
+        IndexedAttribute.all(of: entity).map { AttributeIndex($0, nodes: nodes) }
+    }
+
+    /// The key of a value in this index (strings folded as it says).
+    private func indexKey(_ value: Value) -> IndexKey? {
+        if !folding.isEmpty, case .string(let s) = value { return .string(StringFolding.fold(s, folding)) }
+        return IndexKey(value)
     }
 
     func insert(_ node: CacheNode) {
-        guard propertyIndex < node.values.count, let key = IndexKey(node.values[propertyIndex]) else {
+        guard propertyIndex < node.values.count, let key = indexKey(node.values[propertyIndex]) else {
             unindexedCount += 1
             return
         }
@@ -95,7 +89,7 @@ final class AttributeIndex {
     }
 
     func remove(_ node: CacheNode, value: Value) {
-        guard let key = IndexKey(value) else {
+        guard let key = indexKey(value) else {
             unindexedCount -= 1
             return
         }
@@ -105,7 +99,7 @@ final class AttributeIndex {
     /// Moves a node whose value changed from `old`.
     func update(_ node: CacheNode, from old: Value) {
         let new = propertyIndex < node.values.count ? node.values[propertyIndex] : .null
-        if let a = IndexKey(old), let b = IndexKey(new), a.rank == b.rank, IndexKey.order(a, b) == 0,
+        if let a = indexKey(old), let b = indexKey(new), a.rank == b.rank, IndexKey.order(a, b) == 0,
            Self.sameKind(old, new) { return }
         remove(node, value: old)
         insert(node)
@@ -118,5 +112,12 @@ final class AttributeIndex {
         case (.int, .int), (.double, .double), (.bool, .bool), (.string, .string), (.date, .date), (.null, .null): true
         default: false
         }
+    }
+}
+
+extension AttributeIndex: PlannableIndex {
+    func walk(_ range: KeyRange?, backwards: Bool, _ body: (CacheNode) throws -> Bool) rethrows {
+        let positions = range.map { $0.positions(in: tree) } ?? tree.startPosition..<tree.endPosition
+        try tree.walk(positions, backwards: backwards) { try body($0.node) }
     }
 }

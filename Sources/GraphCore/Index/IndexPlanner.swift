@@ -23,10 +23,13 @@ struct IndexTerm {
     let ranges: [KeyRange]
     /// How selective the operator usually is: lower is better.
     let cost: Int
+    /// The term's `[c]`/`[d]` options: only an index folding string keys the same way answers it.
+    var folding: Comparison.Options = []
 
     /// Whether the ranges hold exactly the objects the term matches (not more, as
-    /// `BEGINSWITH`'s may): a predicate that is only this term needs no judging then.
-    var isExact: Bool { operation != "BEGINSWITH" }
+    /// `BEGINSWITH`'s may): a predicate that is only this term needs no judging then. A
+    /// folded term is always judged.
+    var isExact: Bool { operation != "BEGINSWITH" && folding.isEmpty }
 }
 
 /// Picks how an ``AtomicStore`` answers a fetch: which term of the predicate an index can
@@ -43,7 +46,8 @@ enum IndexPlanner {
 
     /// The term of `key op constant`, when an index can answer it exactly as the evaluator does.
     static func term(_ c: Comparison) -> IndexTerm? {
-        guard c.modifier == .direct, c.options.isEmpty, case .keyPath(let key) = c.left, !key.contains(".") else { return nil }
+        guard c.modifier == .direct, case .keyPath(let key) = c.left, !key.contains(".") else { return nil }
+        if !c.options.isEmpty { return foldedTerm(c, key: key) }
         let constants: [Value]
         switch c.right {
         case .constant(let value): constants = [value]
@@ -102,6 +106,23 @@ enum IndexPlanner {
                                      return IndexKey.order(key, p) > 0 && !Self.nfc(s).unicodeScalars.starts(with: scalars)
                                  })
             return IndexTerm(key: key, operation: "BEGINSWITH", ranges: [range], cost: 4)
+        default:
+            return nil
+        }
+    }
+
+    /// `key ==[c] "text"` or `key BEGINSWITH[cd] "text"`: the range of the folded constant in
+    /// an index that folds its keys with the same options (its candidates are then judged).
+    private static func foldedTerm(_ c: Comparison, key: String) -> IndexTerm? {
+        guard case .constant(.string(let text)) = c.right else { return nil }
+        let folded = StringFolding.fold(text, c.options)
+        let flags = "[" + (c.options.contains(.caseInsensitive) ? "c" : "") + (c.options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+        switch c.op {
+        case .equal:
+            return IndexTerm(key: key, operation: "==" + flags, ranges: [point(.string(folded))], cost: 0, folding: c.options)
+        case .beginsWith:
+            guard let plain = term(Comparison(.keyPath(key), .beginsWith, .constant(.string(folded)))) else { return nil }
+            return IndexTerm(key: key, operation: "BEGINSWITH" + flags, ranges: plain.ranges, cost: plain.cost, folding: c.options)
         default:
             return nil
         }

@@ -19,9 +19,9 @@ struct StoreIndexes {
         }
     }
 
-    /// The index of a concrete entity on an attribute.
-    func index(ofEntity name: String, key: String) -> AttributeIndex? {
-        byEntity[name]?.first { $0.key == key }
+    /// The index of a concrete entity on an attribute, its keys folded as `folding` says.
+    func index(ofEntity name: String, key: String, folding: Comparison.Options = []) -> AttributeIndex? {
+        byEntity[name]?.first { $0.key == key && $0.folding == folding }
     }
 
     /// Takes one save into the indexes: inserted nodes, updated nodes with their values

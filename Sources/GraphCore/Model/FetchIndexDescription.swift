@@ -26,12 +26,22 @@ public struct FetchIndexDescription: Sendable, Hashable {
         public var kind: Kind
         /// Whether the element is in ascending order (false: descending).
         public var ascending: Bool
+        /// Whether the index keeps a string attribute's values case-folded, for `==[c]` and
+        /// `BEGINSWITH[c]` (with ``diacriticInsensitive``: `[cd]`). Not Core Data's: our
+        /// model file's `caseInsensitive`.
+        public var caseInsensitive: Bool
+        /// Whether the index keeps a string attribute's values with diacritics removed, for
+        /// `[d]` (with ``caseInsensitive``: `[cd]`). Our model file's `diacriticInsensitive`.
+        public var diacriticInsensitive: Bool
 
         /// Describes an index element.
-        public init(_ target: Target, kind: Kind = .binary, ascending: Bool = true) {
+        public init(_ target: Target, kind: Kind = .binary, ascending: Bool = true,
+                    caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) {
             self.target = target
             self.kind = kind
             self.ascending = ascending
+            self.caseInsensitive = caseInsensitive
+            self.diacriticInsensitive = diacriticInsensitive
         }
     }
 

@@ -57,6 +57,8 @@ struct ModelFile: Codable {
             var expression: String?
             var type: String?
             var order: String?
+            var caseInsensitive: Bool?
+            var diacriticInsensitive: Bool?
         }
 
         init(_ index: FetchIndexDescription) {
@@ -69,6 +71,8 @@ struct ModelFile: Codable {
                 }
                 result.type = element.kind.rawValue
                 result.order = element.ascending ? "ascending" : "descending"
+                result.caseInsensitive = element.caseInsensitive ? true : nil
+                result.diacriticInsensitive = element.diacriticInsensitive ? true : nil
                 return result
             }
         }
@@ -89,7 +93,8 @@ struct ModelFile: Codable {
                 guard ["ascending", "descending"].contains(element.order ?? "ascending") else {
                     throw .invalidFile(path: path, reason: "\(here).order: '\(element.order ?? "")' is not ascending or descending")
                 }
-                parsed.append(.init(target, kind: kind, ascending: element.order != "descending"))
+                parsed.append(.init(target, kind: kind, ascending: element.order != "descending",
+                                    caseInsensitive: element.caseInsensitive ?? false, diacriticInsensitive: element.diacriticInsensitive ?? false))
             }
             return FetchIndexDescription(name: name, elements: parsed)
         }

@@ -273,6 +273,12 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                     throw .invalidIndex(entity: entity.name,
                                         reason: "fetch index '\(index.name)' names '\(name)', which is not a stored property of the entity")
                 }
+                if element.caseInsensitive || element.diacriticInsensitive {
+                    guard case .property(let name) = element.target, let position = entity.indexByName[name],
+                          case .attribute(let attribute) = entity.properties[position], attribute.type == .string else {
+                        throw .invalidIndex(entity: entity.name, reason: "fetch index '\(index.name)': only a string attribute can be caseInsensitive or diacriticInsensitive")
+                    }
+                }
             }
         }
     }

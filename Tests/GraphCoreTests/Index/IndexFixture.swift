@@ -5,9 +5,9 @@ import ServerTestSupport
 /// A model of items with attributes of every kind an index covers, made with or without
 /// fetch indexes, and random items and requests over it.
 enum IndexFixture {
-    /// Indexed keys: `i` (int64), `d` (double, descending), `s` (string), `t` (date), `b` (bool),
-    /// `c` (int32, first element of a compound index with `w`); `u` and `w` are not indexed
-    /// on their own; `n` numbers the items.
+    /// Indexed keys: `i` (int64), `d` (double, descending), `s` (string; also folded `[cd]`),
+    /// `t` (date), `b` (bool), `c` (int32, first element of a compound index with `w`); `w` has
+    /// a case-folded index only (`[c]`); `u` is not indexed; `n` numbers the items.
     static func model(indexed: Bool) throws -> ObjectModel {
         let indexes: [FetchIndexDescription] = indexed ? [
             FetchIndexDescription(name: "byI", elements: [.init(.property("i"))]),
@@ -16,6 +16,8 @@ enum IndexFixture {
             FetchIndexDescription(name: "byT", elements: [.init(.property("t"))]),
             FetchIndexDescription(name: "byB", elements: [.init(.property("b"))]),
             FetchIndexDescription(name: "byCW", elements: [.init(.property("c")), .init(.property("w"))]),
+            FetchIndexDescription(name: "byWFolded", elements: [.init(.property("w"), caseInsensitive: true)]),
+            FetchIndexDescription(name: "bySFolded", elements: [.init(.property("s"), caseInsensitive: true, diacriticInsensitive: true)]),
         ] : []
         return try ObjectModel(entities: [
             EntityDescription("Item", attributes: [
@@ -38,7 +40,7 @@ enum IndexFixture {
                                    .double(9_223_372_036_854_775_808.0), .double(-9_223_372_036_854_775_808.0),
                                    .double(9_007_199_254_740_992), .double(.infinity), .double(-.infinity), .double(2), .double(3)]
     static let strings: [Value] = [.null, "", "a", "ab", "abc", "B", "\u{E9}", "e\u{301}", "e", "ef", "\u{E9}t\u{E9}",
-                                   "日本", "日本語", "\u{1F600}", "Zed", "a\r\nb", "ß", "SS"]
+                                   "日本", "日本語", "\u{1F600}", "Zed", "a\r\nb", "ß", "SS", "A", "AB", "aBc", "\u{C9}", "E\u{301}T\u{C9}", "ss", "ZED"]
     static let dates: [Value] = [.null] + [0, 1, 1_000, -86_400, 1e9].map { .date(Date(timeIntervalSince1970: $0)) }
     static let bools: [Value] = [.null, .bool(true), .bool(false)]
 
@@ -88,10 +90,18 @@ enum IndexFixture {
         case .between: return .comparison(Comparison(.keyPath(key), .between, .array([.constant(constant()), .constant(constant())])))
         case .in: return .comparison(Comparison(.keyPath(key), .in, .array((0..<Int.random(in: 1...4, using: &rng)).map { _ in .constant(constant()) })))
         case .beginsWith:
-            let prefix = (strings + ["\u{E9}", "e", "日"]).randomElement(using: &rng) ?? ""
-            return .comparison(Comparison(.keyPath(["s", "w"].randomElement(using: &rng) ?? "s"), .beginsWith, .constant(prefix.isNull ? "a" : prefix)))
+            let prefix = (strings + ["\u{E9}", "e", "日", "A", "E", "Ab", "\u{C9}"]).randomElement(using: &rng) ?? ""
+            return .comparison(Comparison(.keyPath(["s", "w"].randomElement(using: &rng) ?? "s"), .beginsWith, .constant(prefix.isNull ? "a" : prefix),
+                                          options: folding(&rng)))
+        case .equal where key == "s" || key == "w":
+            return .comparison(Comparison(.keyPath(key), .equal, .constant(constant()), options: folding(&rng)))
         default: return .comparison(Comparison(.keyPath(key), op, .constant(constant())))
         }
+    }
+
+    /// No options half the time, else `[c]`, `[d]` or `[cd]`.
+    static func folding(_ rng: inout SplitMix64) -> Comparison.Options {
+        [[], [], [], .caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]].randomElement(using: &rng) ?? []
     }
 
     /// A random predicate: a comparison, a conjunction, sometimes a disjunction or a negation, or none.

@@ -1,0 +1,201 @@
+/// One entry of a ``SnapshotIndexTree``: an object's key and its snapshot.
+struct SnapshotIndexEntry: Sendable {
+    let key: IndexKey
+    let snapshot: ObjectSnapshot
+
+    /// The order of entries: by key, ties by the object's reference (integers by value, then
+    /// strings), so each object has one place and equal keys come in reference order.
+    static func order(_ a: SnapshotIndexEntry, _ b: SnapshotIndexEntry) -> Int {
+        let byKey = IndexKey.order(a.key, b.key)
+        if byKey != 0 { return byKey }
+        return referenceOrder(a.snapshot.objectID, b.snapshot.objectID)
+    }
+
+    /// Integer references by value, before string references by their text.
+    static func referenceOrder(_ a: ObjectID, _ b: ObjectID) -> Int {
+        switch (a.referenceObject, b.referenceObject) {
+        case (.int(let x), .int(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.int, .string): return -1
+        case (.string, .int): return 1
+        case (.string(let x), .string(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        }
+    }
+}
+
+/// Index entries in order, in a persistent B+-tree: nodes never change once made, and an
+/// insert or removal copies only the path from the root to its leaf (O(log n) nodes of at
+/// most ``fanout`` elements), sharing every other node with the tree before. So a reader
+/// keeps the tree it took, unchanged, while the writer makes the next one from it.
+///
+/// Removals leave nodes under-full rather than merging them: the depth never grows from
+/// a removal, and a rebuild (at load) packs the nodes again.
+struct SnapshotIndexTree: Sendable {
+    /// The most entries of a leaf and the most children of an inner node.
+    static let fanout = 64
+
+    /// A node: a leaf holds entries, an inner node children with their last entries.
+    final class Node: Sendable {
+        /// A leaf's entries; an inner node's children's last entries.
+        let entries: [SnapshotIndexEntry]
+        /// Empty for a leaf.
+        let children: [Node]
+
+        init(entries: [SnapshotIndexEntry], children: [Node]) {
+            self.entries = entries
+            self.children = children
+        }
+
+        var isLeaf: Bool { children.isEmpty }
+        var last: SnapshotIndexEntry? { entries.last }
+
+        static func inner(_ children: [Node]) -> Node {
+            Node(entries: children.compactMap(\.last), children: children)
+        }
+    }
+
+    private(set) var root: Node?
+    /// How many entries the tree holds.
+    private(set) var count = 0
+
+    /// An empty tree.
+    init() {}
+
+    /// A tree of `entries`, which must be sorted by ``SnapshotIndexEntry/order(_:_:)``: O(n).
+    init(sorted entries: [SnapshotIndexEntry]) {
+        count = entries.count
+        guard !entries.isEmpty else { return }
+        // Leaves three quarters full: room for inserts before the first splits.
+        let fill = Self.fanout * 3 / 4
+        var level: [Node] = stride(from: 0, to: entries.count, by: fill).map { start in
+            Node(entries: Array(entries[start..<min(start + fill, entries.count)]), children: [])
+        }
+        while level.count > 1 {
+            level = stride(from: 0, to: level.count, by: fill).map { start in
+                Node.inner(Array(level[start..<min(start + fill, level.count)]))
+            }
+        }
+        root = level.first
+    }
+
+    // MARK: - Reading
+
+    /// Calls `body` with the entries in `range` (from lower to upper, or backwards), until it
+    /// returns false.
+    func walk(_ range: KeyRange?, backwards: Bool, _ body: (SnapshotIndexEntry) throws -> Bool) rethrows {
+        guard let root else { return }
+        let below: (IndexKey) -> Bool = range?.below ?? { _ in false }
+        let above: (IndexKey) -> Bool = range?.above ?? { _ in false }
+        if backwards {
+            _ = try Self.walkBackwards(root, below: below, above: above, body)
+        } else {
+            _ = try Self.walkForwards(root, below: below, above: above, body)
+        }
+    }
+
+    /// The index of the first element of `entries` for which `isAfter` holds (a suffix).
+    private static func partition(_ entries: [SnapshotIndexEntry], _ isAfter: (SnapshotIndexEntry) -> Bool) -> Int {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if isAfter(entries[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// False once the walk is to stop (the range ended or `body` said so).
+    private static func walkForwards(_ node: Node, below: (IndexKey) -> Bool, above: (IndexKey) -> Bool,
+                                     _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
+        let start = partition(node.entries) { !below($0.key) }
+        if node.isLeaf {
+            for entry in node.entries[start...] {
+                if above(entry.key) { return false }
+                if try !body(entry) { return false }
+            }
+            return true
+        }
+        for child in node.children[start...] {
+            if try !walkForwards(child, below: below, above: above, body) { return false }
+        }
+        return true
+    }
+
+    private static func walkBackwards(_ node: Node, below: (IndexKey) -> Bool, above: (IndexKey) -> Bool,
+                                      _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
+        let end = partition(node.entries) { above($0.key) }
+        if node.isLeaf {
+            for entry in node.entries[..<end].reversed() {
+                if below(entry.key) { return false }
+                if try !body(entry) { return false }
+            }
+            return true
+        }
+        // The child holding the first entry past the range may hold entries in it.
+        for child in node.children[..<min(end + 1, node.children.count)].reversed() {
+            if try !walkBackwards(child, below: below, above: above, body) { return false }
+        }
+        return true
+    }
+
+    // MARK: - Changing (path copying)
+
+    /// Adds `entry` (which the tree must not hold).
+    mutating func insert(_ entry: SnapshotIndexEntry) {
+        count += 1
+        guard let root else {
+            root = Node(entries: [entry], children: [])
+            return
+        }
+        let parts = Self.inserting(entry, into: root)
+        self.root = parts.count == 1 ? parts[0] : Node.inner(parts)
+    }
+
+    /// The node with `entry` added: one node, or two when it split.
+    private static func inserting(_ entry: SnapshotIndexEntry, into node: Node) -> [Node] {
+        // The first element not before the entry; past the end, the last one.
+        let position = partition(node.entries) { SnapshotIndexEntry.order($0, entry) > 0 }
+        if node.isLeaf {
+            var entries = node.entries
+            entries.insert(entry, at: position)
+            return split(entries) { Node(entries: Array($0), children: []) }
+        }
+        let at = min(position, node.children.count - 1)
+        var children = node.children
+        children.replaceSubrange(at...at, with: inserting(entry, into: children[at]))
+        return split(children) { Node.inner(Array($0)) }
+    }
+
+    /// `elements` as one node, or as two halves when there are more than ``fanout``.
+    private static func split<Element>(_ elements: [Element], _ make: (ArraySlice<Element>) -> Node) -> [Node] {
+        guard elements.count > fanout else { return [make(elements[...])] }
+        let half = elements.count / 2
+        return [make(elements[..<half]), make(elements[half...])]
+    }
+
+    /// Removes `entry`; false when the tree does not hold it.
+    @discardableResult
+    mutating func remove(_ entry: SnapshotIndexEntry) -> Bool {
+        guard let root, let changed = Self.removing(entry, from: root) else { return false }
+        count -= 1
+        var next = changed
+        while let only = next, !only.isLeaf, only.children.count == 1 { next = only.children[0] }
+        self.root = next
+        return true
+    }
+
+    /// The node without `entry` (nil when it held only that entry); `.some(node)` unchanged
+    /// is never returned: nil from the outer optional means the entry is not there.
+    private static func removing(_ entry: SnapshotIndexEntry, from node: Node) -> Node?? {
+        let position = partition(node.entries) { SnapshotIndexEntry.order($0, entry) >= 0 }
+        guard position < node.entries.count else { return nil }
+        if node.isLeaf {
+            guard SnapshotIndexEntry.order(node.entries[position], entry) == 0 else { return nil }
+            var entries = node.entries
+            entries.remove(at: position)
+            return .some(entries.isEmpty ? nil : Node(entries: entries, children: []))
+        }
+        guard let changed = removing(entry, from: node.children[position]) else { return nil }
+        var children = node.children
+        if let child = changed { children[position] = child } else { children.remove(at: position) }
+        return .some(children.isEmpty ? nil : Node.inner(children))
+    }
+}

@@ -1,0 +1,51 @@
+/// The fetch indexes of an immutable state of snapshots (a server's read state): for each
+/// concrete entity, one persistent index per fetch index the model declares for it (or an
+/// ancestor). A value, advanced with the state in O(changed · log n) and sharing everything
+/// else with the indexes before; ``SnapshotFetch/indexed(_:included:)`` reads it with the
+/// same planner as an ``AtomicStore``.
+///
+/// ```swift
+/// var indexes = SnapshotIndexes(model: model, snapshots: allSnapshots)
+/// indexes.apply(old: before, new: after)   // per changed object, nil for inserted / deleted
+/// ```
+public struct SnapshotIndexes: Sendable {
+    private var byEntity: [String: [SnapshotIndex]] = [:]
+
+    /// The indexes of `snapshots` (every object of a store).
+    public init(model: ObjectModel, snapshots: some Sequence<ObjectSnapshot>) {
+        var attributes: [String: [IndexedAttribute]] = [:]
+        for entity in model.entities where !entity.isAbstract {
+            let found = IndexedAttribute.all(of: entity)
+            if !found.isEmpty { attributes[entity.name] = found }
+        }
+        guard !attributes.isEmpty else { return }
+        var grouped: [String: [ObjectSnapshot]] = [:]
+        for snapshot in snapshots where attributes[snapshot.objectID.entityName] != nil {
+            grouped[snapshot.objectID.entityName, default: []].append(snapshot)
+        }
+        for (name, list) in attributes {
+            byEntity[name] = list.map { SnapshotIndex($0, snapshots: grouped[name] ?? []) }
+        }
+    }
+
+    /// Whether the model declares no index these snapshots keep.
+    public var isEmpty: Bool { byEntity.isEmpty }
+
+    /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
+    public mutating func apply(old: ObjectSnapshot?, new: ObjectSnapshot?) {
+        guard let name = (old ?? new)?.objectID.entityName, var indexes = byEntity[name] else { return }
+        byEntity[name] = nil  // the arrays uniquely referenced: changed in place
+        for position in indexes.indices { indexes[position].apply(old: old, new: new) }
+        byEntity[name] = indexes
+    }
+
+    /// The index of a concrete entity on an attribute, its keys folded as `folding` says.
+    func index(ofEntity name: String, key: String, folding: Comparison.Options = []) -> SnapshotIndex? {
+        byEntity[name]?.first { $0.key == key && $0.folding == folding }
+    }
+
+    /// The names of the indexes kept for a concrete entity (for tests and diagnostics).
+    public func indexNames(ofEntity name: String) -> [String] {
+        byEntity[name]?.map(\.name) ?? []
+    }
+}

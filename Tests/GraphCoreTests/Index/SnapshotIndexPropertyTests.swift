@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import GraphCore
+import ServerTestSupport
+
+/// Fetches through ``SnapshotIndexes`` (the server's path) answer exactly as a scan of the
+/// same snapshots, over random data, requests and changes; indexes taken before a change
+/// still answer for the snapshots they were taken with.
+@Suite struct SnapshotIndexPropertyTests {
+    /// Every object of the container's store, as snapshots.
+    static func snapshots(_ container: PersistentContainer) throws -> [ObjectID: ObjectSnapshot] {
+        let store = try #require(container.coordinator.persistentStores.first as? AtomicStore)
+        var found: [ObjectID: ObjectSnapshot] = [:]
+        for node in store.cacheNodes() { found[node.objectID] = ObjectSnapshot(objectID: node.objectID, version: node.version, values: node.values) }
+        return found
+    }
+
+    /// The `n` of each answer and the sort key's values, or the error's text: through the
+    /// indexes when `indexes` is given and the planner uses one, else by a scan.
+    static func answer(_ request: FetchRequest, _ model: ObjectModel, _ objects: [ObjectID: ObjectSnapshot],
+                       indexes: SnapshotIndexes?) -> (ns: [Int64], keys: [Value], plan: FetchPlan?, error: String?) {
+        do {
+            let fetch = try SnapshotFetch(request, model: model, resolve: { objects[$0] })
+            let byReference = objects.values.sorted { SnapshotIndexEntry.referenceOrder($0.objectID, $1.objectID) < 0 }
+            var page: [ObjectSnapshot]
+            var plan: FetchPlan?
+            if let indexes, let found = try fetch.indexed(indexes, included: objects.isEmpty ? [] : ["Item"]) {
+                plan = found.plan
+                page = found.plan.isSortedByIndex ? found.snapshots : try paged(request, fetch.sorted(found.snapshots.sorted {
+                    SnapshotIndexEntry.referenceOrder($0.objectID, $1.objectID) < 0
+                }))
+            } else {
+                page = try paged(request, fetch.sorted(byReference.filter { try fetch.matches($0) }))
+            }
+            let entity = fetch.entity
+            let ns = page.map { snapshot -> Int64 in
+                if case .int(let n) = snapshot.values[entity.index(ofProperty: "n") ?? 0] { n } else { -1 }
+            }
+            let keys = request.sortDescriptors.first.map { order in page.map { $0.values[entity.index(ofProperty: order.keyPath) ?? 0] } } ?? []
+            return (ns, keys, plan, nil)
+        } catch {
+            return ([], [], nil, "\(error)")
+        }
+    }
+
+    static func paged(_ request: FetchRequest, _ items: [ObjectSnapshot]) -> [ObjectSnapshot] {
+        let start = min(request.fetchOffset, items.count)
+        let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, items.count - start) : items.count
+        return Array(items[start..<end])
+    }
+
+    static func compare(seed: UInt64, items: Int, iterations: Int) throws {
+        let model = try IndexFixture.model(indexed: true)
+        let container = try PersistentContainer.inMemory(model: model)
+        var rng = SplitMix64(seed: seed)
+        for row in IndexFixture.items(items, &rng) { try container.viewContext.insert("Item", values: row) }
+        try container.viewContext.save()
+        var objects = try snapshots(container)
+        var indexes = SnapshotIndexes(model: model, snapshots: objects.values)
+        var earlier: (indexes: SnapshotIndexes, objects: [ObjectID: ObjectSnapshot])?
+        var indexPlans = 0
+        for iteration in 0..<iterations {
+            if iteration % 40 == 39 {
+                // Random changes, taken into the indexes object by object as the server does.
+                earlier = (indexes, objects)
+                try IndexPropertyTests.mutate(items: items, &rng, container)
+                let next = try snapshots(container)
+                for id in Set(objects.keys).union(next.keys) where objects[id] != next[id] {
+                    indexes.apply(old: objects[id], new: next[id])
+                }
+                objects = next
+            }
+            var request = FetchRequest(entityName: "Item", predicate: IndexFixture.predicate(&rng))
+            if Bool.random(using: &rng) {
+                request.sortDescriptors = [SortDescriptor(IndexFixture.keys.randomElement(using: &rng) ?? "i", ascending: Bool.random(using: &rng))]
+                request.fetchLimit = [0, 1, 3, 10, 50].randomElement(using: &rng) ?? 0
+                request.fetchOffset = [0, 0, 2].randomElement(using: &rng) ?? 0
+            }
+            let context = "seed \(seed) iteration \(iteration): \(request.predicate?.description ?? "all") sorted by \(request.sortDescriptors.map(\.keyPath)) limit \(request.fetchLimit) offset \(request.fetchOffset)"
+            var checks = [(indexes, objects)]
+            if let earlier { checks.append(earlier) }
+            for (kept, state) in checks {
+                let a = answer(request, model, state, indexes: kept), b = answer(request, model, state, indexes: nil)
+                if a.plan != nil { indexPlans += 1 }
+                #expect(a.error == b.error, "\(context)")
+                guard a.error == nil, b.error == nil else { continue }
+                let hasNaN = state.values.contains { snapshot in
+                    request.sortDescriptors.contains { order in
+                        if case .double(let d) = snapshot.values[model.entity(named: "Item")?.index(ofProperty: order.keyPath) ?? 0] { d.isNaN } else { false }
+                    }
+                }
+                // Ties come in reference order both ways: the same page exactly (NaN aside,
+                // which a sort leaves where it finds it).
+                if !hasNaN { #expect(a.ns == b.ns, "\(context)") }
+                #expect(a.ns.sorted() == b.ns.sorted() || hasNaN, "\(context)")
+                #expect(IndexPropertyTests.sameKeys(a.keys, b.keys) || hasNaN, "\(context)")
+            }
+        }
+        #expect(indexPlans * 4 > iterations, "only \(indexPlans) of \(iterations) requests used an index")
+    }
+
+    @Test func fetchesThroughSnapshotIndexesAnswerAsTheScanBeforeAndAfterChanges() throws {
+        let iterations = ProcessInfo.processInfo.environment["INDEX_PROPERTY_ITERATIONS"].flatMap(Int.init) ?? 400
+        for seed: UInt64 in [4, 5] {
+            try Self.compare(seed: seed, items: 200, iterations: iterations)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import GraphCore
+import ServerTestSupport
+
+/// The persistent B+-tree under a server's indexes: order over many levels, ranges both
+/// ways, and a tree taken before a change never sees it.
+@Suite struct SnapshotIndexTreeTests {
+    static func snapshots(_ count: Int) throws -> [ObjectSnapshot] {
+        let model = try IndexFixture.model(indexed: false)
+        let item = try #require(model.entity(named: "Item"))
+        return (0..<count).map { n in
+            ObjectSnapshot(objectID: ObjectID(entity: item, store: .interned("tree"), reference: .int(Int64(n))), version: 1, values: [])
+        }
+    }
+
+    static func all(_ tree: SnapshotIndexTree, backwards: Bool = false, _ range: KeyRange? = nil) -> [SnapshotIndexEntry] {
+        var walked: [SnapshotIndexEntry] = []
+        tree.walk(range, backwards: backwards) { walked.append($0); return true }
+        return walked
+    }
+
+    static func ids(_ entries: [SnapshotIndexEntry]) -> [ObjectID] { entries.map(\.snapshot.objectID) }
+
+    @Test func insertsAndRemovalsInRandomOrderKeepEveryEntryInOrderAndLeaveEarlierTreesAsTheyWere() throws {
+        var rng = SplitMix64(seed: 11)
+        let snapshots = try Self.snapshots(8_000)
+        var tree = SnapshotIndexTree()
+        var keys: [ObjectID: IndexKey] = [:]
+        for snapshot in snapshots.shuffled(using: &rng) {
+            let key = IndexKey.int(Int64(Int.random(in: 0..<700, using: &rng)))
+            keys[snapshot.objectID] = key
+            tree.insert(SnapshotIndexEntry(key: key, snapshot: snapshot))
+        }
+        let before = tree
+        let beforeEntries = Self.all(before)
+        #expect(beforeEntries.count == 8_000 && before.count == 8_000)
+        var removed = 0
+        for snapshot in snapshots.shuffled(using: &rng).prefix(5_000) {
+            let found = tree.remove(SnapshotIndexEntry(key: keys[snapshot.objectID] ?? .null, snapshot: snapshot))
+            #expect(found)
+            removed += 1
+        }
+        let stranger = SnapshotIndexEntry(key: .int(3), snapshot: try #require(Self.snapshots(1).first.map {
+            ObjectSnapshot(objectID: ObjectID(entity: $0.objectID.entity, store: .interned("tree"), reference: .int(-1)), version: 1, values: [])
+        }))
+        let removedStranger = tree.remove(stranger)
+        #expect(!removedStranger)
+        let walked = Self.all(tree)
+        #expect(walked.count == 3_000 && tree.count == 3_000 && removed == 5_000)
+        #expect(zip(walked, walked.dropFirst()).allSatisfy { SnapshotIndexEntry.order($0, $1) < 0 })
+        #expect(Self.ids(Self.all(tree, backwards: true)) == Self.ids(walked.reversed()))
+        // The tree taken before the removals still holds every entry, in order.
+        #expect(Self.ids(Self.all(before)) == Self.ids(beforeEntries))
+        #expect(zip(beforeEntries, beforeEntries.dropFirst()).allSatisfy { SnapshotIndexEntry.order($0, $1) < 0 })
+    }
+
+    @Test func aRangeWalkedEitherWayHoldsExactlyTheEntriesBetweenItsBounds() throws {
+        var rng = SplitMix64(seed: 12)
+        let snapshots = try Self.snapshots(5_000)
+        let entries = snapshots.map { SnapshotIndexEntry(key: .int(Int64(Int.random(in: 0..<300, using: &rng))), snapshot: $0) }
+            .sorted { SnapshotIndexEntry.order($0, $1) < 0 }
+        let tree = SnapshotIndexTree(sorted: entries)
+        for (low, high) in [(0, 0), (10, 20), (299, 400), (-5, 3), (150, 149), (37, 37)] {
+            let range = KeyRange(below: { IndexKey.order($0, .int(Int64(low))) < 0 }, above: { IndexKey.order($0, .int(Int64(high))) > 0 })
+            let expected = entries.filter { guard case .int(let k) = $0.key else { return false }; return k >= low && k <= high }
+            #expect(Self.ids(Self.all(tree, range)) == Self.ids(expected), "\(low)...\(high)")
+            #expect(Self.ids(Self.all(tree, backwards: true, range)) == Self.ids(expected.reversed()), "\(low)...\(high) backwards")
+        }
+        var firstThree: [SnapshotIndexEntry] = []
+        tree.walk(nil, backwards: true) { firstThree.append($0); return firstThree.count < 3 }
+        #expect(Self.ids(firstThree) == Self.ids(Array(entries.suffix(3).reversed())))
+    }
+}
