@@ -118,6 +118,46 @@ enum DurableFile {
         }
     }
 
+    /// Opens an existing file for reading, without following a symbolic link, and checks that
+    /// it is a regular file: its descriptor (the caller closes it) and size, or nil when there is
+    /// no such file. Errors name the file as `shown` and call it `name` ("the journal").
+    static func openRegularFile(_ path: String, shown: String, named name: String) throws -> (descriptor: Int32, size: Int)? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            if code == ELOOP { throw JSONStoreError.unsafeFile(path: shown, reason: "\(name) is a symbolic link") }
+            throw JSONStoreError.io(path: shown, operation: "open", errno: code)
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw JSONStoreError.unsafeFile(path: shown, reason: "\(name) is not a regular file")
+        }
+        return (descriptor, Int(info.st_size))
+    }
+
+    /// Reads up to `count` bytes from `offset` on, retrying short reads and interruptions; fewer
+    /// only when the file ends first.
+    static func read(_ descriptor: Int32, count: Int, at offset: Int, path: String) throws -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        try result.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while done < buffer.count {
+                let read = pread(descriptor, base + done, buffer.count - done, off_t(offset + done))
+                if read < 0 {
+                    if errno == EINTR { continue }
+                    throw JSONStoreError.io(path: path, operation: "read", errno: errno)
+                }
+                if read == 0 { break }
+                done += read
+            }
+        }
+        result.removeSubrange(done...)
+        return result
+    }
+
     /// Makes a rename in `directory` durable.
     static func syncDirectory(_ directory: String) throws {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

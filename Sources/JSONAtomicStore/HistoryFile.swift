@@ -16,32 +16,9 @@ struct HistoryFile {
 
     /// The whole lines of the file, with their `\n` (an empty array when there is no file).
     func bytes() throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return [] }
-            if errno == ELOOP { throw JSONStoreError.unsafeFile(path: path, reason: "the history file is a symbolic link") }
-            throw JSONStoreError.io(path: path, operation: "open", errno: errno)
-        }
+        guard let (descriptor, size) = try DurableFile.openRegularFile(path, shown: path, named: "the history file") else { return [] }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw JSONStoreError.unsafeFile(path: path, reason: "the history file is not a regular file")
-        }
-        var result = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        try result.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while done < buffer.count {
-                let count = read(descriptor, base + done, buffer.count - done)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw JSONStoreError.io(path: path, operation: "read", errno: errno)
-                }
-                if count == 0 { break }
-                done += count
-            }
-        }
-        result.removeSubrange(done...)
+        var result = try DurableFile.read(descriptor, count: size, at: 0, path: path)
         // A torn last line (a crash during an append) is not a record.
         while let last = result.last, last != 0x0A { result.removeLast() }
         return result

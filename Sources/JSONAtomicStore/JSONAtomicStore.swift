@@ -256,19 +256,11 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     /// Reads the journal's records into `decoder` after the snapshot and applies them.
     private func replayJournal(into decoder: StoreFileDecoder) throws -> JournalReader.Result {
-        let descriptor = open(journal.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT { return JournalReader.Result() }
-            if code == ELOOP { throw JSONStoreError.unsafeFile(path: journalPath, reason: "the journal is a symbolic link") }
-            throw JSONStoreError.io(path: journalPath, operation: "open", errno: code)
+        guard let (descriptor, size) = try DurableFile.openRegularFile(journal.path, shown: journalPath, named: "the journal") else {
+            return JournalReader.Result()
         }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw JSONStoreError.unsafeFile(path: journalPath, reason: "the journal is not a regular file")
-        }
-        if info.st_size > 0, !snapshotExists { throw JSONStoreError.journalWithoutSnapshot(journal: journalPath, store: path) }
+        if size > 0, !snapshotExists { throw JSONStoreError.journalWithoutSnapshot(journal: journalPath, store: path) }
         let snapshotNodes = decoder.nodes.count
         let replay = JournalReplay()
         decoder.file = journalPath

@@ -132,19 +132,9 @@ final class JournalWriter {
     func bytes(from offset: Int) throws -> [UInt8] {
         let handle = try open()
         guard offset < length else { return [] }
-        var result = [UInt8](repeating: 0, count: length - offset)
-        var done = 0
-        try result.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while done < buffer.count {
-                let count = pread(handle, base + done, buffer.count - done, off_t(offset + done))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw JSONStoreError.io(path: path, operation: "read", errno: errno)
-                }
-                if count == 0 { throw JSONStoreError.io(path: path, operation: "read (the journal is shorter than expected)", errno: EIO) }
-                done += count
-            }
+        let result = try DurableFile.read(handle, count: length - offset, at: offset, path: path)
+        guard result.count == length - offset else {
+            throw JSONStoreError.io(path: path, operation: "read (the journal is shorter than expected)", errno: EIO)
         }
         return result
     }

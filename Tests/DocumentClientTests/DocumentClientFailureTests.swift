@@ -1,6 +1,7 @@
 import DocumentClient
 import Foundation
 import JSONAtomicStore
+import ServerTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GraphCore
 import PostgresStore
+import ServerTestSupport
 import Synchronization
 import Testing
 

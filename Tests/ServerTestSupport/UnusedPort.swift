@@ -1,10 +1,9 @@
-import ServerTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A port of 127.0.0.1 where nothing listens: one the system just gave out and took back.
-func unusedPort() throws -> Int {
+public func unusedPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw HarnessError("socket: errno \(errno)") }
     defer { close(descriptor) }
