@@ -55,6 +55,7 @@ let package = Package(
                 "GraphCore",
                 "JSONCore",
                 "JSONAtomicStore",
+                "PostgresStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -37,8 +37,13 @@ extension PostgresStore {
         let locked = request.lockedObjects.sorted(by: Self.byReference)
 
         var versions: [ObjectID: Int64] = [:]
+        let parts = nextCommitParts, time = nextCommitTime ?? Date()
+        nextCommitParts = []
+        nextCommitTime = nil
+        lastCommitSequences = []
         do {
-            try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, versions: &versions)
+            lastCommitSequences = try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, history: parts,
+                                            time: time, versions: &versions)
         } catch let refusal as UniqueRefusal {
             throw try uniquenessViolation(refusal, among: inserted + updated)
         }
@@ -51,8 +56,9 @@ extension PostgresStore {
         let snapshot: ObjectSnapshot
     }
 
+    /// Writes the rows, then the history rows of `history` (their numbers are returned).
     private func write(inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ObjectSnapshot], locked: [ObjectSnapshot],
-                       versions: inout [ObjectID: Int64]) throws {
+                       history: [HistoryPart], time: Date, versions: inout [ObjectID: Int64]) throws -> [Int64] {
         func refusing<T>(_ snapshot: ObjectSnapshot, _ body: () throws -> T) throws -> T {
             do {
                 return try body()
@@ -60,7 +66,7 @@ extension PostgresStore {
                 throw UniqueRefusal(index: index, snapshot: snapshot)
             }
         }
-        try session.transaction {
+        return try session.transaction {
             var conflicts: [ObjectSnapshot] = []
             for snapshot in locked where try !check(snapshot) { conflicts.append(snapshot) }
             for snapshot in updated {
@@ -75,6 +81,8 @@ extension PostgresStore {
             for snapshot in inserted { try refusing(snapshot) { try insert(snapshot) } }
             for snapshot in inserted { try writeToMany(snapshot, replacing: false) }
             for snapshot in updated { try writeToMany(snapshot, replacing: true) }
+            // Last: the history's lock is held only from here to COMMIT.
+            return try CommitHistory.record(history, time: time, session: session)
         }
     }
 
