@@ -16,6 +16,10 @@ struct StagedSave {
     /// The commit's author (the `client` of the connection's `hello`).
     let author: String?
     let reply: @Sendable (Reply) -> Void
+    /// The versions the request named for the objects it updates or deletes: on a shared
+    /// database the store checks them in the save's transaction (another server may have saved
+    /// them since they were checked here).
+    var checkedVersions: [ObjectID: Int64] = [:]
 
     /// Every object the save inserts, changes or deletes, once each, in that order.
     var objects: [ObjectID] {
@@ -100,9 +104,14 @@ extension StoreGraph {
                 return
             }
             try child.save()
-            let staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
+            var staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
                                     implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID),
                                     author: call.author, reply: reply)
+            if sharedHistory != nil {
+                for (id, version) in call.updates.map({ ($0.id, $0.version) }) + call.deletes.map({ ($0.id, $0.version) }) {
+                    staged.checkedVersions[id] = version
+                }
+            }
             touched.formUnion(changedIDs)
             touched.formUnion(named)
             touched.formUnion(inserted.map(\.object.objectID))
@@ -139,6 +148,7 @@ extension StoreGraph {
             journaled?.nextCommitParts = []
             journaled?.nextCommitTime = nil
             sharedStore?.nextCommitParts = []
+            sharedStore?.nextCheckedVersions = [:]
         }
         do {
             try context.save()

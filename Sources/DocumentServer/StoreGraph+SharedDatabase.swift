@@ -66,7 +66,9 @@ extension StoreGraph {
     }
 
     /// Before a commit: the history parts of `saves` (one per save; objects no save names go to
-    /// the last one's, as in ``changeSets(of:changed:before:time:)``).
+    /// the last one's, as in ``changeSets(of:changed:before:time:)``), and the versions their
+    /// requests named, which the store checks in the transaction: another server may have
+    /// saved the object since this one checked them.
     func prepareSharedCommit(_ saves: [StagedSave], changed: [ObjectID], time: Date) {
         guard let store = sharedStore else { return }
         let deleted = Set(saves.flatMap(\.deleted)), inserted = Set(saves.flatMap { $0.inserted.map(\.object.objectID) })
@@ -81,6 +83,7 @@ extension StoreGraph {
             })
         }
         store.nextCommitTime = time
+        store.nextCheckedVersions = saves.reduce(into: [:]) { all, save in all.merge(save.checkedVersions) { first, _ in first } }
     }
 
     /// After a commit was written: takes the other servers' commits numbered before it, so that

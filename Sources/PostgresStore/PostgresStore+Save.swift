@@ -34,18 +34,34 @@ extension PostgresStore {
         let inserted = request.insertedObjects.map(resolved)
         let updated = request.updatedObjects.map(resolved).sorted(by: Self.byReference)
         let deleted = request.deletedObjects.sorted(by: Self.byReference)
-        let locked = request.lockedObjects.sorted(by: Self.byReference)
+        // Checked even for rows the save writes: their UPDATE or DELETE names the version the
+        // context read, which may be newer than the one the request was checked with.
+        let checked = nextCheckedVersions.map { id, version in
+            ObjectSnapshot(objectID: id, version: version, values: Array(repeating: .null, count: id.entity.properties.count))
+        }
+        nextCheckedVersions = [:]
+        let locked = (request.lockedObjects + checked).sorted(by: Self.byReference)
 
         var versions: [ObjectID: Int64] = [:]
         let parts = nextCommitParts, time = nextCommitTime ?? Date()
         nextCommitParts = []
         nextCommitTime = nil
         lastCommitSequences = []
-        do {
-            lastCommitSequences = try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, history: parts,
-                                            time: time, versions: &versions)
-        } catch let refusal as UniqueRefusal {
-            throw try uniquenessViolation(refusal, among: inserted + updated)
+        // A deadlock with another coordinator's save (PostgreSQL rolled this one back) is tried
+        // again: the other save has committed by then, and a conflict with it is found as usual.
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                versions = [:]
+                lastCommitSequences = try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, history: parts,
+                                                time: time, versions: &versions)
+                break
+            } catch let refusal as UniqueRefusal {
+                throw try uniquenessViolation(refusal, among: inserted + updated)
+            } catch PostgresStoreError.statementFailed(let state, _, _) where (state == "40P01" || state == "40001") && attempts < 3 {
+                continue
+            }
         }
         return SaveResult(permanentIDs: permanent, versions: versions)
     }
@@ -74,6 +90,8 @@ extension PostgresStore {
             }
             for snapshot in deleted where try !delete(snapshot) { conflicts.append(snapshot) }
             if !conflicts.isEmpty {
+                var seen = Set<ObjectID>()
+                conflicts = conflicts.filter { seen.insert($0.objectID).inserted }  // checked and written: named once
                 throw GraphError.conflict(try conflicts.map { snapshot in
                     Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version, currentVersion: try currentVersion(of: snapshot.objectID))
                 })
@@ -185,7 +203,7 @@ extension PostgresStore {
     private func check(_ snapshot: ObjectSnapshot) throws -> Bool {
         var statement = SQLStatement()
         let id = statement.parameter(try reference(of: snapshot.objectID))
-        statement.text = "SELECT t.\"_version\" FROM \(try layout.table(of: snapshot.objectID.entity)) t WHERE t.\"_id\" = \(id) FOR SHARE"
+        statement.text = "SELECT t.\"_version\" FROM \(try layout.table(of: snapshot.objectID.entity)) t WHERE t.\"_id\" = \(id) FOR UPDATE"
         guard let row = try session.run(statement.text, statement.binds).first else { return false }
         return try ColumnReader.integer(row.makeRandomAccess()[0], what: "_version") == snapshot.version
     }

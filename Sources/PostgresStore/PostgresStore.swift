@@ -48,6 +48,10 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {
     public var nextCommitParts: [HistoryPart] = []
     /// The time the next save's history rows carry (now when nil); emptied by the save.
     public var nextCommitTime: Date?
+    /// Objects the next save must find at these versions (else it fails with
+    /// `GraphError.conflict`), checked under a row lock in its transaction even when the save
+    /// does not change them; emptied by the save.
+    public var nextCheckedVersions: [ObjectID: Int64] = [:]
     /// The numbers the last save that wrote history rows gave them, in order (empty before).
     public internal(set) var lastCommitSequences: [Int64] = []
 
