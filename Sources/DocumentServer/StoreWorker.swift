@@ -124,11 +124,13 @@ final class StoreWorker: @unchecked Sendable {
         case .get(let call):
             read(refused: completion) { reader in completion(reader.get(call)) }
         case .subscribe(let call, let sink):
-            feed.subscribe(call, sink: sink, completion: completion)
+            afterCatchingUp(refused: completion) { [feed] in feed.subscribe(call, sink: sink, completion: completion) }
         case .unsubscribe(let number, let sink):
             feed.unsubscribe(number, sink: sink, completion: completion)
         case .changes(let call):
-            feed.changes(call, maximumAnswerBytes: maximumAnswerBytes, completion: completion)
+            afterCatchingUp(refused: completion) { [feed, maximumAnswerBytes] in
+                feed.changes(call, maximumAnswerBytes: maximumAnswerBytes, completion: completion)
+            }
         case .save(let call):
             condition.lock()
             guard state == .running else {
@@ -155,6 +157,17 @@ final class StoreWorker: @unchecked Sendable {
             if let failure = catchUpForRead() { return refused(.error(failure)) }
             // The state is taken when the read starts: the latest, not the one of when it was queued.
             body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes))
+        }
+        if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
+    }
+
+    /// Runs `body` at once; on a shared database, on a reader thread once the feed has every
+    /// commit the database had (so that `since` may name a commit made through another server).
+    private func afterCatchingUp(refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable () -> Void) {
+        guard sharedHistory != nil else { return body() }
+        let accepted = readers.submit { [self] in
+            if let failure = catchUpForRead() { return refused(.error(failure)) }
+            body()
         }
         if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
     }

@@ -91,3 +91,56 @@ final class Answers: @unchecked Sendable {
     func append(_ code: Int?) { lock.withLock { collected.append(code) } }
     var values: [Int?] { lock.withLock { collected } }
 }
+
+/// The change feed across servers: commits made through one server reach subscriptions on
+/// another, in commit order, with numbers a subscriber resumes from on any server.
+@Suite(.serialized, .enabled(if: PostgresCluster.isInstalled, PostgresCluster.skipMessage))
+struct MultiServerFeedTests {
+    @Test func aSubscriberOnOneServerReceivesTheSavesMadeThroughTheOthersInCommitOrder() throws {
+        let servers = try DatabaseServers(count: 3)
+        let subscriber = try servers.connect(1)
+        _ = try subscriber.result("hello", ["client": "watcher"])
+        _ = try subscriber.result("subscribe", ["entity": "Tag"])
+        let writers = [try servers.connect(0), try servers.connect(2)]
+        for (index, writer) in writers.enumerated() { _ = try writer.result("hello", ["client": "writer \(index)"]) }
+        var saved: [(seq: Int64, label: String)] = []
+        for round in 0..<10 {
+            let label = "tag \(round)"
+            let answer = try writers[round % 2].result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": label]]]])
+            saved.append((answer.seq, label))
+        }
+        var received: [(seq: Int64, label: String, author: String?)] = []
+        while received.count < saved.count {
+            let note = try subscriber.nextNotification()
+            let inserted = note["inserted"] as? [[String: Any]] ?? []
+            let label = (inserted.first?["values"] as? [String: Any])?["label"] as? String ?? "?"
+            received.append(((note["seq"] as? NSNumber)?.int64Value ?? -1, label, note["author"] as? String))
+        }
+        #expect(received.map(\.seq) == saved.map(\.seq))
+        #expect(received.map(\.label) == saved.map(\.label))
+        #expect(received.map(\.author) == (0..<10).map { "writer \($0 % 2)" })
+        #expect(saved.map(\.seq) == (saved[0].seq..<saved[0].seq + 10).map { $0 })
+    }
+
+    @Test func aSubscriptionResumesWithSinceOnAnotherServer() throws {
+        let pair = try DatabaseServers(count: 2)
+        let a = try pair.connect(0)
+        var numbers: [Int64] = []
+        for round in 0..<6 {
+            numbers.append(try a.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "tag \(round)"]]]]).seq)
+        }
+        // A subscriber that saw up to the third commit on A resumes on B.
+        let b = try pair.connect(1)
+        let started = try b.result("subscribe", ["entity": "Tag", "since": numbers[2]])
+        #expect((started["seq"] as? NSNumber)?.int64Value == numbers[2])
+        var seen: [Int64] = []
+        while seen.count < 3 { seen.append((try b.nextNotification()["seq"] as? NSNumber)?.int64Value ?? -1) }
+        #expect(seen == Array(numbers[3...]))
+        // And a server started after the commits answers `since` from the database's history too.
+        let late = try DatabaseServers.server(on: pair.database)
+        let c = try WireClient(port: late.port)
+        let pulled = try c.result("changes", ["since": numbers[0]])
+        let records = pulled["changes"] as? [[String: Any]] ?? []
+        #expect(records.compactMap { ($0["seq"] as? NSNumber)?.int64Value } == Array(numbers[1...]), "\(pulled)")
+    }
+}
