@@ -1,10 +1,12 @@
 import Foundation
 import PostgresStore
 
-/// Watches a shared database for commits of other servers: every ``interval`` it asks for the
-/// number of the last commit, and when the published state is older, has the writer catch up
-/// (so that subscriptions receive other servers' commits without waiting for a read or a save
-/// of this server). Runs on a thread of its own; its queries block only it.
+/// Watches a shared database for commits of other servers, so that subscriptions receive them
+/// without waiting for a read or a save of this server: it listens for the commits'
+/// notifications (`LISTEN`/`NOTIFY`) and has the writer catch up on each; and every
+/// ``interval``, in case a notification was missed (a lost listening connection, made again
+/// then), it asks for the number of the last commit and has the writer catch up when the
+/// published state is older. Runs on a thread of its own; its queries block only it.
 final class DatabaseWatcher: @unchecked Sendable {
     // @unchecked: `stopped` is touched only with `condition` locked.
     private let history: PostgresHistory
@@ -18,7 +20,7 @@ final class DatabaseWatcher: @unchecked Sendable {
 
     /// A watcher of `history` that calls `wake` when it holds a commit newer than
     /// `publisher`'s state.
-    init(history: PostgresHistory, publisher: StatePublisher, interval: TimeInterval = 0.05, wake: @escaping @Sendable () -> Void) {
+    init(history: PostgresHistory, publisher: StatePublisher, interval: TimeInterval = 1, wake: @escaping @Sendable () -> Void) {
         self.history = history
         self.publisher = publisher
         self.interval = interval
@@ -47,13 +49,15 @@ final class DatabaseWatcher: @unchecked Sendable {
     }
 
     private func run() {
+        try? history.listenForCommits(wake)
         while true {
             condition.lock()
             if !stopped { _ = condition.wait(until: Date().addingTimeInterval(interval)) }
             let done = stopped
             condition.unlock()
             if done { break }
-            // A failed query is tried again at the next turn (reads report their own failures).
+            // Failures are tried again at the next turn (reads report their own).
+            if !history.isListening { try? history.listenForCommits(wake) }
             if let latest = try? history.latestSequence(), latest > publisher.current.sequence { wake() }
         }
         finished.signal()

@@ -14,6 +14,8 @@ public final class PostgresHistory: @unchecked Sendable {
     private let lock = NSLock()
     /// Connections not in use; nil once closed.
     private var idle: [DatabaseSession]? = []
+    /// The connection that listens for commits, if any.
+    private var listener: DatabaseSession?
 
     /// The history of the database at `url` (`postgresql://user:password@host:port/database`).
     /// Nothing is sent before the first call.
@@ -38,11 +40,35 @@ public final class PostgresHistory: @unchecked Sendable {
         try withSession { try CommitHistory.commits(after: after, through: through, limit: limit, session: $0) }
     }
 
+    /// Calls `onCommit` (on a thread of postgres-nio's: it must return at once) after each
+    /// commit any store on the database writes with history rows (`LISTEN "_graph_commits"`),
+    /// on a connection of its own, while that connection lasts: ``isListening`` says whether
+    /// it still does; call again to listen again.
+    ///
+    /// - Throws: ``PostgresStoreError`` when the connection cannot be made.
+    public func listenForCommits(_ onCommit: @escaping @Sendable () -> Void) throws {
+        let session = DatabaseSession(address: address, statementTimeoutSeconds: statementTimeoutSeconds)
+        try session.listen(on: CommitHistory.channel, handler: onCommit)
+        let previous = lock.withLock {
+            defer { listener = session }
+            return listener
+        }
+        previous?.close()
+    }
+
+    /// Whether the connection of ``listenForCommits(_:)`` is there.
+    public var isListening: Bool {
+        lock.withLock { listener?.isOpen ?? false }
+    }
+
     /// Closes every connection; calls made afterwards fail.
     public func close() {
         let sessions = lock.withLock {
-            defer { idle = nil }
-            return idle ?? []
+            defer {
+                idle = nil
+                listener = nil
+            }
+            return (idle ?? []) + (listener.map { [$0] } ?? [])
         }
         for session in sessions { session.close() }
     }
