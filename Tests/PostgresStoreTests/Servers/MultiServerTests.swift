@@ -76,10 +76,20 @@ struct MultiServerTests {
         #expect(try b.result("fetch", ["entity": "Artist", "resultType": "count"])["count"] as? Int == 0)
     }
 
-    @Test func aServerRefusesADatabaseURLItCannotRead() throws {
+    @Test func aServerRefusesADatabaseURLItCannotReadOrReachAndMigrationOfADatabase() throws {
         let result = try runDocServer(["serve", "--port", "0", "--store", "postgresql://127.0.0.1:1/db"], timeout: 30)
         #expect(result.status == 2)
         #expect(result.errors.contains("names no user"), "\(result.errors)")
+        #expect(!FileManager.default.fileExists(atPath: "postgresql:"), "taken as a file path")
+
+        let unreachable = try runDocServer(["serve", "--port", "0", "--store", "postgresql://graph:secret@127.0.0.1:1/db"], timeout: 30)
+        #expect(unreachable.status == 2)
+        #expect(unreachable.errors.contains("cannot connect to PostgreSQL at postgresql://graph@127.0.0.1:1/db"), "\(unreachable.errors)")
+        #expect(!unreachable.errors.contains("secret"))
+
+        let migrating = try runDocServer(["serve", "--port", "0", "--migrate", "--store", "postgresql://graph@127.0.0.1:1/db"], timeout: 30)
+        #expect(migrating.status == 2)
+        #expect(migrating.errors.contains("--migrate and --from-model work on store files only"), "\(migrating.errors)")
     }
 }
 
