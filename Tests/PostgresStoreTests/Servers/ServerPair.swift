@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import ServerTestSupport
 
 /// `docserver serve` processes on one database of the test cluster, with the sample model.
