@@ -84,7 +84,7 @@ final class StoreWorker: @unchecked Sendable {
         thread.stackSize = 16 << 20  // deep predicates and cascades recurse
         thread.start()
         if let sharedHistory {
-            watcher = DatabaseWatcher(history: sharedHistory, publisher: publisher) { [self] in requestCatchUp(then: nil) }
+            watcher = DatabaseWatcher(history: sharedHistory, publisher: publisher) { [weak self] in self?.requestCatchUp(then: nil) }
             watcher?.start()
         }
     }
