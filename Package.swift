@@ -55,6 +55,7 @@ let package = Package(
                 "GraphCore",
                 "JSONCore",
                 "JSONAtomicStore",
+                "PostgresStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -122,6 +123,7 @@ let package = Package(
             name: "DocumentClientTests",
             dependencies: [
                 "DocumentClient", "DocumentProtocol", "GraphCore", "JSONCore", "JSONAtomicStore", "ServerTestSupport",
+                "PostgresStore", "PostgresTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -166,10 +168,17 @@ let package = Package(
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
-                "PostgresStore", "GraphCore", "ServerTestSupport",
+                "PostgresStore", "GraphCore", "ServerTestSupport", "PostgresTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Test support shared by PostgresStoreTests and DocumentClientTests: a throwaway
+        // PostgreSQL cluster (installed from Debian's packages when missing).
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: ["ServerTestSupport"],
+            path: "Tests/PostgresTestSupport"
         ),
         .testTarget(
             name: "CYajlTests",

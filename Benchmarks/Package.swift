@@ -5,6 +5,7 @@ import PackageDescription
 // Run in release mode: swift run -c release --package-path Benchmarks GraphCoreBenchmarks
 // The server benchmark: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick]
 // RemoteStore (a context on a docserver): swift run -c release --package-path Benchmarks RemoteStoreBenchmarks [--objects N]
+// docserver on PostgreSQL beside pgbench: swift run -c release --package-path Benchmarks PostgresBenchmarks [--seconds S] [--clients N]
 
 /// A library of the main package (the repository's root).
 func documentStore(_ product: String) -> Target.Dependency { .product(name: product, package: "DocumentStore") }
@@ -30,6 +31,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "PostgresBenchmarks", dependencies: ["BenchmarkSupport"]),
         .executableTarget(
             name: "RemoteStoreBenchmarks",
             dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("DocumentClient")]

@@ -187,7 +187,7 @@ final class ConnectionSession {
             case "get":
                 let call = try GetCall.parse(request.params, model: shared.model)
                 // A few objects are answered here, on the connection's thread, from the latest state.
-                guard call.ids.count <= Self.inlineGetLimit else { return .store(.get(call)) }
+                guard call.ids.count <= Self.inlineGetLimit, !shared.worker.readsOnlyThroughReaders else { return .store(.get(call)) }
                 return .reply(shared.worker.reader.get(call), close: false)
             case "save":
                 var call = try SaveCall.parse(request.params, model: shared.model)

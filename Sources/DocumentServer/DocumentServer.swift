@@ -4,6 +4,7 @@ import GraphCore
 import JSONAtomicStore
 import JSONCore
 import Logging
+import PostgresStore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -59,12 +60,13 @@ public final class DocumentServer: Service, Sendable {
             throw token.isEmpty ? DocumentServerError.emptyToken : DocumentServerError.blankToken
         }
         JSONAtomicStore.register()
+        PostgresStore.register()
         self.configuration = configuration
         self.logger = logger
         self.onListening = onListening
         let started = ContinuousClock.now
         let cache = WireObjectCache()
-        let isNew = !FileManager.default.fileExists(atPath: storeURL.path)
+        let isNew = storeURL.isFileURL && !FileManager.default.fileExists(atPath: storeURL.path)
         let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache,
                                    checkpointThresholdBytes: configuration.journalCheckpointBytes,
                                    historyRecords: configuration.historyCommits, logger: logger)
@@ -85,7 +87,7 @@ public final class DocumentServer: Service, Sendable {
         }
         let elapsed = ContinuousClock.now - started
         logger.info("store opened", metadata: [
-            "store": "\(storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
+            "store": "\((graph.store as? PostgresStore)?.address.description ?? storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
             "loadSeconds": "\(Self.seconds(elapsed))", "stateSeconds": "\(Self.seconds(graph.stateBuildTime))",
             "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
         ])

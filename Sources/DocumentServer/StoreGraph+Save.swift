@@ -16,6 +16,10 @@ struct StagedSave {
     /// The commit's author (the `client` of the connection's `hello`).
     let author: String?
     let reply: @Sendable (Reply) -> Void
+    /// The versions the request named for the objects it updates or deletes: on a shared
+    /// database the store checks them in the save's transaction (another server may have saved
+    /// them since they were checked here).
+    var checkedVersions: [ObjectID: Int64] = [:]
 
     /// Every object the save inserts, changes or deletes, once each, in that order.
     var objects: [ObjectID] {
@@ -35,7 +39,9 @@ extension StoreGraph {
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
         // The store checks uniqueness constraints when it writes: a save that may break one
         // commits alone, so that its refusal never fails the saves it would share a commit with.
-        let alone = touchesUniquenessConstraints(call)
+        // On a shared database, each save commits alone too: a conflict with another server's
+        // save is found only when it is written, and must fail that save only.
+        let alone = sharedHistory != nil || touchesUniquenessConstraints(call)
         if alone || call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) {
             commit(resetting: false)
         }
@@ -98,9 +104,14 @@ extension StoreGraph {
                 return
             }
             try child.save()
-            let staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
+            var staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
                                     implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID),
                                     author: call.author, reply: reply)
+            if sharedHistory != nil {
+                for (id, version) in call.updates.map({ ($0.id, $0.version) }) + call.deletes.map({ ($0.id, $0.version) }) {
+                    staged.checkedVersions[id] = version
+                }
+            }
             touched.formUnion(changedIDs)
             touched.formUnion(named)
             touched.formUnion(inserted.map(\.object.objectID))
@@ -129,19 +140,25 @@ extension StoreGraph {
         // One journal record per save, each with its author and number, in one append (CommitPart).
         let parts = saves.map { CommitPart(author: $0.author, objects: Set($0.objects)) }
         let time = ChangeSet.milliseconds(Date())
-        let before = state
+        var before = state
         journaled?.nextCommitParts = parts
         journaled?.nextCommitTime = time
+        prepareSharedCommit(saves, changed: changed, time: time)
         defer {
             journaled?.nextCommitParts = []
             journaled?.nextCommitTime = nil
+            sharedStore?.nextCommitParts = []
+            sharedStore?.nextCheckedVersions = [:]
         }
         do {
             try context.save()
         } catch let error as GraphError {
             context.rollback()
             let answer: RPCError
-            if case .uniquenessViolation(let entity, let attributes, _, let objects) = error {
+            if case .conflict(let conflicts) = error {
+                // Another server saved one of the objects since this server read it.
+                answer = .conflict(conflicts.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })
+            } else if case .uniquenessViolation(let entity, let attributes, _, let objects) = error {
                 // Only a save committed alone gets here (`stage`): the refusal is its own.
                 answer = .validation([(objects.last?.uriRepresentation ?? entity, entity, attributes.joined(separator: ","),
                                        error.description)])
@@ -155,6 +172,7 @@ extension StoreGraph {
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
             return
         }
+        if let caughtUp = finishSharedCommit() { before = caughtUp }
         let sequence = publishCommit(changed: changed, commits: saves.count)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
         cache.remove(changed)

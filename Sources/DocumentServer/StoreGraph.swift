@@ -4,6 +4,7 @@ import GraphCore
 import JSONAtomicStore
 import Logging
 import JSONCore
+import PostgresStore
 
 /// The writer's object graph: one coordinator, one store, one context. It belongs to the
 /// writer thread (``StoreWorker``) and is used by nothing else, so it needs no locks.
@@ -44,6 +45,15 @@ final class StoreGraph {
     let checkpoints: BackgroundCheckpoint
     /// Where each commit's change sets go (set by the engine before it starts).
     var feed: ChangeFeed?
+    /// The commits of every server on the database, when the store is a PostgreSQL store
+    /// that several servers may share (``catchUp(through:)``).
+    let sharedHistory: PostgresHistory?
+    /// The number of the last commit of the shared database this graph's state holds.
+    var sharedSequence: Int64 = 0
+    /// The store's log.
+    let logger: Logger
+    /// How many of the shared database's newest commits the feed starts with.
+    let sharedHistoryCommits: Int
 
     /// Opens the store (loading an atomic store whole) and builds the first state from it.
     ///
@@ -66,6 +76,12 @@ final class StoreGraph {
         }
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL, options: options)
         journaled = store as? JSONAtomicStore
+        sharedHistoryCommits = historyRecords
+        self.logger = logger
+        sharedHistory = try Self.sharedHistory(of: store, url: storeURL, options: storeOptions)
+        // Read before the objects: the state then holds at least this commit, and catching up
+        // from it reads any later one again.
+        sharedSequence = try sharedHistory?.latestSequence() ?? 0
         checkpoints = BackgroundCheckpoint(thresholdBytes: checkpointThresholdBytes, logger: logger)
         context = ObjectContext(coordinator: coordinator)
         let building = ContinuousClock.now
@@ -82,7 +98,7 @@ final class StoreGraph {
     /// place that says where the number comes from (a store that numbers its commits
     /// durably answers it here).
     private func committedSequence() -> Int64 {
-        journaled?.commitSequence ?? localSequence
+        sharedHistory != nil ? sharedSequence : journaled?.commitSequence ?? localSequence
     }
 
     /// Every object of the store, as snapshots.
@@ -111,6 +127,7 @@ final class StoreGraph {
     func close() {
         if let journaled { checkpoints.finishWaiting(store: journaled) }
         coordinator.remove(store)
+        sharedHistory?.close()
     }
 
     /// On the writer, after a commit or when a snapshot was written: the checkpoint's next step.
@@ -173,6 +190,7 @@ final class StoreGraph {
     /// The history kept in a JSON store's history file and journal, as change sets (empty for
     /// other stores, or when it cannot be read).
     func storedHistory() -> [ChangeSet] {
+        if sharedHistory != nil { return sharedChangeSets() }
         guard let journaled, let bytes = try? journaled.historyRecordBytes() else { return [] }
         return JournalHistory.changeSets(from: bytes, state: state)
     }

@@ -1,6 +1,7 @@
 import DocumentProtocol
 import Foundation
 import GraphCore
+import PostgresStore
 
 /// Work for the engine.
 enum StoreJob: Sendable {
@@ -39,6 +40,13 @@ final class StoreWorker: @unchecked Sendable {
     /// How long one fetch may run (nil: no limit); past it the fetch fails with
     /// ``RPCError`` code -32007.
     private let requestTimeLimit: Duration?
+    /// On a shared database: the commits of every server (a read first catches up with them).
+    private let sharedHistory: PostgresHistory?
+    /// Whether the writer should take the other servers' commits (``requestCatchUp(then:)``),
+    /// and who waits for it.
+    private var catchUpWanted = false
+    private var catchUpWaiters: [@Sendable () -> Void] = []
+    private var watcher: DatabaseWatcher?
 
     /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
     /// `readerThreads` reader threads (nil: one per core).
@@ -55,6 +63,7 @@ final class StoreWorker: @unchecked Sendable {
         maximumAnswerBytes = graph.maximumAnswerBytes
         self.requestTimeLimit = requestTimeLimit
         readers = readerThreads.map { ReaderPool(threadCount: $0) } ?? ReaderPool()
+        sharedHistory = graph.sharedHistory
         let condition = self.condition
         graph.checkpoints.onSnapshotWritten {
             condition.lock()
@@ -74,6 +83,29 @@ final class StoreWorker: @unchecked Sendable {
         thread.name = "docserver writer"
         thread.stackSize = 16 << 20  // deep predicates and cascades recurse
         thread.start()
+        if let sharedHistory {
+            watcher = DatabaseWatcher(history: sharedHistory, publisher: publisher) { [weak self] in self?.requestCatchUp(then: nil) }
+            watcher?.start()
+        }
+    }
+
+    /// Whether reads must go through the readers (which first catch up with a shared
+    /// database), never be answered on a connection's thread.
+    var readsOnlyThroughReaders: Bool { sharedHistory != nil }
+
+    /// Has the writer take the other servers' commits from a shared database; `then` runs
+    /// once it did (or at once when the engine is not running).
+    func requestCatchUp(then: (@Sendable () -> Void)?) {
+        condition.lock()
+        guard state == .running else {
+            condition.unlock()
+            then?()
+            return
+        }
+        catchUpWanted = true
+        if let then { catchUpWaiters.append(then) }
+        condition.signal()
+        condition.unlock()
     }
 
     /// A reader of the latest published state (for reads answered on the caller's thread).
@@ -92,11 +124,13 @@ final class StoreWorker: @unchecked Sendable {
         case .get(let call):
             read(refused: completion) { reader in completion(reader.get(call)) }
         case .subscribe(let call, let sink):
-            feed.subscribe(call, sink: sink, completion: completion)
+            afterCatchingUp(refused: completion) { [feed] in feed.subscribe(call, sink: sink, completion: completion) }
         case .unsubscribe(let number, let sink):
             feed.unsubscribe(number, sink: sink, completion: completion)
         case .changes(let call):
-            feed.changes(call, maximumAnswerBytes: maximumAnswerBytes, completion: completion)
+            afterCatchingUp(refused: completion) { [feed, maximumAnswerBytes] in
+                feed.changes(call, maximumAnswerBytes: maximumAnswerBytes, completion: completion)
+            }
         case .save(let call):
             condition.lock()
             guard state == .running else {
@@ -117,13 +151,46 @@ final class StoreWorker: @unchecked Sendable {
         }
     }
 
-    private func read(refused: (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
+    private func read(refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
         let publisher = self.publisher, cache = self.cache, maximumAnswerBytes = self.maximumAnswerBytes
-        let accepted = readers.submit {
+        let accepted = readers.submit { [self] in
+            if let failure = catchUpForRead() { return refused(.error(failure)) }
             // The state is taken when the read starts: the latest, not the one of when it was queued.
             body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes))
         }
         if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
+    }
+
+    /// Runs `body` at once; on a shared database, on a reader thread once the feed has every
+    /// commit the database had (so that `since` may name a commit made through another server).
+    private func afterCatchingUp(refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable () -> Void) {
+        guard sharedHistory != nil else { return body() }
+        let accepted = readers.submit { [self] in
+            if let failure = catchUpForRead() { return refused(.error(failure)) }
+            body()
+        }
+        if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
+    }
+
+    /// On a shared database, on a reader thread: waits until the published state holds every
+    /// commit the database had when the read started (so that a read sees every save any
+    /// server answered before); the error to answer when it cannot.
+    private func catchUpForRead() -> RPCError? {
+        guard let sharedHistory else { return nil }
+        let latest: Int64
+        do {
+            latest = try sharedHistory.latestSequence()
+        } catch {
+            return .storeUnavailable("the database cannot be read: \(error)")
+        }
+        guard publisher.current.sequence < latest else { return nil }
+        let done = DispatchSemaphore(value: 0)
+        requestCatchUp { done.signal() }
+        done.wait()
+        guard publisher.current.sequence >= latest else {
+            return .storeUnavailable("the commits of other servers cannot be read from the database (see the server's log)")
+        }
+        return nil
     }
 
     /// Finishes every job already queued, refuses new ones, ends the threads and closes the
@@ -135,6 +202,7 @@ final class StoreWorker: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         readers.stop()
+        watcher?.stop()
         if wasRunning { finished.wait() }
         condition.lock()
         let close = state != .stopped
@@ -146,7 +214,15 @@ final class StoreWorker: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while saves.isEmpty && state == .running && !graph.checkpoints.isReadyToFinish { condition.wait() }
+            while saves.isEmpty && !catchUpWanted && state == .running && !graph.checkpoints.isReadyToFinish { condition.wait() }
+            let waiters = catchUpWaiters
+            if catchUpWanted {
+                catchUpWanted = false
+                catchUpWaiters = []
+                condition.unlock()
+                takeOtherCommits(then: waiters)
+                condition.lock()
+            }
             if saves.isEmpty {
                 let running = state == .running
                 condition.unlock()
@@ -164,6 +240,21 @@ final class StoreWorker: @unchecked Sendable {
             graph.commit()
             graph.stepCheckpoint()
         }
+        condition.lock()
+        let waiters = catchUpWaiters
+        catchUpWaiters = []
+        condition.unlock()
+        for waiter in waiters { waiter() }  // they find the state as it is, and answer
         finished.signal()
+    }
+
+    /// On the writer: takes the other servers' commits, then tells `waiters`.
+    private func takeOtherCommits(then waiters: [@Sendable () -> Void]) {
+        do {
+            try graph.catchUp()
+        } catch {
+            graph.logFailedCatchUp(error)
+        }
+        for waiter in waiters { waiter() }
     }
 }

@@ -71,6 +71,19 @@ final class DatabaseSession {
         return result
     }
 
+    /// Has PostgreSQL send the notifications of `channel` to this session's connection (made
+    /// now when needed) and calls `handler` on an event loop thread for each, while that
+    /// connection lasts (``isOpen``).
+    func listen(on channel: String, handler: @escaping @Sendable () -> Void) throws(PostgresStoreError) {
+        let connection = try open()
+        connection.addListener(channel: channel) { _, _ in handler() }
+        // A statement after LISTEN: once it is answered, the LISTEN was too.
+        try run("SELECT 1")
+    }
+
+    /// Whether the connection is made and not lost.
+    var isOpen: Bool { connection.map { !$0.isClosed } ?? false }
+
     /// Closes the connection (a new one is made by the next statement).
     func close() {
         guard let connection else { return }

@@ -44,7 +44,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "postgresql://\(username)@\(host):\(port)/\(database)" }
 
     /// A URL's text with its password replaced by `***`.
-    static func redacted(_ url: URL) -> String {
+    public static func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(unreadable URL)" }
         if components.password != nil { components.password = "***" }
         return components.string ?? "(unreadable URL)"

@@ -34,13 +34,34 @@ extension PostgresStore {
         let inserted = request.insertedObjects.map(resolved)
         let updated = request.updatedObjects.map(resolved).sorted(by: Self.byReference)
         let deleted = request.deletedObjects.sorted(by: Self.byReference)
-        let locked = request.lockedObjects.sorted(by: Self.byReference)
+        // Checked even for rows the save writes: their UPDATE or DELETE names the version the
+        // context read, which may be newer than the one the request was checked with.
+        let checked = nextCheckedVersions.map { id, version in
+            ObjectSnapshot(objectID: id, version: version, values: Array(repeating: .null, count: id.entity.properties.count))
+        }
+        nextCheckedVersions = [:]
+        let locked = (request.lockedObjects + checked).sorted(by: Self.byReference)
 
         var versions: [ObjectID: Int64] = [:]
-        do {
-            try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, versions: &versions)
-        } catch let refusal as UniqueRefusal {
-            throw try uniquenessViolation(refusal, among: inserted + updated)
+        let parts = nextCommitParts, time = nextCommitTime ?? Date()
+        nextCommitParts = []
+        nextCommitTime = nil
+        lastCommitSequences = []
+        // A deadlock with another coordinator's save (PostgreSQL rolled this one back) is tried
+        // again: the other save has committed by then, and a conflict with it is found as usual.
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                versions = [:]
+                lastCommitSequences = try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, history: parts,
+                                                time: time, versions: &versions)
+                break
+            } catch let refusal as UniqueRefusal {
+                throw try uniquenessViolation(refusal, among: inserted + updated)
+            } catch PostgresStoreError.statementFailed(let state, _, _) where (state == "40P01" || state == "40001") && attempts < 3 {
+                continue
+            }
         }
         return SaveResult(permanentIDs: permanent, versions: versions)
     }
@@ -51,8 +72,9 @@ extension PostgresStore {
         let snapshot: ObjectSnapshot
     }
 
+    /// Writes the rows, then the history rows of `history` (their numbers are returned).
     private func write(inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ObjectSnapshot], locked: [ObjectSnapshot],
-                       versions: inout [ObjectID: Int64]) throws {
+                       history: [HistoryPart], time: Date, versions: inout [ObjectID: Int64]) throws -> [Int64] {
         func refusing<T>(_ snapshot: ObjectSnapshot, _ body: () throws -> T) throws -> T {
             do {
                 return try body()
@@ -60,7 +82,7 @@ extension PostgresStore {
                 throw UniqueRefusal(index: index, snapshot: snapshot)
             }
         }
-        try session.transaction {
+        return try session.transaction {
             var conflicts: [ObjectSnapshot] = []
             for snapshot in locked where try !check(snapshot) { conflicts.append(snapshot) }
             for snapshot in updated {
@@ -68,6 +90,8 @@ extension PostgresStore {
             }
             for snapshot in deleted where try !delete(snapshot) { conflicts.append(snapshot) }
             if !conflicts.isEmpty {
+                var seen = Set<ObjectID>()
+                conflicts = conflicts.filter { seen.insert($0.objectID).inserted }  // checked and written: named once
                 throw GraphError.conflict(try conflicts.map { snapshot in
                     Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version, currentVersion: try currentVersion(of: snapshot.objectID))
                 })
@@ -75,6 +99,8 @@ extension PostgresStore {
             for snapshot in inserted { try refusing(snapshot) { try insert(snapshot) } }
             for snapshot in inserted { try writeToMany(snapshot, replacing: false) }
             for snapshot in updated { try writeToMany(snapshot, replacing: true) }
+            // Last: the history's lock is held only from here to COMMIT.
+            return try CommitHistory.record(history, time: time, session: session)
         }
     }
 
@@ -177,7 +203,7 @@ extension PostgresStore {
     private func check(_ snapshot: ObjectSnapshot) throws -> Bool {
         var statement = SQLStatement()
         let id = statement.parameter(try reference(of: snapshot.objectID))
-        statement.text = "SELECT t.\"_version\" FROM \(try layout.table(of: snapshot.objectID.entity)) t WHERE t.\"_id\" = \(id) FOR SHARE"
+        statement.text = "SELECT t.\"_version\" FROM \(try layout.table(of: snapshot.objectID.entity)) t WHERE t.\"_id\" = \(id) FOR UPDATE"
         guard let row = try session.run(statement.text, statement.binds).first else { return false }
         return try ColumnReader.integer(row.makeRandomAccess()[0], what: "_version") == snapshot.version
     }

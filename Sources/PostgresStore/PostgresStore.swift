@@ -42,6 +42,19 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {
     let session: DatabaseSession
     private var cachedLayout: TableLayout?
 
+    /// The saves the next save of the store is made of, for the history table (docs/POSTGRESQL.md,
+    /// "History"): when not empty, the save's transaction writes one history row per part, and
+    /// the store empties it. A save without parts writes no history row.
+    public var nextCommitParts: [HistoryPart] = []
+    /// The time the next save's history rows carry (now when nil); emptied by the save.
+    public var nextCommitTime: Date?
+    /// Objects the next save must find at these versions (else it fails with
+    /// `GraphError.conflict`), checked under a row lock in its transaction even when the save
+    /// does not change them; emptied by the save.
+    public var nextCheckedVersions: [ObjectID: Int64] = [:]
+    /// The numbers the last save that wrote history rows gave them, in order (empty before).
+    public internal(set) var lastCommitSequences: [Int64] = []
+
     /// A store for the database at `url` (`postgresql://user:password@host:port/database`);
     /// the coordinator calls it when the store is added. Nothing is sent until the coordinator
     /// loads the store's metadata.

@@ -22,6 +22,7 @@ struct SchemaSetup {
             lock.text = "SELECT pg_advisory_xact_lock(\(lock.parameter(Self.advisoryLockKey)))"
             try session.run(lock.text, lock.binds)
             if try exists(TableLayout.metadataTable) {
+                try session.run(CommitHistory.creationStatement)  // a database made before the history existed
                 return try read(storeType: storeType)
             }
             if try exists(TableLayout.entityTable) {
@@ -40,7 +41,7 @@ struct SchemaSetup {
     }
 
     private func create(storeType: String) throws -> StoreMetadata {
-        for statement in layout.creationStatements { try session.run(statement) }
+        for statement in layout.creationStatements + [CommitHistory.creationStatement] { try session.run(statement) }
         let metadata = StoreMetadata(storeType: storeType, entityVersionHashes: model.entityVersionHashes,
                                      modelVersionHash: model.versionHash)
         let entries = [("storeIdentifier", metadata.storeIdentifier), ("storeType", storeType),

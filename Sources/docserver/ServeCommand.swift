@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The model: a JSON model file (docs/MODEL.md) or an Xcode .xcdatamodeld / .xcdatamodel (its current version); the built-in sample model when omitted.", valueName: "path"))
     var model: String?
 
-    @Option(help: ArgumentHelp("The store file (docs/FILE_FORMAT.md), created when missing. [default: ./data/store.json]", valueName: "file"))
+    @Option(help: ArgumentHelp("The store file (docs/FILE_FORMAT.md), created when missing; or a PostgreSQL database, postgresql://user:password@host:port/database, which several servers may serve at once (docs/POSTGRESQL.md; its schema is created when missing). [default: ./data/store.json]", valueName: "file|url"))
     var store: String?
 
     @Flag(help: "Migrate a store written with an earlier model version (--from-model) before serving it; without it such a store is refused with what would change (docserver migrate --help).")
@@ -163,19 +163,23 @@ struct ServeCommand: AsyncParsableCommand {
         if let journalCheckpointBytes { configuration.journalCheckpointBytes = journalCheckpointBytes }
         applyLimits(to: &configuration)
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
-        let storeURL = URL(fileURLWithPath: storePath)
         let server: DocumentServer
         do {
+            let location = try StoreLocation(storePath)
             let model = try SampleModel.load(path: model ?? Environment.string("DOCSERVER_MODEL"))
-            if store == nil && Environment.string("DOCSERVER_STORE") == nil {
-                try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            if let report = try MigrateCommand.prepareToServe(store: storePath, model: self.model ?? Environment.string("DOCSERVER_MODEL"),
-                                                              fromModels: fromModels, migrate: migrate) {
-                logger.notice("migrated store \(storePath):\n\(report)")
+            if case .postgreSQL = location {
+                if migrate || !fromModels.isEmpty { throw ValidationError("--migrate and --from-model work on store files only, not on a PostgreSQL database") }
+            } else {
+                if store == nil && Environment.string("DOCSERVER_STORE") == nil {
+                    try FileManager.default.createDirectory(at: location.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                }
+                if let report = try MigrateCommand.prepareToServe(store: storePath, model: self.model ?? Environment.string("DOCSERVER_MODEL"),
+                                                                  fromModels: fromModels, migrate: migrate) {
+                    logger.notice("migrated store \(storePath):\n\(report)")
+                }
             }
             let storeOptions = StoreOptions(values: shareWithGroup ? [JSONAtomicStore.fileModeOption: "640"] : [:])
-            server = try DocumentServer(model: model, storeURL: storeURL, storeOptions: storeOptions,
+            server = try DocumentServer(model: model, storeURL: location.url, storeType: location.storeType, storeOptions: storeOptions,
                                         configuration: configuration, logger: logger) { host, port in
                 // Unbuffered: whoever started the server waits for this line on a pipe.
                 FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))

@@ -49,6 +49,8 @@ import Testing
             #expect(try store.storeUUIDInFile() == nil)
         case .json, .documentServer:
             #expect(try store.storeUUIDInFile()?.lowercased() == id.storeIdentifier?.lowercased())
+        case .postgreSQL:
+            #expect(try store.storeUUIDInFile() == nil)  // in the database's _graph_store: the second coordinator reads it below
         }
         if kind.isRemote {
             #expect(second.coordinator !== store.coordinator)

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import GraphCore
 @testable import PostgresStore
 import Testing

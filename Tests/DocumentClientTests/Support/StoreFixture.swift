@@ -2,6 +2,8 @@ import DocumentClient
 import Foundation
 import GraphCore
 import JSONAtomicStore
+import PostgresStore
+import PostgresTestSupport
 import ServerTestSupport
 
 /// One store of a ``StoreKind`` for one test: a coordinator with a context on it, second
@@ -30,6 +32,8 @@ final class StoreFixture {
     private(set) var context: ObjectContext
     /// The `docserver serve` of a `.documentServer` fixture; another process after ``reopen()``.
     private(set) var server: ServerProcess?
+    /// The database of a `.postgreSQL` fixture (a new one of the tests' cluster).
+    private let database: URL?
     /// Every coordinator opened, so that the stores can all be removed.
     private var coordinators: [StoreCoordinator] = []
 
@@ -43,7 +47,8 @@ final class StoreFixture {
             try model.jsonRepresentation().write(to: directory.file("model.json"))
             server = try Self.startServer(in: directory)
         }
-        coordinator = try Self.openCoordinator(kind, model: model, directory: directory, server: server)
+        database = kind == .postgreSQL ? try PostgresCluster.newDatabase() : nil
+        coordinator = try Self.openCoordinator(kind, model: model, directory: directory, server: server, database: database)
         context = ObjectContext(coordinator: coordinator)
         coordinators = [coordinator]
     }
@@ -69,7 +74,7 @@ final class StoreFixture {
     /// `options` are added to a `RemoteStore`'s (`["prefetch": "1"]`); other stores ignore them.
     func secondContext(options: [String: String] = [:]) throws -> ObjectContext {
         guard kind.isRemote else { return ObjectContext(coordinator: coordinator) }
-        let second = try Self.openCoordinator(kind, model: model, directory: directory, server: server, options: options)
+        let second = try Self.openCoordinator(kind, model: model, directory: directory, server: server, database: database, options: options)
         coordinators.append(second)
         return ObjectContext(coordinator: second)
     }
@@ -90,7 +95,7 @@ final class StoreFixture {
             guard status == 0 else { throw HarnessError("docserver exited with status \(status) when stopped; log: \(running.log)") }
             server = try Self.startServer(in: directory)
         }
-        coordinator = try Self.openCoordinator(kind, model: model, directory: directory, server: server)
+        coordinator = try Self.openCoordinator(kind, model: model, directory: directory, server: server, database: database)
         coordinators = [coordinator]
         context = ObjectContext(coordinator: coordinator)
         return context
@@ -109,10 +114,10 @@ final class StoreFixture {
     /// The identifier of the store of ``coordinator``: the store UUID in its permanent object IDs.
     var storeIdentifier: String? { coordinator.persistentStores.first?.identifier }
 
-    /// The store file: the JSON store's, or the server's; nil in memory.
+    /// The store file: the JSON store's, or the server's; nil in memory and in a database.
     var storeFileURL: URL? {
         switch kind {
-        case .inMemory: return nil
+        case .inMemory, .postgreSQL: return nil
         case .json: return directory.file("store.json")
         case .documentServer: return directory.file("server-store.json")
         }
@@ -145,7 +150,7 @@ final class StoreFixture {
 
     /// A new coordinator with a store of `kind` added.
     private static func openCoordinator(
-        _ kind: StoreKind, model: ObjectModel, directory: TemporaryDirectory, server: ServerProcess?,
+        _ kind: StoreKind, model: ObjectModel, directory: TemporaryDirectory, server: ServerProcess?, database: URL?,
         options: [String: String] = [:]
     ) throws -> StoreCoordinator {
         let coordinator = StoreCoordinator(model: model)
@@ -154,6 +159,9 @@ final class StoreFixture {
             try coordinator.addPersistentStore(type: "InMemory")
         case .json:
             try coordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: directory.file("store.json"))
+        case .postgreSQL:
+            PostgresStore.register()
+            try coordinator.addPersistentStore(type: PostgresStore.storeType, at: database)
         case .documentServer:
             guard let server, let url = URL(string: "docstore://\(server.host):\(server.port)") else {
                 throw HarnessError("no server to connect to")

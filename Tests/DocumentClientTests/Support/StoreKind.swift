@@ -1,4 +1,7 @@
-/// The stores every behaviour test runs on: the same test, the same expectations, three stores.
+import PostgresTestSupport
+
+/// The stores every behaviour test runs on: the same test, the same expectations, four stores
+/// (PostgreSQL only where it is installed or can be: `PostgresCluster`).
 ///
 /// ```swift
 /// @Test(arguments: StoreKind.allCases)
@@ -8,12 +11,17 @@
 /// }
 /// ```
 enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// Every kind whose store can run here: PostgreSQL's needs its programs.
+    static let allCases: [StoreKind] = [.inMemory, .json, .documentServer] + (PostgresCluster.isInstalled ? [.postgreSQL] : [])
+
     /// GraphCore's `InMemoryStore` (`"InMemory"`).
     case inMemory
     /// `JSONAtomicStore` (`"JSON"`) on a file in a temporary directory.
     case json
     /// `RemoteStore` (`"DocumentServer"`) talking to a `docserver serve` process the test starts.
     case documentServer
+    /// `PostgresStore` (`"PostgreSQL"`) on a new database of the tests' PostgreSQL cluster.
+    case postgreSQL
 
     var description: String { rawValue }
 
@@ -23,5 +31,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
 
     /// Whether a second context works through a coordinator and a connection of its own (the
     /// network case), rather than through the same coordinator as the first.
-    var isRemote: Bool { self == .documentServer }
+    /// (A PostgreSQL store's second coordinator is another client of the same database, as
+    /// another server would be.)
+    var isRemote: Bool { self == .documentServer || self == .postgreSQL }
 }

@@ -4,8 +4,6 @@ import Glibc
 #endif
 import ServerTestSupport
 import Synchronization
-import Testing
-@testable import PostgresStore
 
 /// A throwaway PostgreSQL cluster for the tests: `initdb` + `pg_ctl` in a temporary
 /// directory, on a free port of 127.0.0.1, run as an unprivileged user (`nobody` when the
@@ -16,15 +14,15 @@ import Testing
 /// Tests take it through `.enabled(if: PostgresCluster.isInstalled, …)`: they are skipped, with
 /// that message, only when PostgreSQL is missing and cannot be installed; a cluster that is
 /// installed but does not start fails them.
-enum PostgresCluster {
+public enum PostgresCluster {
     /// The folder of `initdb`, `pg_ctl` and `postgres`, found or installed; nil when neither worked.
-    static let binaries: URL? = locateOrInstall()
+    public static let binaries: URL? = locateOrInstall()
 
     /// Whether PostgreSQL's programs are there (found, or installed now).
-    static var isInstalled: Bool { binaries != nil }
+    public static var isInstalled: Bool { binaries != nil }
 
     /// The message of a skipped test.
-    static let skipMessage: Comment = "PostgreSQL is not installed and could not be installed from Debian's packages (apt-get install postgresql)"
+    public static let skipReason = "PostgreSQL is not installed and could not be installed from Debian's packages (apt-get install postgresql)"
 
     private static let started: Result<RunningCluster, HarnessError> = {
         guard let binaries else { return .failure(HarnessError("PostgreSQL is not installed")) }
@@ -40,10 +38,10 @@ enum PostgresCluster {
     }()
 
     /// The cluster, started on first use.
-    static func shared() throws -> RunningCluster { try started.get() }
+    public static func shared() throws -> RunningCluster { try started.get() }
 
     /// A new, empty database of the shared cluster, as a store URL.
-    static func newDatabase() throws -> URL { try shared().newDatabase() }
+    public static func newDatabase() throws -> URL { try shared().newDatabase() }
 
     private static func stopAtExit() {
         if case .success(let cluster) = started { cluster.stop() }
@@ -103,8 +101,8 @@ enum PostgresCluster {
 }
 
 /// One running cluster (see ``PostgresCluster``).
-final class RunningCluster: Sendable {
-    let port: Int
+public final class RunningCluster: Sendable {
+    public let port: Int
     let directory: URL
     let binaries: URL
     /// The user the server runs as, when the tests run as root.
@@ -117,7 +115,7 @@ final class RunningCluster: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         user = getuid() == 0 ? "nobody" : nil
         if let user { try PostgresCluster.run("/bin/chown", ["-R", user, directory.path]) }
-        port = try unusedPort()
+        port = try freePort()
         let data = directory.appendingPathComponent("data").path
         try runAsUser("initdb", ["-D", data, "-U", "graph", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
         try runAsUser("pg_ctl", ["-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "120",
@@ -135,16 +133,17 @@ final class RunningCluster: Sendable {
     }
 
     /// A new empty database, as a store URL.
-    func newDatabase() throws -> URL {
+    public func newDatabase() throws -> URL {
         let name = databases.withLock { count -> String in
             count += 1
             return "graph_test_\(getpid())_\(count)"
         }
-        let session = DatabaseSession(address: try DatabaseURL(URL(string: "postgresql://graph@127.0.0.1:\(port)/postgres")!),
-                                      statementTimeoutSeconds: 60)
-        defer { session.close() }
-        try session.run("CREATE DATABASE \(name)")
-        return URL(string: "postgresql://graph@127.0.0.1:\(port)/\(name)")!
+        try PostgresCluster.run(binaries.appendingPathComponent("createdb").path,
+                                ["-h", "127.0.0.1", "-p", String(port), "-U", "graph", name])
+        guard let url = URL(string: "postgresql://graph@127.0.0.1:\(port)/\(name)") else {
+            throw HarnessError("no URL for the database \(name)")
+        }
+        return url
     }
 
     /// Stops the server at once and removes its directory.

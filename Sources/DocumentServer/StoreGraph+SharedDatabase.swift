@@ -1,0 +1,127 @@
+import DocumentProtocol
+import Foundation
+import GraphCore
+import Logging
+import PostgresStore
+
+/// The engine for a database several servers share (a PostgreSQL store): the same writer,
+/// readers and feed as for a file, kept up to date with the other servers' commits.
+///
+/// Every save writes one history row per save in its transaction (``PostgresStore``'s history
+/// table, numbered in commit order by all servers together). A server takes the commits it did
+/// not make from that table (``catchUp(through:)``): before a read whose state is older than
+/// the database's last commit, before its own commit's number is published, and when the
+/// poller sees a new commit. Each commit's objects are read back from the database, the next
+/// state is published and its change set goes to the feed, as for a commit of its own.
+extension StoreGraph {
+    /// The history of `store` when it is a PostgreSQL store (nil for any other store).
+    static func sharedHistory(of store: PersistentStore, url: URL, options: StoreOptions) throws -> PostgresHistory? {
+        guard store is PostgresStore else { return nil }
+        let timeout = options.values["statementTimeout"].flatMap { Int($0) } ?? 30
+        return try PostgresHistory(url: url, statementTimeoutSeconds: timeout)
+    }
+
+    /// The store as a PostgreSQL store, when it is one.
+    var sharedStore: PostgresStore? { sharedHistory == nil ? nil : store as? PostgresStore }
+
+    /// Takes every commit after the state's (up to `through`, when given) from the history
+    /// table: reads the objects each one changed, publishes the state after it, and hands its
+    /// change set to the feed. Does nothing for a store nobody else writes to.
+    ///
+    /// - Throws: ``PostgresStoreError`` when the database cannot be read (the state stays at
+    ///   the last commit taken).
+    func catchUp(through limit: Int64? = nil) throws {
+        guard let history = sharedHistory else { return }
+        while true {
+            let commits = try history.commits(after: state.sequence, through: limit, limit: 500)
+            guard !commits.isEmpty else { return }
+            var sets: [ChangeSet] = []
+            for commit in commits {
+                let before = state
+                var ids: [(ObjectID, ChangeSet.Kind)] = []
+                for object in commit.objects {
+                    guard let entity = model.entity(named: object.entity) else { continue }
+                    let id = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: .int(object.reference))
+                    let kind: ChangeSet.Kind = switch object.kind {
+                    case .inserted: .inserted
+                    case .updated: .updated
+                    case .deleted: .deleted
+                    }
+                    ids.append((id, kind))
+                }
+                sharedSequence = commit.sequence
+                _ = publishCommit(changed: ids.map(\.0))
+                cache.remove(ids.map(\.0))
+                let after = state
+                let changes = ids.map { id, kind in
+                    ChangeSet.Change(id: id, kind: kind, before: kind == .inserted ? nil : before.storedSnapshot(of: id),
+                                     after: kind == .deleted ? nil : after.storedSnapshot(of: id))
+                }
+                sets.append(ChangeSet(sequence: commit.sequence, author: commit.author, timestamp: commit.time, changes: changes,
+                                      stateBefore: before, stateAfter: after))
+            }
+            feed?.publish(sets, state: state)
+            if let limit, state.sequence >= limit { return }
+        }
+    }
+
+    /// Before a commit: the history parts of `saves` (one per save; objects no save names go to
+    /// the last one's, as in ``changeSets(of:changed:before:time:)``), and the versions their
+    /// requests named, which the store checks in the transaction: another server may have
+    /// saved the object since this one checked them.
+    func prepareSharedCommit(_ saves: [StagedSave], changed: [ObjectID], time: Date) {
+        guard let store = sharedStore else { return }
+        let deleted = Set(saves.flatMap(\.deleted)), inserted = Set(saves.flatMap { $0.inserted.map(\.object.objectID) })
+        let named = Set(saves.flatMap(\.objects))
+        let unnamed = changed.filter { !named.contains($0) }
+        store.nextCommitParts = saves.enumerated().map { index, save in
+            let ids = index == saves.count - 1 ? save.objects + unnamed : save.objects
+            return HistoryPart(author: save.author, objects: ids.compactMap { id in
+                guard case .int(let reference) = id.referenceObject else { return nil }
+                let kind: HistoryObject.Kind = deleted.contains(id) ? .deleted : inserted.contains(id) ? .inserted : .updated
+                return HistoryObject(entity: id.entityName, reference: reference, kind: kind)
+            })
+        }
+        store.nextCommitTime = time
+        store.nextCheckedVersions = saves.reduce(into: [:]) { all, save in all.merge(save.checkedVersions) { first, _ in first } }
+    }
+
+    /// After a commit was written: takes the other servers' commits numbered before it, so that
+    /// this one follows them, and returns the state before it; nil for a store nobody else
+    /// writes to.
+    func finishSharedCommit() -> ReadState? {
+        guard let store = sharedStore, let first = store.lastCommitSequences.first, let last = store.lastCommitSequences.last else { return nil }
+        store.nextCommitParts = []
+        do {
+            try catchUp(through: first - 1)
+        } catch {
+            // The commits before it could not be read: this one is published without a number
+            // of its own (the state keeps the last number taken), and the next catch-up reads
+            // them and it from the history table.
+            return state
+        }
+        sharedSequence = last
+        return state
+    }
+
+    /// The change sets the feed starts with: the newest commits of the history table, with the
+    /// objects as they are now (the states of their time are not kept).
+    func sharedChangeSets() -> [ChangeSet] {
+        guard let history = sharedHistory, sharedHistoryCommits > 0 else { return [] }
+        let from = max(0, state.sequence - Int64(sharedHistoryCommits))
+        guard let commits = try? history.commits(after: from, through: state.sequence, limit: sharedHistoryCommits) else { return [] }
+        return commits.map { commit in
+            ChangeSet(sequence: commit.sequence, author: commit.author, timestamp: commit.time, changes: commit.objects.compactMap { object in
+                guard let entity = model.entity(named: object.entity) else { return nil }
+                let id = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: .int(object.reference))
+                let kind: ChangeSet.Kind = object.kind == .inserted ? .inserted : object.kind == .deleted ? .deleted : .updated
+                return ChangeSet.Change(id: id, kind: kind, before: nil, after: kind == .deleted ? nil : state.storedSnapshot(of: id))
+            }, stateBefore: nil, stateAfter: nil)
+        }
+    }
+
+    /// Logs a catch-up that failed (the reads waiting for it answer that the database cannot be read).
+    func logFailedCatchUp(_ error: any Error) {
+        logger.error("cannot read the commits of other servers from the database", metadata: ["error": "\(error)"])
+    }
+}

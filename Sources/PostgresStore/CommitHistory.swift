@@ -1,0 +1,155 @@
+import Foundation
+import GraphCore
+import PostgresNIO
+
+/// One save of a commit, as the history table records it: who made it and what it changed.
+///
+/// A server hands the parts of its next save to ``PostgresStore/nextCommitParts``; the store
+/// writes one history row per part in the save's transaction.
+public struct HistoryPart: Sendable {
+    /// The save's author (the `client` of the connection's `hello`), if any.
+    public var author: String?
+    /// Every object the save inserted, updated or deleted, once each.
+    public var objects: [HistoryObject]
+
+    /// A part made by `author` that changed `objects`.
+    public init(author: String?, objects: [HistoryObject]) {
+        self.author = author
+        self.objects = objects
+    }
+}
+
+/// One object a commit changed: its concrete entity, its reference and what happened to it.
+public struct HistoryObject: Sendable, Equatable {
+    /// What happened to an object.
+    public enum Kind: String, Sendable {
+        case inserted = "i", updated = "u", deleted = "d"
+    }
+
+    /// The object's concrete entity.
+    public var entity: String
+    /// The reference in its ID (the `_id` of its row).
+    public var reference: Int64
+    public var kind: Kind
+
+    /// An object of `entity` with `reference` that a commit changed as `kind` says.
+    public init(entity: String, reference: Int64, kind: Kind) {
+        self.entity = entity
+        self.reference = reference
+        self.kind = kind
+    }
+}
+
+/// One commit read back from the history table.
+public struct HistoryCommit: Sendable {
+    /// Its number: commits are numbered 1, 2, 3, … in the order they were committed, by every
+    /// server on the database together.
+    public let sequence: Int64
+    /// When it was made (milliseconds).
+    public let time: Date
+    public let author: String?
+    public let objects: [HistoryObject]
+}
+
+/// The history table `_graph_history`: one row per save, written in the save's transaction.
+///
+/// Numbers: the transaction takes the transaction-level advisory lock ``lockKey`` as its last
+/// step before `COMMIT`, then numbers its rows `max(seq) + 1, …`. The lock is held until the
+/// transaction ends, and PostgreSQL makes a commit visible before it releases the
+/// transaction's locks, so the next saver reads the previous one's rows: numbers are given in
+/// commit order, without gaps (a save that rolls back leaves none, as a sequence would), and
+/// no reader can see commit n + 1 while commit n is not visible yet. Only the short end of a
+/// save (the history rows and `COMMIT`) is serialized; the rows are written before, in parallel.
+///
+/// Each commit also sends `NOTIFY "_graph_commits"` with its last number, delivered to
+/// listeners when it commits.
+enum CommitHistory {
+    static let table = "_graph_history"
+    /// The channel of the commit notifications.
+    static let channel = "_graph_commits"
+    static let lockKey: Int64 = 0x6772_6170_6868_6973  // "graphhis"
+
+    /// The statement that creates the table (also run on databases made before it existed).
+    static let creationStatement = """
+        CREATE TABLE IF NOT EXISTS "\(table)" (seq bigint PRIMARY KEY, committed_at bigint NOT NULL, author text, \
+        entities text[] NOT NULL, refs bigint[] NOT NULL, kinds text NOT NULL)
+        """
+
+    /// Writes one row per part, in the transaction under way, and returns their numbers.
+    static func record(_ parts: [HistoryPart], time: Date, session: DatabaseSession) throws -> [Int64] {
+        guard !parts.isEmpty else { return [] }
+        var lock = SQLStatement()
+        lock.text = "SELECT pg_advisory_xact_lock(\(lock.parameter(lockKey)))"
+        try session.run(lock.text, lock.binds)
+        let rows = try session.run("SELECT coalesce(max(seq), 0) FROM \"\(table)\"")
+        guard let row = rows.first, let last = try ColumnReader.integer(row.makeRandomAccess()[0], what: "max(seq)") else {
+            throw PostgresStoreError.damagedSchema("the table \(table) gave no last number")
+        }
+        let milliseconds = Int64(exactly: (time.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
+        var numbers: [Int64] = []
+        var next = last
+        for part in parts {
+            let (sum, overflow) = next.addingReportingOverflow(1)
+            guard !overflow else { throw PostgresStoreError.damagedSchema("the table \(table) has no number left") }
+            next = sum
+            var insert = SQLStatement()
+            insert.text = """
+                INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds) VALUES (\
+                \(insert.parameter(next)), \(insert.parameter(milliseconds)), \(part.author.map { insert.parameter($0) } ?? insert.nullParameter()), \
+                \(insert.parameter(part.objects.map(\.entity))), \(insert.parameter(part.objects.map(\.reference))), \
+                \(insert.parameter(part.objects.map(\.kind.rawValue).joined())))
+                """
+            try session.run(insert.text, insert.binds)
+            numbers.append(next)
+        }
+        var notify = SQLStatement()
+        notify.text = "SELECT pg_notify(\(notify.parameter(channel)), \(notify.parameter(String(next))))"
+        try session.run(notify.text, notify.binds)
+        return numbers
+    }
+
+    /// The number of the last commit (0 before the first).
+    static func latest(session: DatabaseSession) throws -> Int64 {
+        let rows = try session.run("SELECT coalesce(max(seq), 0) FROM \"\(table)\"")
+        guard let row = rows.first else { return 0 }
+        return try ColumnReader.integer(row.makeRandomAccess()[0], what: "max(seq)") ?? 0
+    }
+
+    /// Up to `limit` commits after number `after` (and at most `through`), in order.
+    static func commits(after: Int64, through: Int64?, limit: Int, session: DatabaseSession) throws -> [HistoryCommit] {
+        var statement = SQLStatement()
+        var conditions = ["seq > \(statement.parameter(after))"]
+        if let through { conditions.append("seq <= \(statement.parameter(through))") }
+        statement.text = """
+            SELECT seq, committed_at, author, entities, refs, kinds FROM "\(table)" \
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq LIMIT \(statement.parameter(Int64(limit)))
+            """
+        return try session.run(statement.text, statement.binds).map { row in
+            let cells = row.makeRandomAccess()
+            guard let seq = try ColumnReader.integer(cells[0], what: "seq"),
+                  let time = try ColumnReader.integer(cells[1], what: "committed_at") else {
+                throw PostgresStoreError.damagedSchema("a row of \(table) has no number or time")
+            }
+            let author = try ColumnReader.text(cells[2], what: "author")
+            let entities: [String], references: [Int64]
+            do {
+                entities = try cells[3].decode([String].self)
+                references = try cells[4].decode([Int64].self)
+            } catch {
+                throw PostgresStoreError.damagedSchema("the row \(seq) of \(table) has unreadable objects")
+            }
+            let kinds = try ColumnReader.text(cells[5], what: "kinds") ?? ""
+            guard entities.count == references.count, kinds.count == entities.count else {
+                throw PostgresStoreError.damagedSchema("the row \(seq) of \(table) names \(entities.count) entities, \(references.count) references and \(kinds.count) kinds")
+            }
+            var objects: [HistoryObject] = []
+            for ((entity, reference), letter) in zip(zip(entities, references), kinds) {
+                guard let kind = HistoryObject.Kind(rawValue: String(letter)) else {
+                    throw PostgresStoreError.damagedSchema("the row \(seq) of \(table) has the unknown kind \(letter)")
+                }
+                objects.append(HistoryObject(entity: entity, reference: reference, kind: kind))
+            }
+            return HistoryCommit(sequence: seq, time: Date(timeIntervalSince1970: Double(time) / 1000), author: author, objects: objects)
+        }
+    }
+}
