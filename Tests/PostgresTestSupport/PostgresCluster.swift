@@ -115,7 +115,7 @@ public final class RunningCluster: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         user = getuid() == 0 ? "nobody" : nil
         if let user { try PostgresCluster.run("/bin/chown", ["-R", user, directory.path]) }
-        port = try freePort()
+        port = try unusedPort()
         let data = directory.appendingPathComponent("data").path
         try runAsUser("initdb", ["-D", data, "-U", "graph", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
         try runAsUser("pg_ctl", ["-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "120",
