@@ -40,14 +40,25 @@ struct IndexTree {
 
     /// A tree of `entries`, which must be sorted by ``IndexEntry/order(_:_:)``.
     init(sorted entries: [IndexEntry]) {
+        self.init(count: entries.count) { entries[$0] }
+    }
+
+    /// A tree of `count` entries, `entry(i)` the `i`th in the order of
+    /// ``IndexEntry/order(_:_:)``: leaves half full (room for inserts before the first splits),
+    /// filled in order.
+    init(count: Int, entry: (Int) -> IndexEntry) {
         let half = Self.leafCapacity / 2
+        leaves.reserveCapacity((count + half - 1) / half)
         var start = 0
-        while start < entries.count {
-            let end = min(start + half, entries.count)
-            leaves.append(Array(entries[start..<end]))
+        while start < count {
+            let end = min(start + half, count)
+            var leaf: [IndexEntry] = []
+            leaf.reserveCapacity(end - start)
+            for position in start..<end { leaf.append(entry(position)) }
+            leaves.append(leaf)
             start = end
         }
-        count = entries.count
+        self.count = count
     }
 
     var startPosition: IndexPosition { IndexPosition(leaf: 0, offset: 0) }
