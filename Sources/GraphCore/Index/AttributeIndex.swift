@@ -32,23 +32,25 @@ final class AttributeIndex {
         self.propertyIndex = attribute.propertyIndex
         self.folding = attribute.folding
         var keys: [IndexKey] = []
-        var kept: [CacheNode] = []
+        var kept: [Int] = []  // the positions in `nodes` of the nodes with a key
+        var identities: [UInt] = []
         keys.reserveCapacity(nodes.count)
         kept.reserveCapacity(nodes.count)
-        for node in nodes {
+        identities.reserveCapacity(nodes.count)
+        for (position, node) in nodes.enumerated() {
             guard propertyIndex < node.values.count, let key = attribute.key(of: node.values[propertyIndex]) else {
                 unindexedCount += 1
                 continue
             }
             if case .nan = key { nanCount += 1 }
             keys.append(key)
-            kept.append(node)
+            kept.append(position)
+            identities.append(UInt(bitPattern: ObjectIdentifier(node)))
         }
-        let identities = kept.map { UInt(bitPattern: ObjectIdentifier($0)) }
         let order = identities.withUnsafeBufferPointer { identity in
             IndexBulkOrder.positions(of: keys, tieLess: { identity[$0] < identity[$1] })
         }
-        tree = IndexTree(count: order.count) { IndexEntry(key: keys[order[$0]], node: kept[order[$0]]) }
+        tree = IndexTree(count: order.count) { IndexEntry(key: keys[order[$0]], node: nodes[kept[order[$0]]]) }
     }
 
     /// The key of a value in this index (strings folded as it says).
