@@ -84,6 +84,43 @@ struct IndexTree {
         return IndexPosition(leaf: low, offset: a)
     }
 
+    /// The first position whose entry comes after (`after`) or not before the entry of `key`
+    /// and `identity`: ``partitionPoint(_:)`` specialised to the order of entries, reading
+    /// entries in place (no copy, so no retain of their nodes, on the path of every save).
+    private func place(of key: IndexKey, _ identity: UInt, after: Bool) -> IndexPosition {
+        /// Whether `entry` is past the place.
+        func isAfter(_ entry: UnsafePointer<IndexEntry>) -> Bool {
+            var byKey = IndexKey.order(entry.pointee.key, key)
+            if byKey == 0 {
+                let other = UInt(bitPattern: ObjectIdentifier(entry.pointee.node))
+                byKey = other < identity ? -1 : (other == identity ? 0 : 1)
+            }
+            return after ? byKey > 0 : byKey >= 0
+        }
+        return leaves.withUnsafeBufferPointer { leaves in
+            var low = 0, high = leaves.count
+            while low < high {
+                let mid = (low + high) / 2
+                let isPast = leaves[mid].withUnsafeBufferPointer { leaf in
+                    guard let base = leaf.baseAddress, !leaf.isEmpty else { return false }
+                    return isAfter(base + (leaf.count - 1))
+                }
+                if isPast { high = mid } else { low = mid + 1 }
+            }
+            guard low < leaves.count else { return IndexPosition(leaf: leaves.count, offset: 0) }
+            let offset = leaves[low].withUnsafeBufferPointer { leaf -> Int in
+                guard let base = leaf.baseAddress else { return 0 }
+                var a = 0, b = leaf.count
+                while a < b {
+                    let mid = (a + b) / 2
+                    if isAfter(base + mid) { b = mid } else { a = mid + 1 }
+                }
+                return a
+            }
+            return IndexPosition(leaf: low, offset: offset)
+        }
+    }
+
     /// The position after `position`.
     func next(_ position: IndexPosition) -> IndexPosition {
         let offset = position.offset + 1
@@ -121,7 +158,7 @@ struct IndexTree {
     mutating func insert(_ entry: IndexEntry) {
         count += 1
         if leaves.isEmpty { leaves = [[entry]]; return }
-        var position = partitionPoint { IndexEntry.order($0, entry) > 0 }
+        var position = place(of: entry.key, entry.identity, after: true)
         if position.leaf == leaves.count {  // after every entry: the end of the last leaf
             position = IndexPosition(leaf: leaves.count - 1, offset: leaves[leaves.count - 1].count)
         }
@@ -136,8 +173,7 @@ struct IndexTree {
     /// Removes the entry of `node` under `key`; false when there is none.
     @discardableResult
     mutating func remove(_ key: IndexKey, _ node: CacheNode) -> Bool {
-        let entry = IndexEntry(key: key, node: node)
-        let position = partitionPoint { IndexEntry.order($0, entry) >= 0 }
+        let position = place(of: key, UInt(bitPattern: ObjectIdentifier(node)), after: false)
         guard position.leaf < leaves.count, self[position].holds(node) else { return false }
         leaves[position.leaf].remove(at: position.offset)
         if leaves[position.leaf].isEmpty { leaves.remove(at: position.leaf) }
