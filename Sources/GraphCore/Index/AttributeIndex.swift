@@ -48,7 +48,7 @@ final class AttributeIndex {
             identities.append(UInt(bitPattern: ObjectIdentifier(node)))
         }
         let order = identities.withUnsafeBufferPointer { identity in
-            IndexBulkOrder.positions(of: keys, tieLess: { identity[$0] < identity[$1] })
+            IndexBulkOrder.positions(of: keys, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
         }
         tree = IndexTree(count: order.count) { IndexEntry(key: keys[order[$0]], node: nodes[kept[order[$0]]]) }
     }

@@ -10,15 +10,19 @@ import Foundation
 /// and the tie order. Any other mix of keys is sorted by ``IndexKey/order(_:_:)``.
 enum IndexBulkOrder {
     /// The positions of `keys` in index order; `tieLess(a, b)` orders two positions whose keys
-    /// are equal.
-    static func positions(of keys: [IndexKey], tieLess: (Int, Int) -> Bool) -> [Int] {
+    /// are equal. `ties`, when given, is that order as numbers (`tieLess(a, b)` exactly when
+    /// `ties[a] < ties[b]`): the keys are then taken in that order and the stable radix sort
+    /// keeps it among equal keys, so ties need no second sort.
+    static func positions(of keys: [IndexKey], ties: [UInt64]? = nil, tieLess: (Int, Int) -> Bool) -> [Int] {
+        let visit = ties.map(tieOrder) ?? Array(keys.indices)
         var nulls: [Int] = []
         var nans: [Int] = []
         var items: [RadixItem] = []
         items.reserveCapacity(keys.count)
         var kind: Int?  // the kind of the other keys (see ``RadixItem/kind(of:)``); nil while none is seen
         var isRadixable = true
-        for (position, key) in keys.enumerated() {
+        for position in visit {
+            let key = keys[position]
             switch key {
             case .null: nulls.append(position); continue
             case .nan: nans.append(position); continue
@@ -33,12 +37,15 @@ enum IndexBulkOrder {
                 isRadixable = false
             }
         }
-        nulls.sort(by: tieLess)
-        nans.sort(by: tieLess)
+        if ties == nil {
+            nulls.sort(by: tieLess)
+            nans.sort(by: tieLess)
+        }
         if isRadixable {
             RadixItem.sort(&items)
             var sorted = items.map(\.position)
-            fixRuns(items, &sorted, exact: kind != RadixItem.kind(of: .string("")), keys: keys, tieLess: tieLess)
+            fixRuns(items, &sorted, exact: kind != RadixItem.kind(of: .string("")), inTieOrder: ties != nil, keys: keys,
+                    tieLess: tieLess)
             // NaN comes after every number; strings and dates never share an index with it.
             return nulls + sorted + nans
         }
@@ -54,9 +61,20 @@ enum IndexBulkOrder {
         return ordered
     }
 
-    /// Sorts each run of items with equal bits by the full key (strings) and the tie order.
-    private static func fixRuns(_ items: [RadixItem], _ sorted: inout [Int], exact: Bool, keys: [IndexKey],
-                                tieLess: (Int, Int) -> Bool) {
+    /// The positions ordered by `ties` (ascending): the positions as they are when they are
+    /// already, else sorted by a radix sort.
+    private static func tieOrder(_ ties: [UInt64]) -> [Int] {
+        if zip(ties, ties.dropFirst()).allSatisfy({ $0 <= $1 }) { return Array(ties.indices) }
+        var items = ties.enumerated().map { RadixItem(high: $0.element, low: 0, position: $0.offset) }
+        RadixItem.sort(&items)
+        return items.map(\.position)
+    }
+
+    /// Sorts each run of items with equal bits by the full key (strings) and the tie order;
+    /// runs already in tie order (`inTieOrder`) only where their keys differ.
+    private static func fixRuns(_ items: [RadixItem], _ sorted: inout [Int], exact: Bool, inTieOrder: Bool,
+                                keys: [IndexKey], tieLess: (Int, Int) -> Bool) {
+        if exact && inTieOrder { return }
         var start = 0
         while start < items.count {
             var end = start + 1
@@ -64,7 +82,7 @@ enum IndexBulkOrder {
             if end - start > 1 {
                 if exact {
                     sorted[start..<end].sort(by: tieLess)
-                } else {
+                } else if !inTieOrder || !sameKeys(sorted[start..<end], keys) {
                     sorted[start..<end].sort { a, b in
                         guard case .string(let x) = keys[a], case .string(let y) = keys[b] else { return tieLess(a, b) }
                         return x < y || (x == y && tieLess(a, b))
@@ -72,6 +90,16 @@ enum IndexBulkOrder {
                 }
             }
             start = end
+        }
+    }
+}
+
+extension IndexBulkOrder {
+    /// Whether the keys at `positions` are all the same string.
+    fileprivate static func sameKeys(_ positions: ArraySlice<Int>, _ keys: [IndexKey]) -> Bool {
+        guard let first = positions.first, case .string(let s) = keys[first] else { return false }
+        return positions.dropFirst().allSatisfy { position in
+            if case .string(let t) = keys[position] { t == s } else { false }
         }
     }
 }

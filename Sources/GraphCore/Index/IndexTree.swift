@@ -33,8 +33,11 @@ struct IndexPosition: Comparable {
 /// (O(log n)) and moves at most one leaf's entries (O(leafCapacity)); a full leaf splits in
 /// two. A sorted array would move half of a million entries per change; a deeper tree gains
 /// nothing below tens of millions of entries. Built from sorted entries in O(n).
+///
+/// 256 entries (8 KB) a leaf: an insert shifts 2 KB on average, a leaf's search stays in a
+/// few cache lines; 1,000,000 entries make 4,000 to 8,000 leaves, a search over them 13 steps.
 struct IndexTree {
-    static let leafCapacity = 1024
+    static let leafCapacity = 256
     private(set) var leaves: [[IndexEntry]] = []
     private(set) var count = 0
 

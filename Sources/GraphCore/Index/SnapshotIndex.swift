@@ -38,7 +38,8 @@ struct SnapshotIndex: Sendable {
         }
         let order = integerReferences
             ? references.withUnsafeBufferPointer { reference in
-                IndexBulkOrder.positions(of: keys, tieLess: { reference[$0] < reference[$1] })
+                IndexBulkOrder.positions(of: keys, ties: references.map { UInt64(bitPattern: $0) ^ (1 << 63) },
+                                         tieLess: { reference[$0] < reference[$1] })
             }
             : IndexBulkOrder.positions(of: keys, tieLess: {
                 SnapshotIndexEntry.referenceOrder(kept[$0].objectID, kept[$1].objectID) < 0

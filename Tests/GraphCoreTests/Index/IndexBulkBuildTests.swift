@@ -126,6 +126,23 @@ import ServerTestSupport
             return byKey != 0 ? byKey < 0 : a < b
         }
         #expect(order == expected)
+        // Ties given as numbers, already in order or not, and strings sharing their first 16 bytes.
+        let reversed = keys.indices.map { UInt64(keys.count - $0) }
+        #expect(IndexBulkOrder.positions(of: keys, ties: reversed, tieLess: { reversed[$0] < reversed[$1] })
+                == keys.indices.sorted { a, b in
+                    let byKey = IndexKey.order(keys[a], keys[b])
+                    return byKey != 0 ? byKey < 0 : a > b
+                })
+        #expect(IndexBulkOrder.positions(of: keys, ties: keys.indices.map { UInt64($0) }, tieLess: <) == expected)
+        let strings: [IndexKey] = (0..<2_000).map { _ in
+            .string("0123456789abcdef" + ["", "a", "b", "\u{0}", "é"][Int.random(in: 0..<5, using: &rng)])
+        }
+        let ties = strings.indices.map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) }
+        #expect(IndexBulkOrder.positions(of: strings, ties: ties, tieLess: { ties[$0] < ties[$1] })
+                == strings.indices.sorted { a, b in
+                    let byKey = IndexKey.order(strings[a], strings[b])
+                    return byKey != 0 ? byKey < 0 : ties[a] < ties[b]
+                })
     }
 
     @Test func indexesOfALoadedStoreAreBuiltSideBySideAndAnswerAsAScan() throws {
