@@ -32,25 +32,29 @@ final class AttributeIndex {
         self.propertyIndex = attribute.propertyIndex
         self.folding = attribute.folding
         var keys: [IndexKey] = []
-        var kept: [Int] = []  // the positions in `nodes` of the nodes with a key
         var identities: [UInt] = []
+        // Each kept node retained here, in the nodes' order (while its memory is at hand), and
+        // handed to its entry below without another retain: retaining in the index's order
+        // would touch a million nodes at random, a cache miss each.
+        var retained: [Unmanaged<CacheNode>] = []
+        retained.reserveCapacity(nodes.count)
         keys.reserveCapacity(nodes.count)
-        kept.reserveCapacity(nodes.count)
         identities.reserveCapacity(nodes.count)
-        for (position, node) in nodes.enumerated() {
+        for node in nodes {
             guard propertyIndex < node.values.count, let key = attribute.key(of: node.values[propertyIndex]) else {
                 unindexedCount += 1
                 continue
             }
             if case .nan = key { nanCount += 1 }
             keys.append(key)
-            kept.append(position)
             identities.append(UInt(bitPattern: ObjectIdentifier(node)))
+            retained.append(Unmanaged.passRetained(node))
         }
         let order = identities.withUnsafeBufferPointer { identity in
             IndexBulkOrder.positions(of: keys, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
         }
-        tree = IndexTree(count: order.count) { IndexEntry(key: keys[order[$0]], node: nodes[kept[order[$0]]]) }
+        // `order` is a permutation of the kept positions: each retain is taken over exactly once.
+        tree = IndexTree(count: order.count) { IndexEntry(key: keys[order[$0]], node: retained[order[$0]].takeRetainedValue()) }
     }
 
     /// The key of a value in this index (strings folded as it says).
