@@ -15,9 +15,13 @@ struct SnapshotIndex: Sendable {
     init(_ attribute: IndexedAttribute, snapshots: [ObjectSnapshot]) {
         self.attribute = attribute
         var keys: [IndexKey] = []
-        var kept: [ObjectSnapshot] = []
+        // The kept snapshots copied here in their order (while their memory is at hand) and
+        // moved into their entries below: copying them in the index's order would retain a
+        // million snapshots' references at random, a cache miss each.
+        let kept = UnsafeMutablePointer<ObjectSnapshot>.allocate(capacity: snapshots.count)
+        defer { kept.deallocate() }  // every snapshot in it is moved out below
+        var keptCount = 0
         keys.reserveCapacity(snapshots.count)
-        kept.reserveCapacity(snapshots.count)
         var references: [Int64] = []  // while every reference is an integer
         var integerReferences = true
         for snapshot in snapshots {
@@ -27,7 +31,8 @@ struct SnapshotIndex: Sendable {
             }
             if case .nan = key { nanCount += 1 }
             keys.append(key)
-            kept.append(snapshot)
+            (kept + keptCount).initialize(to: snapshot)
+            keptCount += 1
             if integerReferences {
                 if case .int(let reference) = snapshot.objectID.referenceObject {
                     references.append(reference)
@@ -44,7 +49,8 @@ struct SnapshotIndex: Sendable {
             : IndexBulkOrder.positions(of: keys, tieLess: {
                 SnapshotIndexEntry.referenceOrder(kept[$0].objectID, kept[$1].objectID) < 0
             })
-        tree = SnapshotIndexTree(count: order.count) { SnapshotIndexEntry(key: keys[order[$0]], snapshot: kept[order[$0]]) }
+        // `order` is a permutation of the kept positions: each snapshot is moved out once.
+        tree = SnapshotIndexTree(count: order.count) { SnapshotIndexEntry(key: keys[order[$0]], snapshot: (kept + order[$0]).move()) }
     }
 
     private static func key(of snapshot: ObjectSnapshot, _ attribute: IndexedAttribute) -> IndexKey? {
