@@ -79,6 +79,16 @@ enum IndexBenchmark {
         print(String(format: "load %d songs with 2 indexes:    %.3f s (best of 3): %.2f x (target <= 1.3 x)", count,
                      loadSeconds[true] ?? 0, (loadSeconds[true] ?? 0) / (loadSeconds[false] ?? 1)))
 
+        // The server's read state: the persistent snapshot indexes built over every snapshot.
+        if let store = coordinators[true]?.persistentStores.first as? AtomicStore, let model = store.model {
+            let snapshots = store.cacheNodes().map { ObjectSnapshot(objectID: $0.objectID, version: $0.version, values: $0.values) }
+            var best = Double.infinity
+            for _ in 0..<3 {
+                best = min(best, nanos { _ = SnapshotIndexes(model: model, snapshots: snapshots) } / 1e9)
+            }
+            print(String(format: "snapshot indexes (a server's read state) over %d snapshots: %.3f s (best of 3)", snapshots.count, best))
+        }
+
         guard let indexed = coordinators[true], let plain = coordinators[false],
               let store = indexed.persistentStores.first as? AtomicStore else { return }
         let context = ObjectContext(coordinator: indexed)

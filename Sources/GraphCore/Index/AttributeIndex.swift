@@ -24,53 +24,37 @@ final class AttributeIndex {
     /// Whether the index holds every node of its entity.
     var isComplete: Bool { unindexedCount == 0 }
 
+    /// The index of `attribute` over `nodes` (all of one concrete entity), built in bulk: the
+    /// keys are sorted once (see ``IndexBulkOrder``) and the leaves filled in order.
     init(_ attribute: IndexedAttribute, nodes: [CacheNode]) {
         self.name = attribute.name
         self.key = attribute.key
         self.propertyIndex = attribute.propertyIndex
         self.folding = attribute.folding
-        var entries: [IndexEntry] = []
-        entries.reserveCapacity(nodes.count)
+        var keys: [IndexKey] = []
+        var identities: [UInt] = []
+        // Each kept node retained here, in the nodes' order (while its memory is at hand), and
+        // handed to its entry below without another retain: retaining in the index's order
+        // would touch a million nodes at random, a cache miss each.
+        var retained: [Unmanaged<CacheNode>] = []
+        retained.reserveCapacity(nodes.count)
+        keys.reserveCapacity(nodes.count)
+        identities.reserveCapacity(nodes.count)
         for node in nodes {
             guard propertyIndex < node.values.count, let key = attribute.key(of: node.values[propertyIndex]) else {
                 unindexedCount += 1
                 continue
             }
             if case .nan = key { nanCount += 1 }
-            entries.append(IndexEntry(key: key, node: node))
+            keys.append(key)
+            identities.append(UInt(bitPattern: ObjectIdentifier(node)))
+            retained.append(Unmanaged.passRetained(node))
         }
-        tree = IndexTree(sorted: Self.sorted(entries))
-    }
-
-    /// The entries in order. Integer and string keys (with nil) are sorted as plain values,
-    /// without going through ``IndexKey/order(_:_:)`` for each comparison: a fraction of the
-    /// time on a million objects.
-    private static func sorted(_ entries: [IndexEntry]) -> [IndexEntry] {
-        var nulls: [IndexEntry] = []
-        var integers: [(key: Int64, identity: UInt, position: Int)] = []
-        var strings: [(key: String, identity: UInt, position: Int)] = []
-        for (position, entry) in entries.enumerated() {
-            let identity = entry.identity
-            switch entry.key {
-            case .null: nulls.append(entry)
-            case .int(let i) where strings.isEmpty: integers.append((i, identity, position))
-            case .string(let s) where integers.isEmpty: strings.append((s, identity, position))
-            default: return entries.sorted { IndexEntry.order($0, $1) < 0 }
-            }
+        let order = identities.withUnsafeBufferPointer { identity in
+            IndexBulkOrder.positions(of: keys, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
         }
-        nulls.sort { IndexEntry.order($0, $1) < 0 }
-        if !integers.isEmpty {
-            integers.sort { a, b in a.key < b.key || (a.key == b.key && a.identity < b.identity) }
-            return nulls + integers.map { entries[$0.position] }
-        }
-        strings.sort { a, b in a.key < b.key || (a.key == b.key && a.identity < b.identity) }
-        return nulls + strings.map { entries[$0.position] }
-    }
-
-    /// The indexes to keep for `entity`: each binary fetch index of it or an ancestor whose
-    /// first element is an attribute of a covered type.
-    static func make(for entity: EntityDescription, nodes: [CacheNode]) -> [AttributeIndex] {
-        IndexedAttribute.all(of: entity).map { AttributeIndex($0, nodes: nodes) }
+        // `order` is a permutation of the kept positions: each retain is taken over exactly once.
+        tree = IndexTree(count: order.count) { IndexEntry(key: keys[order[$0]], node: retained[order[$0]].takeRetainedValue()) }
     }
 
     /// The key of a value in this index (strings folded as it says).

@@ -10,46 +10,51 @@ struct SnapshotIndex: Sendable {
     /// misses objects, and the planner does not use it.
     private(set) var unindexedCount = 0
 
-    /// The index of `attribute` over `snapshots` (all of one concrete entity).
+    /// The index of `attribute` over `snapshots` (all of one concrete entity), built in bulk:
+    /// the keys are sorted once (see ``IndexBulkOrder``) and the tree built bottom-up.
     init(_ attribute: IndexedAttribute, snapshots: [ObjectSnapshot]) {
         self.attribute = attribute
-        var entries: [SnapshotIndexEntry] = []
-        entries.reserveCapacity(snapshots.count)
+        var keys: [IndexKey] = []
+        // The kept snapshots copied here in their order (while their memory is at hand) and
+        // moved into their entries below: copying them in the index's order would retain a
+        // million snapshots' references at random, a cache miss each.
+        let kept = UnsafeMutablePointer<ObjectSnapshot>.allocate(capacity: snapshots.count)
+        defer { kept.deallocate() }  // every snapshot in it is moved out below
+        var keptCount = 0
+        keys.reserveCapacity(snapshots.count)
+        var references: [Int64] = []  // while every reference is an integer
+        var integerReferences = true
         for snapshot in snapshots {
             guard let key = Self.key(of: snapshot, attribute) else {
                 unindexedCount += 1
                 continue
             }
             if case .nan = key { nanCount += 1 }
-            entries.append(SnapshotIndexEntry(key: key, snapshot: snapshot))
+            keys.append(key)
+            (kept + keptCount).initialize(to: snapshot)
+            keptCount += 1
+            if integerReferences {
+                if case .int(let reference) = snapshot.objectID.referenceObject {
+                    references.append(reference)
+                } else {
+                    integerReferences = false
+                }
+            }
         }
-        tree = SnapshotIndexTree(sorted: Self.sorted(entries))
+        let order = integerReferences
+            ? references.withUnsafeBufferPointer { reference in
+                IndexBulkOrder.positions(of: keys, ties: references.map { UInt64(bitPattern: $0) ^ (1 << 63) },
+                                         tieLess: { reference[$0] < reference[$1] })
+            }
+            : IndexBulkOrder.positions(of: keys, tieLess: {
+                SnapshotIndexEntry.referenceOrder(kept[$0].objectID, kept[$1].objectID) < 0
+            })
+        // `order` is a permutation of the kept positions: each snapshot is moved out once.
+        tree = SnapshotIndexTree(count: order.count) { SnapshotIndexEntry(key: keys[order[$0]], snapshot: (kept + order[$0]).move()) }
     }
 
     private static func key(of snapshot: ObjectSnapshot, _ attribute: IndexedAttribute) -> IndexKey? {
         attribute.propertyIndex < snapshot.values.count ? attribute.key(of: snapshot.values[attribute.propertyIndex]) : nil
-    }
-
-    /// The entries in order. Integer and string keys (with nil) are sorted as plain values,
-    /// without going through ``IndexKey/order(_:_:)`` for each comparison.
-    private static func sorted(_ entries: [SnapshotIndexEntry]) -> [SnapshotIndexEntry] {
-        var integers: [(key: Int64, position: Int)] = []
-        var plain = true
-        for (position, entry) in entries.enumerated() {
-            guard case .int(let i) = entry.key, case .int = entry.snapshot.objectID.referenceObject else {
-                plain = false
-                break
-            }
-            integers.append((i, position))
-        }
-        guard plain else { return entries.sorted { SnapshotIndexEntry.order($0, $1) < 0 } }
-        // Ties by reference: sort the references once, then stably by key.
-        let byReference = integers.sorted { a, b in
-            SnapshotIndexEntry.referenceOrder(entries[a.position].snapshot.objectID, entries[b.position].snapshot.objectID) < 0
-        }
-        var ranked = Array(byReference.enumerated())
-        ranked.sort { a, b in a.element.key < b.element.key || (a.element.key == b.element.key && a.offset < b.offset) }
-        return ranked.map { entries[$0.element.position] }
     }
 
     /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).

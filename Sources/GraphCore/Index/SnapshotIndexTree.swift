@@ -62,12 +62,24 @@ struct SnapshotIndexTree: Sendable {
 
     /// A tree of `entries`, which must be sorted by ``SnapshotIndexEntry/order(_:_:)``: O(n).
     init(sorted entries: [SnapshotIndexEntry]) {
-        count = entries.count
-        guard !entries.isEmpty else { return }
-        // Leaves three quarters full: room for inserts before the first splits.
+        self.init(count: entries.count) { entries[$0] }
+    }
+
+    /// A tree of `count` entries, `entry(i)` the `i`th in the order of
+    /// ``SnapshotIndexEntry/order(_:_:)``, built bottom-up in O(n): the leaves in order, then
+    /// each inner level over the one below.
+    init(count: Int, entry: (Int) -> SnapshotIndexEntry) {
+        self.count = count
+        guard count > 0 else { return }
+        // Nodes three quarters full: room for inserts before the first splits.
         let fill = Self.fanout * 3 / 4
-        var level: [Node] = stride(from: 0, to: entries.count, by: fill).map { start in
-            Node(entries: Array(entries[start..<min(start + fill, entries.count)]), children: [])
+        var level: [Node] = []
+        level.reserveCapacity((count + fill - 1) / fill)
+        for start in stride(from: 0, to: count, by: fill) {
+            var entries: [SnapshotIndexEntry] = []
+            entries.reserveCapacity(min(fill, count - start))
+            for position in start..<min(start + fill, count) { entries.append(entry(position)) }
+            level.append(Node(entries: entries, children: []))
         }
         while level.count > 1 {
             level = stride(from: 0, to: level.count, by: fill).map { start in

@@ -23,9 +23,11 @@ public struct SnapshotIndexes: Sendable {
         for snapshot in snapshots where attributes[snapshot.objectID.entityName] != nil {
             grouped[snapshot.objectID.entityName, default: []].append(snapshot)
         }
-        for (name, list) in attributes {
-            byEntity[name] = list.map { SnapshotIndex($0, snapshots: grouped[name] ?? []) }
+        let jobs = attributes.keys.sorted().flatMap { name in
+            (attributes[name] ?? []).map { (entity: name, attribute: $0, snapshots: grouped[name] ?? []) }
         }
+        let built = IndexBuildJobs.map(jobs, size: \.snapshots.count) { SnapshotIndex($0.attribute, snapshots: $0.snapshots) }
+        for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
     }
 
     /// Whether the model declares no index these snapshots keep.

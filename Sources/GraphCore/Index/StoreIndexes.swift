@@ -7,16 +7,21 @@ struct StoreIndexes {
     /// the next fetch or save rebuilds the indexes first.
     var isStale = true
 
-    /// Builds every index from the nodes.
+    /// Builds every index from the nodes, in bulk, independent indexes side by side.
     mutating func rebuild(model: ObjectModel?, nodes: (String) -> [CacheNode], entityNames: [String]) {
         byEntity = [:]
         isStale = false
         guard let model else { return }
+        var jobs: [(entity: String, attribute: IndexedAttribute, nodes: [CacheNode])] = []
         for name in entityNames {
             guard let entity = model.entity(named: name) else { continue }
-            let indexes = AttributeIndex.make(for: entity, nodes: nodes(name))
-            if !indexes.isEmpty { byEntity[name] = indexes }
+            let attributes = IndexedAttribute.all(of: entity)
+            guard !attributes.isEmpty else { continue }
+            let entityNodes = nodes(name)
+            jobs += attributes.map { (name, $0, entityNodes) }
         }
+        let built = IndexBuildJobs.map(jobs, size: \.nodes.count) { AttributeIndex($0.attribute, nodes: $0.nodes) }
+        for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
     }
 
     /// The index of a concrete entity on an attribute, its keys folded as `folding` says.

@@ -7,7 +7,7 @@
 struct IntegerKeyedTable<Element> {
     /// `slots[i]` holds the element of key `base + i`.
     private var base: Int64 = 0
-    private var slots: [Element?] = []
+    private(set) var slots: [Element?] = []
     private var denseCount = 0
     private var sparse: [Int64: Element] = [:]
 
@@ -75,7 +75,9 @@ struct IntegerKeyedTable<Element> {
         if slots.isEmpty, sparse.isEmpty { base = key }
         let (offset, overflow) = key.subtractingReportingOverflow(base)
         if key >= base, !overflow, offset < Int64(Int32.max) {
-            slots.reserveCapacity(max(slots.count, Int(offset)) + count)
+            // Geometric growth: a save that adds a few keys must not copy every slot.
+            let needed = max(slots.count, Int(offset)) + count
+            if needed > slots.capacity { slots.reserveCapacity(max(needed, slots.capacity * 2)) }
         } else {
             sparse.reserveCapacity(sparse.count + count)
         }

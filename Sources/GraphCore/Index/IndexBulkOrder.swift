@@ -1,0 +1,205 @@
+import Foundation
+
+/// The order of a bulk-built index: the positions of its keys sorted by
+/// ``IndexKey/order(_:_:)``, ties by the caller's order (a node's identity, a snapshot's
+/// reference), found once for every key rather than by inserting one entry at a time.
+///
+/// Where the keys are nil plus one class of key whose order fits in 128 bits — integers,
+/// doubles, dates, or ASCII-led strings (by their first 16 bytes) — the keys are sorted by a
+/// radix sort on those bits, and only runs of equal bits are sorted again by the full key
+/// and the tie order. Any other mix of keys is sorted by ``IndexKey/order(_:_:)``.
+enum IndexBulkOrder {
+    /// The positions of `keys` in index order; `tieLess(a, b)` orders two positions whose keys
+    /// are equal. `ties`, when given, is that order as numbers (`tieLess(a, b)` exactly when
+    /// `ties[a] < ties[b]`): the keys are then taken in that order and the stable radix sort
+    /// keeps it among equal keys, so ties need no second sort.
+    static func positions(of keys: [IndexKey], ties: [UInt64]? = nil, tieLess: (Int, Int) -> Bool) -> [Int] {
+        let visit = ties.map(tieOrder) ?? Array(keys.indices)
+        var nulls: [Int] = []
+        var nans: [Int] = []
+        var items: [RadixItem] = []
+        items.reserveCapacity(keys.count)
+        var kind: Int?  // the kind of the other keys (see ``RadixItem/kind(of:)``); nil while none is seen
+        var isRadixable = true
+        for position in visit {
+            let key = keys[position]
+            switch key {
+            case .null: nulls.append(position); continue
+            case .nan: nans.append(position); continue
+            default: break
+            }
+            let keyKind = RadixItem.kind(of: key)
+            if kind == nil { kind = keyKind } else if kind != keyKind { isRadixable = false }
+            guard isRadixable else { continue }
+            if let bits = RadixItem.bits(of: key) {
+                items.append(RadixItem(high: bits.high, low: bits.low, position: position))
+            } else {
+                isRadixable = false
+            }
+        }
+        if ties == nil {
+            nulls.sort(by: tieLess)
+            nans.sort(by: tieLess)
+        }
+        if isRadixable {
+            RadixItem.sort(&items)
+            var sorted = items.map(\.position)
+            fixRuns(items, &sorted, exact: kind != RadixItem.kind(of: .string("")), inTieOrder: ties != nil, keys: keys,
+                    tieLess: tieLess)
+            // NaN comes after every number; strings and dates never share an index with it.
+            return nulls + sorted + nans
+        }
+        var others = keys.indices.filter { if case .null = keys[$0] { false } else if case .nan = keys[$0] { false } else { true } }
+        others.sort { a, b in
+            let byKey = IndexKey.order(keys[a], keys[b])
+            return byKey != 0 ? byKey < 0 : tieLess(a, b)
+        }
+        var ordered = nulls + others
+        // NaN sorts between numbers and strings or dates.
+        let split = ordered.firstIndex { keys[$0].rank > 2 } ?? ordered.endIndex
+        ordered.insert(contentsOf: nans, at: split)
+        return ordered
+    }
+
+    /// The positions ordered by `ties` (ascending): the positions as they are when they are
+    /// already, else sorted by a radix sort.
+    private static func tieOrder(_ ties: [UInt64]) -> [Int] {
+        if zip(ties, ties.dropFirst()).allSatisfy({ $0 <= $1 }) { return Array(ties.indices) }
+        var items = ties.enumerated().map { RadixItem(high: $0.element, low: 0, position: $0.offset) }
+        RadixItem.sort(&items)
+        return items.map(\.position)
+    }
+
+    /// Sorts each run of items with equal bits by the full key (strings) and the tie order;
+    /// runs already in tie order (`inTieOrder`) only where their keys differ.
+    private static func fixRuns(_ items: [RadixItem], _ sorted: inout [Int], exact: Bool, inTieOrder: Bool,
+                                keys: [IndexKey], tieLess: (Int, Int) -> Bool) {
+        if exact && inTieOrder { return }
+        var start = 0
+        while start < items.count {
+            var end = start + 1
+            while end < items.count, items[end].high == items[start].high, items[end].low == items[start].low { end += 1 }
+            if end - start > 1 {
+                if exact {
+                    sorted[start..<end].sort(by: tieLess)
+                } else if !inTieOrder || !sameKeys(sorted[start..<end], keys) {
+                    sorted[start..<end].sort { a, b in
+                        guard case .string(let x) = keys[a], case .string(let y) = keys[b] else { return tieLess(a, b) }
+                        return x < y || (x == y && tieLess(a, b))
+                    }
+                }
+            }
+            start = end
+        }
+    }
+}
+
+extension IndexBulkOrder {
+    /// Whether the keys at `positions` are all the same string.
+    fileprivate static func sameKeys(_ positions: ArraySlice<Int>, _ keys: [IndexKey]) -> Bool {
+        guard let first = positions.first, case .string(let s) = keys[first] else { return false }
+        return positions.dropFirst().allSatisfy { position in
+            if case .string(let t) = keys[position] { t == s } else { false }
+        }
+    }
+}
+
+/// A key as 128 bits whose unsigned order is the key's order (equal bits: equal keys, except
+/// for strings, whose bits are only their first 16 bytes), and its position.
+struct RadixItem {
+    var high: UInt64
+    var low: UInt64
+    var position: Int
+
+    /// Which of the kinds of key with bits `key` is: keys of one kind only are sorted by bits
+    /// (an integer and a double have bits of different meanings).
+    static func kind(of key: IndexKey) -> Int {
+        switch key {
+        case .null: 0
+        case .int: 1
+        case .double: 2
+        case .nan: 3
+        case .string: 4
+        case .date: 5
+        }
+    }
+
+    /// The bits of a number, a date or a string whose first 17 bytes (or all of it) are ASCII
+    /// (so its first 16 bytes are those of the form Swift compares); nil for any other key.
+    static func bits(of key: IndexKey) -> (high: UInt64, low: UInt64)? {
+        switch key {
+        case .int(let i): return (UInt64(bitPattern: i) ^ (1 << 63), 0)
+        case .double(let d): return Self.bits(of: d).map { ($0, 0) }
+        case .date(let d): return Self.bits(of: d.timeIntervalSinceReferenceDate).map { ($0, 0) }
+        case .string(var s): return s.withUTF8 { Self.bits(ofASCII: $0) }
+        default: return nil
+        }
+    }
+
+    /// The order-keeping bits of a double (-0 as 0); nil for NaN.
+    private static func bits(of d: Double) -> UInt64? {
+        if d.isNaN { return nil }
+        let pattern = (d == 0 ? 0.0 : d).bitPattern
+        return pattern & (1 << 63) != 0 ? ~pattern : pattern | (1 << 63)
+    }
+
+    /// The first 16 bytes, big-endian and padded with zeros, when they and the byte after
+    /// them are ASCII: no later character can change them in the normalized form.
+    private static func bits(ofASCII bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+        var high: UInt64 = 0, low: UInt64 = 0
+        for offset in 0..<min(17, bytes.count) {
+            let byte = bytes[offset]
+            if byte >= 0x80 { return nil }
+            if offset < 8 {
+                high |= UInt64(byte) << (56 - 8 * offset)
+            } else if offset < 16 {
+                low |= UInt64(byte) << (56 - 8 * (offset - 8))
+            }
+        }
+        return (high, low)
+    }
+
+    /// Sorts `items` by their bits (a stable least-significant-digit radix sort that skips
+    /// the bytes all items share).
+    static func sort(_ items: inout [RadixItem]) {
+        let count = items.count
+        guard count > 1 else { return }
+        var histograms = [Int](repeating: 0, count: 16 * 256)
+        items.withUnsafeBufferPointer { source in
+            histograms.withUnsafeMutableBufferPointer { counts in
+                for item in source {
+                    for digit in 0..<8 {
+                        counts[digit * 256 + Int(truncatingIfNeeded: (item.low >> (8 * digit)) & 0xFF)] += 1
+                        counts[(8 + digit) * 256 + Int(truncatingIfNeeded: (item.high >> (8 * digit)) & 0xFF)] += 1
+                    }
+                }
+            }
+        }
+        var scratch = items
+        for digit in 0..<16 {
+            let base = digit * 256
+            let first = digit < 8 ? Int(truncatingIfNeeded: (items[0].low >> (8 * digit)) & 0xFF)
+                                  : Int(truncatingIfNeeded: (items[0].high >> (8 * (digit - 8))) & 0xFF)
+            if histograms[base + first] == count { continue }  // every item has this byte
+            var offsets = [Int](repeating: 0, count: 256)
+            var total = 0
+            for byte in 0..<256 {
+                offsets[byte] = total
+                total += histograms[base + byte]
+            }
+            items.withUnsafeBufferPointer { source in
+                scratch.withUnsafeMutableBufferPointer { target in
+                    offsets.withUnsafeMutableBufferPointer { next in
+                        for item in source {
+                            let byte = digit < 8 ? Int(truncatingIfNeeded: (item.low >> (8 * digit)) & 0xFF)
+                                                 : Int(truncatingIfNeeded: (item.high >> (8 * (digit - 8))) & 0xFF)
+                            target[next[byte]] = item
+                            next[byte] += 1
+                        }
+                    }
+                }
+            }
+            swap(&items, &scratch)
+        }
+    }
+}
