@@ -125,6 +125,12 @@ final class DatabaseSession {
         return made
     }
 
+    /// Whether a SQLSTATE says the server ended the connection: class 08 (connection
+    /// exception) and 57P01-57P03 (terminated by an administrator, a crash or a shutdown).
+    static func endsTheConnection(_ state: String) -> Bool {
+        state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+    }
+
     private func failure(_ error: any Error, statement: String) -> PostgresStoreError {
         if let psql = error as? PSQLError {
             if let info = psql.serverInfo {
@@ -133,6 +139,12 @@ final class DatabaseSession {
                 if state == "23505", let index = info[.constraintName] { return .uniqueIndexViolated(index: index, statement: statement) }
                 var message = info[.message] ?? "no message"
                 if let detail = info[.detail] { message += " (\(detail))" }
+                if let state, Self.endsTheConnection(state) {
+                    // The server ended this connection (pg_terminate_backend, a shutdown): the
+                    // next statement makes a new one.
+                    close()
+                    return .connectionFailed(address: address.description, reason: "\(message) (SQLSTATE \(state))")
+                }
                 return .statementFailed(sqlState: state, message: message, statement: statement)
             }
             if connection?.isClosed ?? true { connection = nil }
