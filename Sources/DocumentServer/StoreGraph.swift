@@ -187,8 +187,8 @@ final class StoreGraph {
         return storedSnapshot(of: id) != nil
     }
 
-    /// The history kept in a JSON store's history file and journal, as change sets (empty for
-    /// other stores, or when it cannot be read).
+    /// The history the feed starts with, as change sets: a shared database's newest commits, or
+    /// a JSON store's history file and journal (empty for other stores, or when it cannot be read).
     func storedHistory() -> [ChangeSet] {
         if sharedHistory != nil { return sharedChangeSets() }
         guard let journaled, let bytes = try? journaled.historyRecordBytes() else { return [] }

@@ -48,11 +48,12 @@ final class StoreWorker: @unchecked Sendable {
     private var catchUpWaiters: [@Sendable () -> Void] = []
     private var watcher: DatabaseWatcher?
 
-    /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
-    /// `readerThreads` reader threads (nil: one per core).
     /// The change feed: subscriptions and the history of recent commits.
     let feed: ChangeFeed
 
+    /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
+    /// `readerThreads` reader threads (nil: one per core), whose feed starts with `history`
+    /// (the commits read back from the store, oldest first) and keeps to `feedLimits`.
     init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil,
          feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = []) {
         self.graph = graph
