@@ -73,6 +73,10 @@ final class StoreFileDecoder: JSONEventHandler {
     @exclusivity(unchecked) var nodeReferences: [Int64] = []
     /// The store identifier the nodes' IDs were made with.
     var identifierOfNodes: String?
+    /// While other threads decode ranges of the file (and read the store's identifier to make
+    /// IDs), a `"storeUUID"` is kept here instead of being written to the store.
+    var holdsStoreIdentifier = false
+    var heldStoreIdentifier: String?
     @exclusivity(unchecked) var toOne: [PendingReference] = []
     @exclusivity(unchecked) var toMany: [PendingList] = []
     @exclusivity(unchecked) var referencePool: [Int64] = []
@@ -218,7 +222,7 @@ final class StoreFileDecoder: JSONEventHandler {
                     throw JSONShapeError("\"metadata\".\"storeUUID\" is not a UUID: \(bytes.quotedForMessage())")
                 }
                 storeUUID = text
-                store.metadata.storeIdentifier = text
+                if holdsStoreIdentifier { heldStoreIdentifier = text } else { store.metadata.storeIdentifier = text }
             case .modelVersionHash: modelVersionHash = text
             case .nextReference, .commitSequence, .entityVersionHashes, .userInfo: throw shapeError(found: bytes.quotedForMessage())
             }

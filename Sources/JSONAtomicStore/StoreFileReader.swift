@@ -4,26 +4,26 @@ import JSONCore
 import Glibc
 #endif
 
-/// Reads a store file in chunks into a ``StoreFileDecoder``.
-///
-/// A large file is read on two threads: one reads and parses (yajl, UTF-8 checks) and
-/// writes the events onto tapes, the calling thread replays them into the decoder, which
-/// builds the objects. Errors come out as they would on one thread: the events before a
-/// syntax error are decoded first, so the first fault in the file is the one reported.
+/// Reads a store file into a ``StoreFileDecoder``: the whole file into memory (read in
+/// blocks on every core), then, for a large file, its objects in ranges parsed on every core
+/// (``StoreFileRanges``); a small one on the calling thread alone. The result, and every
+/// error with its byte offset, line and column, are those of a parse on one thread.
 enum StoreFileReader {
-    /// How much of the file is read at a time.
+    /// How much of the file is read at a time by ``readChunks(_:path:_:)``.
     static let chunkSize = 1 << 20
-    /// Files smaller than this are read on the calling thread alone.
-    static let pipelineThreshold = 4 << 20
+    /// Files smaller than this are parsed on the calling thread alone.
+    static let parallelThreshold = 4 << 20
 
     static func read(_ descriptor: Int32, size: Int, path: String, into decoder: StoreFileDecoder) throws {
+        let file = try FileBuffer(descriptor, size: size, path: path)
+        defer { file.deallocate() }
         do {
-            if size < pipelineThreshold {
+            let bytes = UnsafeRawBufferPointer(file.bytes)
+            let parsed = bytes.count >= parallelThreshold ? try StoreFileRanges(file: file, decoder: decoder).parse() : false
+            if !parsed {
                 let parser = JSONEventParser(handler: decoder)
-                try readChunks(descriptor, path: path) { try parser.parse($0) }
+                try parser.parse(bytes)
                 try parser.finish()
-            } else {
-                try readPipelined(descriptor, path: path, into: decoder)
             }
         } catch let error as JSONError {
             throw JSONStoreError(error, file: path)
@@ -44,81 +44,124 @@ enum StoreFileReader {
             try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
     }
+}
 
-    private static func readPipelined(_ descriptor: Int32, path: String, into decoder: StoreFileDecoder) throws {
-        let channel = TapeChannel()
-        let producer = ParsingThread(descriptor: descriptor, path: path, channel: channel)
-        let thread = Thread { producer.run() }
-        thread.name = "JSONAtomicStore parser"
-        thread.start()
-        var offset = 0
+/// A whole file in memory, read from its descriptor.
+///
+/// `size` (from `fstat`) is read in blocks on as many threads as there are cores; when the
+/// file turns out to have another size (it changed meanwhile), it is read again from its
+/// start, on one thread, to its end.
+struct FileBuffer {
+    private(set) var bytes: UnsafeMutableRawBufferPointer
+    let descriptor: Int32
+    let path: String
+
+    /// The size of the blocks read in parallel.
+    static let blockSize = 8 << 20
+
+    init(_ descriptor: Int32, size: Int, path: String) throws {
+        self.descriptor = descriptor
+        self.path = path
+        bytes = .allocate(byteCount: max(size, 1), alignment: 64)
         do {
-            while let tape = channel.receive() {
-                try tape.replay(into: decoder, offset: &offset)
-                channel.recycle(tape)
-            }
-            if let error = channel.parseError { throw error }
-        } catch let shape as JSONShapeError {
-            channel.cancelAndWait()
-            let place = location(of: offset, in: descriptor)
-            throw JSONStoreError.notAStoreFile(
-                file: path, reason: "\(shape.reason) (at byte \(place.offset), line \(place.line), column \(place.column))")
-        } catch let duplicate as JSONDuplicateKeyError {
-            channel.cancelAndWait()
-            let place = location(of: offset, in: descriptor)
-            throw JSONStoreError.invalidJSON(file: path, offset: place.offset, line: place.line, column: place.column,
-                                             reason: duplicate.reason)
+            if try !readBlocks(size) { try readToEnd() }
         } catch {
-            channel.cancelAndWait()
+            bytes.deallocate()
             throw error
         }
     }
 
-    /// The line and column of a byte offset, counted by reading the file again (errors only).
-    static func location(of offset: Int, in descriptor: Int32) -> (offset: Int, line: Int, column: Int) {
-        var line = 1, lineStart = 0, position = 0
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while position < offset {
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, min($0.count, offset - position), off_t(position)) }
-            if count <= 0 { break }
-            for index in 0..<count where buffer[index] == 0x0A {
-                line += 1
-                lineStart = position + index + 1
+    func deallocate() { bytes.deallocate() }
+
+    /// Reads `size` bytes in blocks; false when the file holds fewer or more.
+    private mutating func readBlocks(_ size: Int) throws -> Bool {
+        let blocks = (size + Self.blockSize - 1) / Self.blockSize
+        let outcome = BlockOutcome(count: blocks)
+        let target = outcome.target(bytes), descriptor = self.descriptor
+        DispatchQueue.concurrentPerform(iterations: blocks) { block in
+            let start = block * Self.blockSize
+            let end = min(start + Self.blockSize, size)
+            outcome.set(block, Self.pread(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: target.bytes[start..<end]), at: start))
+        }
+        if let error = outcome.firstError { throw JSONStoreError.io(path: path, operation: "read", errno: error) }
+        guard outcome.allComplete else { return false }
+        var probe: UInt8 = 0
+        let more = withUnsafeMutableBytes(of: &probe) { Self.pread(descriptor, into: $0, at: size) }
+        guard case .complete = more else { bytes = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<size]); return true }
+        return false
+    }
+
+    /// Reads the file from its start to its end, growing the buffer as needed.
+    private mutating func readToEnd() throws {
+        var count = 0
+        while true {
+            if count == bytes.count {
+                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count * 2, alignment: 64)
+                larger.copyMemory(from: UnsafeRawBufferPointer(bytes))
+                bytes.deallocate()
+                bytes = larger
             }
-            position += count
+            guard let base = bytes.baseAddress else { break }
+            let read = Glibc.pread(descriptor, base + count, bytes.count - count, off_t(count))
+            if read < 0 {
+                if errno == EINTR { continue }
+                throw JSONStoreError.io(path: path, operation: "read", errno: errno)
+            }
+            if read == 0 { break }
+            count += read
         }
-        return (offset, line, offset - lineStart + 1)
-    }
-}
-
-/// The parsing side of a two-thread load.
-final class ParsingThread: @unchecked Sendable {
-    // Sendable: made by the loading thread, then used only by the parsing thread until it
-    // calls `channel.finish`; the loading thread waits for that before it returns (and
-    // before it closes the descriptor).
-    let descriptor: Int32
-    let path: String
-    let channel: TapeChannel
-
-    init(descriptor: Int32, path: String, channel: TapeChannel) {
-        self.descriptor = descriptor
-        self.path = path
-        self.channel = channel
+        bytes = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<count])
     }
 
-    func run() {
-        let recorder = TapeRecorder(channel: channel)
-        let parser = JSONEventParser(handler: recorder)
-        recorder.probe = parser.offsetProbe
-        do {
-            try StoreFileReader.readChunks(descriptor, path: path) { try parser.parse($0) }
-            try parser.finish()
-            try recorder.flush()
-            channel.finish(nil)
-        } catch {
-            // The events before the error are decoded first: a fault earlier in the file wins.
-            try? recorder.flush()
-            channel.finish(error)
+    enum ReadResult { case complete, short, failed(Int32) }
+
+    /// Fills `buffer` from `offset`.
+    static func pread(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> ReadResult {
+        guard let base = buffer.baseAddress else { return .complete }
+        var done = 0
+        while done < buffer.count {
+            let read = Glibc.pread(descriptor, base + done, buffer.count - done, off_t(offset + done))
+            if read < 0 {
+                if errno == EINTR { continue }
+                return .failed(errno)
+            }
+            if read == 0 { return .short }
+            done += read
         }
+        return .complete
+    }
+
+    /// The buffer, handed to the threads that read blocks into it.
+    struct Target: @unchecked Sendable {
+        // Sendable: each thread writes only its own block of the buffer.
+        let bytes: UnsafeMutableRawBufferPointer
+    }
+
+    /// What each block's read gave.
+    final class BlockOutcome: @unchecked Sendable {
+        // Sendable: each thread writes only its own block's slot, and the slots are read after
+        // `concurrentPerform` returned.
+        private let slots: UnsafeMutableBufferPointer<Int32>
+
+        init(count: Int) {
+            slots = .allocate(capacity: max(count, 1))
+            slots.initialize(repeating: 0)
+        }
+
+        deinit { slots.deallocate() }
+
+        func target(_ bytes: UnsafeMutableRawBufferPointer) -> Target { Target(bytes: bytes) }
+
+        /// 0: complete, -1: short, else an errno.
+        func set(_ block: Int, _ result: ReadResult) {
+            switch result {
+            case .complete: slots[block] = 0
+            case .short: slots[block] = -1
+            case .failed(let error): slots[block] = error
+            }
+        }
+
+        var firstError: Int32? { slots.first { $0 > 0 } }
+        var allComplete: Bool { slots.allSatisfy { $0 == 0 } }
     }
 }

@@ -107,6 +107,45 @@ public final class JSONEventParser {
         try feed(chunk)
     }
 
+    /// The newlines of a piece of input, counted before it is passed over with ``skip(_:)``.
+    package struct Lines: Sendable {
+        /// The number of line feeds.
+        package var count = 0
+        /// The offset in the piece just after its last line feed (nil: none).
+        package var lastLineStart: Int?
+
+        /// Counts the line feeds of `bytes`.
+        package init(of bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress else { return }
+            var position = 0
+            while position < bytes.count, let found = memchr(base + position, 0x0A, bytes.count - position) {
+                position = UnsafeRawPointer(found) - base + 1
+                count += 1
+                lastLineStart = position
+            }
+        }
+
+        /// The line feeds of `first` followed by a piece of `length` bytes with `second`'s.
+        package init(_ first: Lines, then second: Lines, at length: Int) {
+            count = first.count + second.count
+            lastLineStart = second.lastLineStart.map { $0 + length } ?? first.lastLineStart
+        }
+    }
+
+    /// Passes over `byteCount` bytes of the input, with `lines` in them, without parsing
+    /// them: offsets, lines and columns of later events and errors count them, yajl never
+    /// sees them.
+    ///
+    /// For a reader that had another parser check these bytes: they must be a sequence of
+    /// values that leaves the document where it was (`, v, v` after a value in an array), and
+    /// the input fed so far must end outside a string and outside an escape.
+    package func skip(byteCount: Int, lines: Lines) {
+        guard failure == nil, byteCount > 0 else { return }
+        newlines += lines.count
+        if let start = lines.lastLineStart { lineStart = chunkStart + start }
+        chunkStart += byteCount
+    }
+
     /// Ends the input: throws if the text is incomplete (or empty).
     public func finish() throws {
         if let failure { throw failure }

@@ -3,7 +3,7 @@ import GraphCore
 import Testing
 @testable import JSONAtomicStore
 
-/// Files above `StoreFileReader.pipelineThreshold` are read on two threads: the same
+/// Files above `StoreFileReader.parallelThreshold` are parsed in ranges on every core: the same
 /// results and the same errors as on one.
 @Suite struct LargeFileTests {
     let model: ObjectModel
@@ -29,7 +29,7 @@ import Testing
 
     @Test func aLargeFileLoadsOnTwoThreadsAndSavesTheSameBytes() throws {
         let text = StoreFiles.document(model, objects: largeObjects(20_000))
-        #expect(text.utf8.count > StoreFileReader.pipelineThreshold)
+        #expect(text.utf8.count > StoreFileReader.parallelThreshold)
         try Data(text.utf8).write(to: url)
         let open = try OpenStore(url, model: model)
         #expect(open.store.cacheNodeCount == 20_000)

@@ -186,7 +186,7 @@ import Testing
         let items = (1...80_000).map { StoreFiles.item($0) }.joined(separator: ",")
         let last = "{\"ref\":80001,\"version\":1,\"ref\":80002,\"values\":{\"name\":\"z\"}}"
         let text = StoreFiles.document(model, objects: "{\"Item\":[\(items),\(last)]}")
-        #expect(text.utf8.count > StoreFileReader.pipelineThreshold)
+        #expect(text.utf8.count > StoreFileReader.parallelThreshold)
         let error = StoreFiles.openError(text, model: model, in: directory) as? JSONStoreError
         let place = offset(after: "\"ref\"", occurrence: 80_002, in: text) ?? -1
         #expect(error == .invalidJSON(file: path, offset: place, line: 1, column: place + 1,
