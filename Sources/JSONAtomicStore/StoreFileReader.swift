@@ -62,16 +62,28 @@ struct FileBuffer {
     init(_ descriptor: Int32, size: Int, path: String) throws {
         self.descriptor = descriptor
         self.path = path
-        bytes = .allocate(byteCount: max(size, 1), alignment: 64)
+        bytes = try Self.allocate(size, path: path)
         do {
             if try !readBlocks(size) { try readToEnd() }
         } catch {
-            bytes.deallocate()
+            deallocate()
             throw error
         }
     }
 
-    func deallocate() { bytes.deallocate() }
+    func deallocate() { free(bytes.baseAddress) }
+
+    /// Memory for `size` bytes in huge pages where the system gives them (2 MiB aligned and
+    /// advised): a few hundred page faults for a large file instead of one per 4 KiB.
+    private static func allocate(_ size: Int, path: String) throws -> UnsafeMutableRawBufferPointer {
+        let huge = 2 << 20
+        let rounded = (max(size, 1) + huge - 1) / huge * huge
+        guard let base = aligned_alloc(huge, rounded) else {
+            throw JSONStoreError.io(path: path, operation: "read (allocating \(rounded) bytes)", errno: ENOMEM)
+        }
+        if rounded >= huge * 2 { _ = madvise(base, rounded, MADV_HUGEPAGE) }
+        return UnsafeMutableRawBufferPointer(start: base, count: rounded)
+    }
 
     /// Reads `size` bytes in blocks; false when the file holds fewer or more.
     private mutating func readBlocks(_ size: Int) throws -> Bool {
@@ -96,9 +108,9 @@ struct FileBuffer {
         var count = 0
         while true {
             if count == bytes.count {
-                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count * 2, alignment: 64)
+                let larger = try Self.allocate(bytes.count * 2, path: path)
                 larger.copyMemory(from: UnsafeRawBufferPointer(bytes))
-                bytes.deallocate()
+                deallocate()
                 bytes = larger
             }
             guard let base = bytes.baseAddress else { break }

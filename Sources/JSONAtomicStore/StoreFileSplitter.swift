@@ -26,7 +26,7 @@ enum StoreFileSplitter {
         let size = bytes.count
         guard count > 1, size > 0 else { return [] }
         var targets = (1..<count).map { size / count * $0 }
-        targets.append(size - size / (count * 8))
+        targets.append(size - size / (count * 64))
         var splits: [Split] = []
         for (index, target) in targets.enumerated() {
             let from = max(target, (splits.last?.start ?? 0) + 1)
