@@ -54,5 +54,6 @@ extension StoreFileDecoder {
         referencePool.append(contentsOf: range.referencePool)
         maxReference = max(maxReference, range.maxReference)
         range.nodes = []
+        rangesJoined += 1
     }
 }

@@ -77,6 +77,8 @@ final class StoreFileDecoder: JSONEventHandler {
     /// IDs), a `"storeUUID"` is kept here instead of being written to the store.
     var holdsStoreIdentifier = false
     var heldStoreIdentifier: String?
+    /// The ranges decoded on other threads and appended (``append(_:)``).
+    var rangesJoined = 0
     @exclusivity(unchecked) var toOne: [PendingReference] = []
     @exclusivity(unchecked) var toMany: [PendingList] = []
     @exclusivity(unchecked) var referencePool: [Int64] = []

@@ -14,12 +14,14 @@ enum StoreFileReader {
     /// Files smaller than this are parsed on the calling thread alone.
     static let parallelThreshold = 4 << 20
 
-    static func read(_ descriptor: Int32, size: Int, path: String, into decoder: StoreFileDecoder) throws {
+    /// Reads the file into `decoder`; `inRanges: false` parses it on the calling thread alone,
+    /// whatever its size (to compare the two in tests).
+    static func read(_ descriptor: Int32, size: Int, path: String, into decoder: StoreFileDecoder, inRanges: Bool = true) throws {
         let file = try FileBuffer(descriptor, size: size, path: path)
         defer { file.deallocate() }
         do {
             let bytes = UnsafeRawBufferPointer(file.bytes)
-            let parsed = bytes.count >= parallelThreshold ? try StoreFileRanges(file: file, decoder: decoder).parse() : false
+            let parsed = inRanges && bytes.count >= parallelThreshold ? try StoreFileRanges(file: file, decoder: decoder).parse() : false
             if !parsed {
                 let parser = JSONEventParser(handler: decoder)
                 try parser.parse(bytes)
