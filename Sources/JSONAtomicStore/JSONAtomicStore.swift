@@ -233,7 +233,18 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         }
         let replayed = try replayJournal(into: decoder)
         guard snapshotExists else { return }
-        try ReferenceResolver.resolve(decoder)
+        // The nodes go into the store's tables on another thread while their references are
+        // resolved here: the one reads the nodes' IDs, the other writes their values.
+        removeAllCacheNodes()
+        let adding = NodeAdding(store: self, nodes: decoder.nodes)
+        do {
+            try ReferenceResolver.resolve(decoder)
+        } catch {
+            adding.wait()
+            removeAllCacheNodes()
+            throw error
+        }
+        adding.wait()
 
         metadata = StoreMetadata(
             storeType: metadata.storeType,
@@ -249,8 +260,6 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         commitSequence = max(decoder.commitSequence, replayed.lastSequence)
         recoveredTornBytes = replayed.tornBytes
         replayedRecordCount = replayed.appliedRecords
-        removeAllCacheNodes()
-        addCacheNodes(decoder.nodes)
         if replayed.tornBytes > 0, !options.isReadOnly { try journal.truncate(to: replayed.goodLength) }
     }
 
