@@ -181,7 +181,7 @@ import Testing
                                      model: model, in: directory) == nil)
     }
 
-    @Test("a duplicate key in a file large enough to be read on two threads is reported the same way")
+    @Test("a duplicate key in a file large enough to be parsed in ranges is reported the same way")
     func duplicateInALargeFile() throws {
         let items = (1...80_000).map { StoreFiles.item($0) }.joined(separator: ",")
         let last = "{\"ref\":80001,\"version\":1,\"ref\":80002,\"values\":{\"name\":\"z\"}}"
