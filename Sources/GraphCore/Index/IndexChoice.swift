@@ -57,6 +57,11 @@ private struct TermPlan {
     }
 
     func use(_ name: String, orderKey: String? = nil) -> IndexUse {
+        // One part (the usual case): no joined strings to make.
+        if prefix.isEmpty {
+            if let tail { return IndexUse(name: name, key: tail.key, operation: tail.operation) }
+            if let orderKey { return IndexUse(name: name, key: orderKey, operation: "ORDER BY") }
+        }
         var keys = terms.map(\.key)
         var operations = terms.map(\.operation)
         if let orderKey, tail == nil {
@@ -125,7 +130,7 @@ extension IndexPlanner {
     private static func termPlan(_ elements: [IndexedElement], _ comparisons: [Comparison]) -> TermPlan? {
         var plan = TermPlan(elementCount: elements.count)
         for element in elements {
-            let terms = comparisons.compactMap { term($0, folding: element.folding) }.filter { $0.key == element.key }
+            let terms = on(element.key, comparisons).compactMap { term($0, folding: element.folding) }
             if let point = terms.filter({ $0.point != nil }).max(by: { !$0.isExact && $1.isExact }) {
                 plan.prefix.append(point)
                 continue
@@ -142,15 +147,20 @@ extension IndexPlanner {
         var plan = TermPlan(elementCount: elements.count)
         for (position, element) in elements.enumerated() {
             if element.key == key && element.folding.isEmpty {
-                plan.tail = comparisons.compactMap { term($0, folding: []) }
-                    .filter { $0.key == key && $0.ranges.count == 1 }.min { $0.cost < $1.cost }
+                plan.tail = on(key, comparisons).compactMap { term($0, folding: []) }
+                    .filter { $0.ranges.count == 1 }.min { $0.cost < $1.cost }
                 return (plan, position)
             }
-            let points = comparisons.compactMap { term($0, folding: element.folding) }.filter { $0.key == element.key && $0.point != nil }
+            let points = on(element.key, comparisons).compactMap { term($0, folding: element.folding) }.filter { $0.point != nil }
             guard let point = points.max(by: { !$0.isExact && $1.isExact }) else { return nil }
             plan.prefix.append(point)
         }
         return nil
+    }
+
+    /// The comparisons of `key` itself (a term is made only for those).
+    private static func on(_ key: String, _ comparisons: [Comparison]) -> [Comparison] {
+        comparisons.filter { if case .keyPath(let path) = $0.left { path == key } else { false } }
     }
 
     /// Whether a plan of terms is so much more selective than an ordered plan that judging its
