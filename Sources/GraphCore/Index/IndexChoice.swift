@@ -51,6 +51,8 @@ private struct TermPlan {
     }
 
     var ranges: [EntryRange] {
+        // One equality alone (the usual case): its own range of the first element.
+        if prefix.count == 1, tail == nil, let range = prefix[0].ranges.first { return [EntryRange(prefix: [], element: range)] }
         let keys = prefix.compactMap(\.point)
         guard let tail else { return [EntryRange(prefix: keys, element: nil)] }
         return tail.ranges.map { EntryRange(prefix: keys, element: $0) }
@@ -97,10 +99,11 @@ extension IndexPlanner {
         }
         guard !shapes.isEmpty else { return .scan }
         let comparisons = comparisons(of: request.predicate)
-        var best: (plan: TermPlan, indexes: [Index])?
+        var best: (plan: TermPlan, score: (Int, Int, Int, Int), indexes: [Index])?
         for shape in shapes {
             guard let plan = termPlan(shape[0].elements, comparisons) else { continue }
-            if best.map({ plan.score > $0.plan.score }) ?? true { best = (plan, shape) }
+            let score = plan.score
+            if best.map({ score > $0.score }) ?? true { best = (plan, score, shape) }
         }
         // An order an index gives, with a limit or a range of that index: walk it in order and
         // stop once the page is full (unless a more selective plan on other terms is at hand).
