@@ -19,7 +19,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "BenchmarkSupport", dependencies: [documentStore("GraphCore")]),
-        .executableTarget(name: "GraphCoreBenchmarks", dependencies: ["BenchmarkSupport", documentStore("GraphCore")]),
+        .executableTarget(
+            name: "GraphCoreBenchmarks",
+            dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore")]
+        ),
         .executableTarget(
             name: "JSONStoreBenchmarks",
             dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONCore"), documentStore("JSONAtomicStore")]

@@ -179,7 +179,9 @@ struct TableLayout {
     static func stringKey(_ column: String) -> String { "(normalize(\(column), NFC) COLLATE \"C\")" }
 
     /// Indexes for the entities' fetch indexes (`_graph_index_<n>` in the model's order): those
-    /// whose elements are all attributes or to-one relationships of the entity, B-tree ones.
+    /// whose elements are all attributes or to-one relationships of the entity, B-tree ones. A
+    /// to-one relationship is its foreign key column; an index of that column alone is the one
+    /// every foreign key has already (`CREATE INDEX ON <table> (<column>)`), not made twice.
     var fetchIndexStatements: [String] {
         var statements: [String] = []
         for entity in model.entities {
@@ -194,6 +196,8 @@ struct TableLayout {
                     items.append((column.type == .string ? Self.stringKey(quoted) : quoted) + (element.ascending ? "" : " DESC"))
                 }
                 guard !items.isEmpty else { continue }
+                if index.elements.count == 1, case .property(let name) = index.elements[0].target,
+                   columns.first(where: { $0.name == name })?.destinationRoot != nil { continue }
                 statements.append("CREATE INDEX \(Self.quoted("_graph_index_\(statements.count + 1)")) ON \(Self.quoted(root)) (\(items.joined(separator: ", ")))")
             }
         }

@@ -22,6 +22,20 @@ import Glibc
 //
 //   swift run -c release --package-path Benchmarks GraphCoreBenchmarks indexes [N]
 
+// The same two indexes on a real JSON store file: loads in fresh processes, durable saves:
+//
+//   swift run -c release --package-path Benchmarks GraphCoreBenchmarks json-indexes [N] [rounds]
+
+if CommandLine.arguments.dropFirst().first == "json-load", CommandLine.arguments.count >= 4 {
+    try JSONIndexLoadBenchmark.childLoad(CommandLine.arguments[2], indexed: CommandLine.arguments[3] == "1")
+}
+
+if CommandLine.arguments.dropFirst().first == "json-indexes" {
+    try JSONIndexLoadBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000,
+                                   rounds: CommandLine.arguments.dropFirst(3).first.flatMap(Int.init) ?? 5)
+    exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "indexes" {
     try IndexBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000)
     exit(0)

@@ -75,8 +75,8 @@ public struct SnapshotFetch {
     ///   the predicate throws.
     public func indexed(_ indexes: SnapshotIndexes, included: [String]) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
         guard !indexes.isEmpty else { return nil }
-        let choice: IndexChoice<SnapshotIndex> = IndexPlanner.choose(request, included: included.sorted()) { name, key, folding in
-            indexes.index(ofEntity: name, key: key, folding: folding)
+        let choice: IndexChoice<SnapshotIndex> = IndexPlanner.choose(request, included: included.sorted()) { name in
+            indexes.indexes(ofEntity: name)
         }
         var snapshots: [ObjectSnapshot] = []
         let evaluator = self.evaluator

@@ -36,8 +36,8 @@ extension AtomicStore {
             examined += 1
             return try evaluator?.matches(node) ?? true
         }
-        let choice: IndexChoice<AttributeIndex> = IndexPlanner.choose(request, included: included) { [storeIndexes] name, key, folding in
-            storeIndexes.index(ofEntity: name, key: key, folding: folding)
+        let choice: IndexChoice<AttributeIndex> = IndexPlanner.choose(request, included: included) { [storeIndexes] name in
+            storeIndexes.indexes(ofEntity: name)
         }
         var snapshots: [ObjectSnapshot] = []
         if let plan = try IndexPlanner.run(choice, request, deadline: deadline,

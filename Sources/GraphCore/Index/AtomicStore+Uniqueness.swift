@@ -55,9 +55,9 @@ extension AtomicStore {
                                 cache: inout [[Value]: ObjectID]?) throws -> ObjectID? {
         let tables = nodeTables
         let entities = (model?.entities ?? []).filter { $0.isKind(of: owner) && !(tables[$0.name]?.isEmpty ?? true) }
-        let indexed = entities.compactMap { storeIndexes.index(ofEntity: $0.name, key: constraint[0]) }.filter(\.isComplete)
+        let indexed = entities.compactMap { storeIndexes.index(ofEntity: $0.name, firstKey: constraint[0]) }.filter(\.isComplete)
         if indexed.count == entities.count, let first = IndexKey(values[0]) {
-            let range = KeyRange(below: { IndexKey.order($0, first) < 0 }, above: { IndexKey.order($0, first) > 0 })
+            let range = EntryRange(prefix: [first], element: nil)
             var found: ObjectID?
             for index in indexed {
                 index.tree.walk(range.positions(in: index.tree), backwards: false) { entry in

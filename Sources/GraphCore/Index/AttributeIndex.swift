@@ -1,21 +1,12 @@
 /// The index an ``AtomicStore`` keeps for one fetch index of one concrete entity: the nodes
-/// ordered by the value of the index's first element (an attribute).
-///
-/// Compound indexes are kept on their first element; the planner uses them for terms and
-/// orders on that element (the other elements are checked by the predicate, as on any
-/// candidate).
+/// ordered by the compound key of the index's keyed elements (attributes and to-one
+/// relationships, see ``IndexDefinition``).
 final class AttributeIndex {
-    /// The fetch index's name.
-    let name: String
-    /// The attribute the index orders by.
-    let key: String
-    /// The attribute's position in the entity's properties.
-    let propertyIndex: Int
-    /// How string keys are folded; empty for a plain index.
-    let folding: Comparison.Options
+    /// The fetch index's name and keyed elements.
+    let definition: IndexDefinition
     private(set) var tree: IndexTree
-    /// How many entries hold NaN: an order by the attribute is then not a total order (a
-    /// sort leaves NaN where it finds it), so the index is not used for ordering.
+    /// How many entries hold NaN in an element: an order by the element is then not a total
+    /// order (a sort leaves NaN where it finds it), so the index is not used for ordering.
     private(set) var nanCount = 0
     /// How many nodes hold a value of a kind the index does not cover (a store file with a
     /// wrong value): the index then misses objects, and the planner does not use it.
@@ -24,84 +15,93 @@ final class AttributeIndex {
     /// Whether the index holds every node of its entity.
     var isComplete: Bool { unindexedCount == 0 }
 
-    /// The index of `attribute` over `nodes` (all of one concrete entity), built in bulk: the
+    /// The index of `definition` over `nodes` (all of one concrete entity), built in bulk: the
     /// keys are sorted once (see ``IndexBulkOrder``) and the leaves filled in order.
-    init(_ attribute: IndexedAttribute, nodes: [CacheNode]) {
-        self.name = attribute.name
-        self.key = attribute.key
-        self.propertyIndex = attribute.propertyIndex
-        self.folding = attribute.folding
-        var keys: [IndexKey] = []
+    init(_ definition: IndexDefinition, nodes: [CacheNode]) {
+        self.definition = definition
+        let width = definition.elements.count
+        var columns = [[IndexKey]](repeating: [], count: width)
         var identities: [UInt] = []
         // Each kept node retained here, in the nodes' order (while its memory is at hand), and
         // handed to its entry below without another retain: retaining in the index's order
         // would touch a million nodes at random, a cache miss each.
         var retained: [Unmanaged<CacheNode>] = []
         retained.reserveCapacity(nodes.count)
-        keys.reserveCapacity(nodes.count)
+        for column in columns.indices { columns[column].reserveCapacity(nodes.count) }
         identities.reserveCapacity(nodes.count)
         for node in nodes {
-            guard propertyIndex < node.values.count, let key = attribute.key(of: node.values[propertyIndex]) else {
+            guard let keys = definition.keys(in: node.values) else {
                 unindexedCount += 1
                 continue
             }
-            if case .nan = key { nanCount += 1 }
-            keys.append(key)
+            if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+            columns[0].append(keys.first)
+            for (column, key) in keys.rest.enumerated() { columns[column + 1].append(key) }
             identities.append(UInt(bitPattern: ObjectIdentifier(node)))
             retained.append(Unmanaged.passRetained(node))
         }
         let order = identities.withUnsafeBufferPointer { identity in
-            IndexBulkOrder.positions(of: keys, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
+            IndexBulkOrder.positions(ofColumns: columns, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
         }
         // `order` is a permutation of the kept positions: each retain is taken over exactly once.
-        tree = IndexTree(count: order.count) { IndexEntry(key: keys[order[$0]], node: retained[order[$0]].takeRetainedValue()) }
+        tree = IndexTree(count: order.count) { place in
+            let position = order[place]
+            let rest = width == 1 ? [] : (1..<width).map { columns[$0][position] }
+            return IndexEntry(key: columns[0][position], rest: rest, node: retained[position].takeRetainedValue())
+        }
     }
 
-    /// The key of a value in this index (strings folded as it says).
-    private func indexKey(_ value: Value) -> IndexKey? {
-        if !folding.isEmpty, case .string(let s) = value { return .string(StringFolding.fold(s, folding)) }
-        return IndexKey(value)
+    static func holdsNaN(_ first: IndexKey, _ rest: [IndexKey]) -> Bool {
+        if case .nan = first { return true }
+        return rest.contains { if case .nan = $0 { true } else { false } }
     }
 
     func insert(_ node: CacheNode) {
-        guard propertyIndex < node.values.count, let key = indexKey(node.values[propertyIndex]) else {
+        guard let keys = definition.keys(in: node.values) else {
             unindexedCount += 1
             return
         }
-        if case .nan = key { nanCount += 1 }
-        tree.insert(IndexEntry(key: key, node: node))
+        if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+        tree.insert(IndexEntry(key: keys.first, rest: keys.rest, node: node))
     }
 
-    func remove(_ node: CacheNode, value: Value) {
-        guard let key = indexKey(value) else {
+    /// Removes a node that held `values`.
+    func remove(_ node: CacheNode, values: [Value]) {
+        guard let keys = definition.keys(in: values) else {
             unindexedCount -= 1
             return
         }
-        if tree.remove(key, node), case .nan = key { nanCount -= 1 }
+        if tree.remove(keys.first, keys.rest, node), Self.holdsNaN(keys.first, keys.rest) { nanCount -= 1 }
     }
 
-    /// Moves a node whose value changed from `old`.
-    func update(_ node: CacheNode, from old: Value) {
-        let new = propertyIndex < node.values.count ? node.values[propertyIndex] : .null
-        if let a = indexKey(old), let b = indexKey(new), a.rank == b.rank, IndexKey.order(a, b) == 0,
-           Self.sameKind(old, new) { return }
-        remove(node, value: old)
+    /// Moves a node whose values changed from `old`.
+    func update(_ node: CacheNode, from old: [Value]) {
+        if definition.elements.allSatisfy({ element in
+            guard element.propertyIndex < old.count, element.propertyIndex < node.values.count else { return false }
+            return Self.sameKey(old[element.propertyIndex], node.values[element.propertyIndex], element)
+        }) { return }
+        remove(node, values: old)
         insert(node)
     }
 
     /// Whether two values make the same key exactly (1 and 1.0 compare equal, but the entry
     /// holds the first one's key: move it anyway).
-    private static func sameKind(_ a: Value, _ b: Value) -> Bool {
+    private static func sameKey(_ a: Value, _ b: Value, _ element: IndexedElement) -> Bool {
         switch (a, b) {
-        case (.int, .int), (.double, .double), (.bool, .bool), (.string, .string), (.date, .date), (.null, .null): true
-        default: false
+        case (.int, .int), (.double, .double), (.bool, .bool), (.string, .string), (.date, .date), (.null, .null), (.object, .object): break
+        default: return false
         }
+        guard let x = element.key(of: a), let y = element.key(of: b) else { return false }
+        return x.rank == y.rank && IndexKey.order(x, y) == 0
     }
 }
 
 extension AttributeIndex: PlannableIndex {
-    func walk(_ range: KeyRange?, backwards: Bool, _ body: (CacheNode) throws -> Bool) rethrows {
+    var name: String { definition.name }
+    var elements: [IndexedElement] { definition.elements }
+
+    func walk(_ range: EntryRange?, backwards: Bool, _ body: (IndexKey, [IndexKey], CacheNode) throws -> Bool) rethrows {
         let positions = range.map { $0.positions(in: tree) } ?? tree.startPosition..<tree.endPosition
-        try tree.walk(positions, backwards: backwards) { try body($0.node) }
+        try tree.walk(positions, backwards: backwards) { try body($0.key, $0.rest, $0.node) }
     }
 }

@@ -44,8 +44,9 @@ enum IndexBulkOrder {
         if isRadixable {
             RadixItem.sort(&items)
             var sorted = items.map(\.position)
-            fixRuns(items, &sorted, exact: kind != RadixItem.kind(of: .string("")), inTieOrder: ties != nil, keys: keys,
-                    tieLess: tieLess)
+            // Strings' bits are a prefix, objects' bits their reference number only.
+            let exact = kind != RadixItem.kind(of: .string("")) && kind != RadixItem.objectKind
+            fixRuns(items, &sorted, exact: exact, inTieOrder: ties != nil, keys: keys, tieLess: tieLess)
             // NaN comes after every number; strings and dates never share an index with it.
             return nulls + sorted + nans
         }
@@ -84,8 +85,8 @@ enum IndexBulkOrder {
                     sorted[start..<end].sort(by: tieLess)
                 } else if !inTieOrder || !sameKeys(sorted[start..<end], keys) {
                     sorted[start..<end].sort { a, b in
-                        guard case .string(let x) = keys[a], case .string(let y) = keys[b] else { return tieLess(a, b) }
-                        return x < y || (x == y && tieLess(a, b))
+                        let byKey = IndexKey.order(keys[a], keys[b])
+                        return byKey < 0 || (byKey == 0 && tieLess(a, b))
                     }
                 }
             }
@@ -95,12 +96,26 @@ enum IndexBulkOrder {
 }
 
 extension IndexBulkOrder {
-    /// Whether the keys at `positions` are all the same string.
+    /// Whether the keys at `positions` are all equal.
     fileprivate static func sameKeys(_ positions: ArraySlice<Int>, _ keys: [IndexKey]) -> Bool {
-        guard let first = positions.first, case .string(let s) = keys[first] else { return false }
-        return positions.dropFirst().allSatisfy { position in
-            if case .string(let t) = keys[position] { t == s } else { false }
+        guard let first = positions.first else { return false }
+        return positions.dropFirst().allSatisfy { IndexKey.order(keys[$0], keys[first]) == 0 }
+    }
+
+    /// The positions of compound keys in index order: `columns[e][p]` is element `e`'s key of
+    /// position `p`; ties as in ``positions(of:ties:tieLess:)``. One stable pass per element,
+    /// from the last to the first (a least-significant-first sort of the tuples).
+    static func positions(ofColumns columns: [[IndexKey]], ties: [UInt64]? = nil, tieLess: (Int, Int) -> Bool) -> [Int] {
+        guard let last = columns.last else { return [] }
+        var order = positions(of: last, ties: ties, tieLess: tieLess)
+        for column in columns.dropLast().reversed() {
+            var rank = [UInt64](repeating: 0, count: order.count)
+            for (place, position) in order.enumerated() { rank[position] = UInt64(place) }
+            order = rank.withUnsafeBufferPointer { ranks in
+                positions(of: column, ties: rank, tieLess: { ranks[$0] < ranks[$1] })
+            }
         }
+        return order
     }
 }
 
@@ -121,8 +136,12 @@ struct RadixItem {
         case .nan: 3
         case .string: 4
         case .date: 5
+        case .object: objectKind
         }
     }
+
+    /// The kind of object keys (their bits are the reference number only: not exact).
+    static let objectKind = 6
 
     /// The bits of a number, a date or a string whose first 17 bytes (or all of it) are ASCII
     /// (so its first 16 bytes are those of the form Swift compares); nil for any other key.
@@ -132,6 +151,10 @@ struct RadixItem {
         case .double(let d): return Self.bits(of: d).map { ($0, 0) }
         case .date(let d): return Self.bits(of: d.timeIntervalSinceReferenceDate).map { ($0, 0) }
         case .string(var s): return s.withUTF8 { Self.bits(ofASCII: $0) }
+        case .object(let id):
+            // A string reference's number is a marker: those are sorted by the full key.
+            let number = id.storage.number
+            return number == ObjectID.StringStorage.marker ? nil : (UInt64(bitPattern: number) ^ (1 << 63), 0)
         default: return nil
         }
     }

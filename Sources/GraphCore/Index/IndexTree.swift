@@ -1,6 +1,9 @@
-/// One entry of an index: a node's key and the node.
+/// One entry of an index: a node's compound key (its first element's key and the others')
+/// and the node.
 struct IndexEntry {
     let key: IndexKey
+    /// The keys of the elements after the first (none for an index of one element).
+    let rest: [IndexKey]
     let node: CacheNode
 
     /// The node's identity, which orders entries of equal keys.
@@ -9,9 +12,10 @@ struct IndexEntry {
     /// Whether this is the entry of `node`.
     func holds(_ node: CacheNode) -> Bool { self.node === node }
 
-    /// The order of entries: by key, ties by the node's identity (so each entry has one place).
+    /// The order of entries: by compound key, ties by the node's identity (so each entry has
+    /// one place).
     static func order(_ a: IndexEntry, _ b: IndexEntry) -> Int {
-        let byKey = IndexKey.order(a.key, b.key)
+        let byKey = IndexKey.order(a.key, a.rest, b.key, b.rest)
         if byKey != 0 { return byKey }
         let x = a.identity, y = b.identity
         return x < y ? -1 : (x == y ? 0 : 1)
@@ -87,13 +91,13 @@ struct IndexTree {
         return IndexPosition(leaf: low, offset: a)
     }
 
-    /// The first position whose entry comes after (`after`) or not before the entry of `key`
-    /// and `identity`: ``partitionPoint(_:)`` specialised to the order of entries, reading
-    /// entries in place (no copy, so no retain of their nodes, on the path of every save).
-    private func place(of key: IndexKey, _ identity: UInt, after: Bool) -> IndexPosition {
+    /// The first position whose entry comes after (`after`) or not before the entry of `key`,
+    /// `rest` and `identity`: ``partitionPoint(_:)`` specialised to the order of entries,
+    /// reading entries in place (no copy, so no retain of their nodes, on the path of every save).
+    private func place(of key: IndexKey, _ rest: [IndexKey], _ identity: UInt, after: Bool) -> IndexPosition {
         /// Whether `entry` is past the place.
         func isAfter(_ entry: UnsafePointer<IndexEntry>) -> Bool {
-            var byKey = IndexKey.order(entry.pointee.key, key)
+            var byKey = IndexKey.order(entry.pointee.key, entry.pointee.rest, key, rest)
             if byKey == 0 {
                 let other = UInt(bitPattern: ObjectIdentifier(entry.pointee.node))
                 byKey = other < identity ? -1 : (other == identity ? 0 : 1)
@@ -161,7 +165,7 @@ struct IndexTree {
     mutating func insert(_ entry: IndexEntry) {
         count += 1
         if leaves.isEmpty { leaves = [[entry]]; return }
-        var position = place(of: entry.key, entry.identity, after: true)
+        var position = place(of: entry.key, entry.rest, entry.identity, after: true)
         if position.leaf == leaves.count {  // after every entry: the end of the last leaf
             position = IndexPosition(leaf: leaves.count - 1, offset: leaves[leaves.count - 1].count)
         }
@@ -173,10 +177,10 @@ struct IndexTree {
         }
     }
 
-    /// Removes the entry of `node` under `key`; false when there is none.
+    /// Removes the entry of `node` under `key` and `rest`; false when there is none.
     @discardableResult
-    mutating func remove(_ key: IndexKey, _ node: CacheNode) -> Bool {
-        let position = place(of: key, UInt(bitPattern: ObjectIdentifier(node)), after: false)
+    mutating func remove(_ key: IndexKey, _ rest: [IndexKey], _ node: CacheNode) -> Bool {
+        let position = place(of: key, rest, UInt(bitPattern: ObjectIdentifier(node)), after: false)
         guard position.leaf < leaves.count, self[position].holds(node) else { return false }
         leaves[position.leaf].remove(at: position.offset)
         if leaves[position.leaf].isEmpty { leaves.remove(at: position.leaf) }

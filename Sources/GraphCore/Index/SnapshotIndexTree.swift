@@ -1,19 +1,27 @@
-/// One entry of a ``SnapshotIndexTree``: an object's key and its snapshot.
+/// One entry of a ``SnapshotIndexTree``: an object's compound key (its first element's key
+/// and the others') and its snapshot.
 struct SnapshotIndexEntry: Sendable {
     let key: IndexKey
+    /// The keys of the elements after the first (none for an index of one element).
+    let rest: [IndexKey]
     let snapshot: ObjectSnapshot
 
-    /// The order of entries: by key, ties by the object's reference (integers by value, then
-    /// strings), so each object has one place and equal keys come in reference order.
+    /// The order of entries: by compound key, ties by the object's reference (integers by
+    /// value, then strings), so each object has one place and equal keys come in reference order.
     static func order(_ a: SnapshotIndexEntry, _ b: SnapshotIndexEntry) -> Int {
-        let byKey = IndexKey.order(a.key, b.key)
+        let byKey = IndexKey.order(a.key, a.rest, b.key, b.rest)
         if byKey != 0 { return byKey }
         return referenceOrder(a.snapshot.objectID, b.snapshot.objectID)
     }
 
     /// Integer references by value, before string references by their text.
     static func referenceOrder(_ a: ObjectID, _ b: ObjectID) -> Int {
-        switch (a.referenceObject, b.referenceObject) {
+        referenceOrder(a.referenceObject, b.referenceObject)
+    }
+
+    /// Integer references by value, before string references by their text.
+    static func referenceOrder(_ a: ReferenceObject, _ b: ReferenceObject) -> Int {
+        switch (a, b) {
         case (.int(let x), .int(let y)): return x < y ? -1 : (x == y ? 0 : 1)
         case (.int, .string): return -1
         case (.string, .int): return 1
@@ -93,10 +101,10 @@ struct SnapshotIndexTree: Sendable {
 
     /// Calls `body` with the entries in `range` (from lower to upper, or backwards), until it
     /// returns false.
-    func walk(_ range: KeyRange?, backwards: Bool, _ body: (SnapshotIndexEntry) throws -> Bool) rethrows {
+    func walk(_ range: EntryRange?, backwards: Bool, _ body: (SnapshotIndexEntry) throws -> Bool) rethrows {
         guard let root else { return }
-        let below: (IndexKey) -> Bool = range?.below ?? { _ in false }
-        let above: (IndexKey) -> Bool = range?.above ?? { _ in false }
+        let below: (IndexKey, [IndexKey]) -> Bool = range?.below ?? { _, _ in false }
+        let above: (IndexKey, [IndexKey]) -> Bool = range?.above ?? { _, _ in false }
         if backwards {
             _ = try Self.walkBackwards(root, below: below, above: above, body)
         } else {
@@ -115,12 +123,12 @@ struct SnapshotIndexTree: Sendable {
     }
 
     /// False once the walk is to stop (the range ended or `body` said so).
-    private static func walkForwards(_ node: Node, below: (IndexKey) -> Bool, above: (IndexKey) -> Bool,
+    private static func walkForwards(_ node: Node, below: (IndexKey, [IndexKey]) -> Bool, above: (IndexKey, [IndexKey]) -> Bool,
                                      _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
-        let start = partition(node.entries) { !below($0.key) }
+        let start = partition(node.entries) { !below($0.key, $0.rest) }
         if node.isLeaf {
             for entry in node.entries[start...] {
-                if above(entry.key) { return false }
+                if above(entry.key, entry.rest) { return false }
                 if try !body(entry) { return false }
             }
             return true
@@ -131,12 +139,12 @@ struct SnapshotIndexTree: Sendable {
         return true
     }
 
-    private static func walkBackwards(_ node: Node, below: (IndexKey) -> Bool, above: (IndexKey) -> Bool,
+    private static func walkBackwards(_ node: Node, below: (IndexKey, [IndexKey]) -> Bool, above: (IndexKey, [IndexKey]) -> Bool,
                                       _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
-        let end = partition(node.entries) { above($0.key) }
+        let end = partition(node.entries) { above($0.key, $0.rest) }
         if node.isLeaf {
             for entry in node.entries[..<end].reversed() {
-                if below(entry.key) { return false }
+                if below(entry.key, entry.rest) { return false }
                 if try !body(entry) { return false }
             }
             return true

@@ -13,20 +13,20 @@ public struct SnapshotIndexes: Sendable {
 
     /// The indexes of `snapshots` (every object of a store).
     public init(model: ObjectModel, snapshots: some Sequence<ObjectSnapshot>) {
-        var attributes: [String: [IndexedAttribute]] = [:]
+        var definitions: [String: [IndexDefinition]] = [:]
         for entity in model.entities where !entity.isAbstract {
-            let found = IndexedAttribute.all(of: entity)
-            if !found.isEmpty { attributes[entity.name] = found }
+            let found = IndexDefinition.all(of: entity)
+            if !found.isEmpty { definitions[entity.name] = found }
         }
-        guard !attributes.isEmpty else { return }
+        guard !definitions.isEmpty else { return }
         var grouped: [String: [ObjectSnapshot]] = [:]
-        for snapshot in snapshots where attributes[snapshot.objectID.entityName] != nil {
+        for snapshot in snapshots where definitions[snapshot.objectID.entityName] != nil {
             grouped[snapshot.objectID.entityName, default: []].append(snapshot)
         }
-        let jobs = attributes.keys.sorted().flatMap { name in
-            (attributes[name] ?? []).map { (entity: name, attribute: $0, snapshots: grouped[name] ?? []) }
+        let jobs = definitions.keys.sorted().flatMap { name in
+            (definitions[name] ?? []).map { (entity: name, definition: $0, snapshots: grouped[name] ?? []) }
         }
-        let built = IndexBuildJobs.map(jobs, size: \.snapshots.count) { SnapshotIndex($0.attribute, snapshots: $0.snapshots) }
+        let built = IndexBuildJobs.map(jobs, size: \.snapshots.count) { SnapshotIndex($0.definition, snapshots: $0.snapshots) }
         for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
     }
 
@@ -41,9 +41,9 @@ public struct SnapshotIndexes: Sendable {
         byEntity[name] = indexes
     }
 
-    /// The index of a concrete entity on an attribute, its keys folded as `folding` says.
-    func index(ofEntity name: String, key: String, folding: Comparison.Options = []) -> SnapshotIndex? {
-        byEntity[name]?.first { $0.key == key && $0.folding == folding }
+    /// The indexes of a concrete entity.
+    func indexes(ofEntity name: String) -> [SnapshotIndex] {
+        byEntity[name] ?? []
     }
 
     /// The names of the indexes kept for a concrete entity (for tests and diagnostics).

@@ -12,21 +12,26 @@ struct StoreIndexes {
         byEntity = [:]
         isStale = false
         guard let model else { return }
-        var jobs: [(entity: String, attribute: IndexedAttribute, nodes: [CacheNode])] = []
+        var jobs: [(entity: String, definition: IndexDefinition, nodes: [CacheNode])] = []
         for name in entityNames {
             guard let entity = model.entity(named: name) else { continue }
-            let attributes = IndexedAttribute.all(of: entity)
-            guard !attributes.isEmpty else { continue }
+            let definitions = IndexDefinition.all(of: entity)
+            guard !definitions.isEmpty else { continue }
             let entityNodes = nodes(name)
-            jobs += attributes.map { (name, $0, entityNodes) }
+            jobs += definitions.map { (name, $0, entityNodes) }
         }
-        let built = IndexBuildJobs.map(jobs, size: \.nodes.count) { AttributeIndex($0.attribute, nodes: $0.nodes) }
+        let built = IndexBuildJobs.map(jobs, size: \.nodes.count) { AttributeIndex($0.definition, nodes: $0.nodes) }
         for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
     }
 
-    /// The index of a concrete entity on an attribute, its keys folded as `folding` says.
-    func index(ofEntity name: String, key: String, folding: Comparison.Options = []) -> AttributeIndex? {
-        byEntity[name]?.first { $0.key == key && $0.folding == folding }
+    /// The indexes of a concrete entity.
+    func indexes(ofEntity name: String) -> [AttributeIndex] {
+        byEntity[name] ?? []
+    }
+
+    /// The index of a concrete entity whose first element is the plain attribute `key`.
+    func index(ofEntity name: String, firstKey key: String) -> AttributeIndex? {
+        byEntity[name]?.first { $0.definition.key == key && $0.definition.folding.isEmpty }
     }
 
     /// Takes one save into the indexes: inserted nodes, updated nodes with their values
@@ -37,14 +42,10 @@ struct StoreIndexes {
             for index in byEntity[node.objectID.entityName] ?? [] { index.insert(node) }
         }
         for (node, values) in updated {
-            for index in byEntity[node.objectID.entityName] ?? [] where index.propertyIndex < values.count {
-                index.update(node, from: values[index.propertyIndex])
-            }
+            for index in byEntity[node.objectID.entityName] ?? [] { index.update(node, from: values) }
         }
         for node in removed {
-            for index in byEntity[node.objectID.entityName] ?? [] where index.propertyIndex < node.values.count {
-                index.remove(node, value: node.values[index.propertyIndex])
-            }
+            for index in byEntity[node.objectID.entityName] ?? [] { index.remove(node, values: node.values) }
         }
     }
 }

@@ -273,6 +273,10 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                     throw .invalidIndex(entity: entity.name,
                                         reason: "fetch index '\(index.name)' names '\(name)', which is not a stored property of the entity")
                 }
+                if case .property(let name) = element.target, let position = entity.indexByName[name],
+                   case .relationship(let relationship) = entity.properties[position], relationship.isToMany {
+                    throw .invalidIndex(entity: entity.name, reason: "fetch index '\(index.name)' names '\(name)', a to-many relationship: an index element is an attribute or a to-one relationship")
+                }
                 if element.caseInsensitive || element.diacriticInsensitive {
                     guard case .property(let name) = element.target, let position = entity.indexByName[name],
                           case .attribute(let attribute) = entity.properties[position], attribute.type == .string else {

@@ -54,4 +54,33 @@ import ServerTestSupport
                                                         with: #"{"property": "age", "caseInsensitive": true}"#)
         #expect(throws: ModelError.self) { try ObjectModel(json: Data(wrong.utf8), path: "folded.json") }
     }
+
+    @Test func aFoldedIndexAloneAnswersPlainEqualityAndInAndInCaseInsensitiveButNotASort() throws {
+        let container = try PersistentContainer.inMemory(model: IndexFixture.model(indexed: true))
+        let context = container.viewContext
+        for (n, w) in ["Ann", "ann", "ANN", "Bob", "bob", "Émile", "emile", "ß", "SS", "ss"].enumerated() {
+            try context.insert("Item", values: ["n": .int(Int64(n)), "w": .string(w)])
+        }
+        try context.save()
+        let store = try #require(container.coordinator.persistentStores.first as? AtomicStore)
+        func fetch(_ format: String, sortedBy key: String? = nil) throws -> (ns: [Int64], plan: String) {
+            var request = FetchRequest(entityName: "Item", predicate: try GraphCore.Predicate(format: format))
+            if let key {
+                request.sortDescriptors = [SortDescriptor(key)]
+                request.fetchLimit = 3
+            }
+            let ns = try container.newContext().fetch(request).map { object -> Int64 in try object.get("n") }
+            return (key == nil ? ns.sorted() : ns, try store.explain(request).description)
+        }
+        // Candidates from the folded key, judged exactly.
+        #expect(try fetch("w == 'ann'") == ([1], "index byWFolded on w (==), examined 3 objects"))
+        #expect(try fetch("w IN {'Bob', 'ss', 'nobody'}") == ([3, 9], "index byWFolded on w (IN), examined 5 objects"))
+        #expect(try fetch("w IN[c] {'BOB', 'ss'}") == ([3, 4, 7, 8, 9], "index byWFolded on w (IN[c]), examined 5 objects"))
+        #expect(try fetch("w ==[c] 'straSSe'").plan == "index byWFolded on w (==[c]), examined 0 objects")
+        // [cd] and [d] fold more than [c]: the [c] index cannot answer them.
+        #expect(try fetch("w ==[cd] 'emile'") == ([5, 6], "scan, examined 10 objects"))
+        // The folded order is not the order of the strings: a sort by the attribute scans.
+        let sorted = try fetch("TRUEPREDICATE", sortedBy: "w")
+        #expect(sorted.ns == [2, 0, 3] && sorted.plan == "scan, examined 10 objects")
+    }
 }

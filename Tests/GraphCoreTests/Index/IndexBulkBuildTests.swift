@@ -66,11 +66,11 @@ import ServerTestSupport
 
     @Test func aBulkBuiltStoreIndexEqualsTheIndexInsertsBuildForEveryKindOfKey() throws {
         let model = try IndexFixture.model(indexed: true)
-        let attributes = IndexedAttribute.all(of: try #require(model.entity(named: "Item")))
+        let attributes = IndexDefinition.all(of: try #require(model.entity(named: "Item")))
         #expect(attributes.contains { !$0.folding.isEmpty })
         for attribute in attributes {
             for (name, values) in Self.valueLists() {
-                let nodes = try Self.nodes(values, at: attribute.propertyIndex, model: model)
+                let nodes = try Self.nodes(values, at: attribute.elements[0].propertyIndex, model: model)
                 let bulk = AttributeIndex(attribute, nodes: nodes.shuffled())
                 let inserted = AttributeIndex(attribute, nodes: [])
                 for node in nodes { inserted.insert(node) }
@@ -87,10 +87,10 @@ import ServerTestSupport
 
     @Test func aBulkBuiltSnapshotIndexEqualsTheIndexInsertsBuildForEveryKindOfKey() throws {
         let model = try IndexFixture.model(indexed: true)
-        let attributes = IndexedAttribute.all(of: try #require(model.entity(named: "Item")))
+        let attributes = IndexDefinition.all(of: try #require(model.entity(named: "Item")))
         for attribute in attributes {
             for (name, values) in Self.valueLists() {
-                let nodes = try Self.nodes(values, at: attribute.propertyIndex, model: model)
+                let nodes = try Self.nodes(values, at: attribute.elements[0].propertyIndex, model: model)
                 // Integer references, and string references after them for half of the lists.
                 let snapshots = nodes.enumerated().map { n, node in
                     let reference: ReferenceObject = n % 2 == 1 && name.count % 2 == 0 ? .string("r\(n % 10)-\(n)") : .int(Int64(n))
@@ -154,8 +154,8 @@ import ServerTestSupport
         var indexes = StoreIndexes()
         indexes.rebuild(model: model, nodes: { $0 == "Item" ? nodes : [] }, entityNames: ["Item"])
         let built = try #require(indexes.byEntity["Item"])
-        #expect(built.map(\.name) == IndexedAttribute.all(of: entity).map(\.name))
-        let byI = try #require(indexes.index(ofEntity: "Item", key: "i"))
+        #expect(built.map(\.name) == IndexDefinition.all(of: entity).map(\.name))
+        let byI = try #require(indexes.index(ofEntity: "Item", firstKey: "i"))
         #expect(byI.tree.count == count)
         let keys = byI.tree.leaves.joined().map { entry -> Int64 in
             if case .int(let i) = entry.key { return i }

@@ -7,7 +7,9 @@ import ServerTestSupport
 enum IndexFixture {
     /// Indexed keys: `i` (int64), `d` (double, descending), `s` (string; also folded `[cd]`),
     /// `t` (date), `b` (bool), `c` (int32, first element of a compound index with `w`); `w` has
-    /// a case-folded index only (`[c]`); `u` is not indexed; `n` numbers the items.
+    /// a case-folded index only (`[c]`); `g` is a to-one relationship to a `Group` (indexed
+    /// alone and first in a compound index with `i`; its inverse `items` nullifies it when the
+    /// group is deleted); `u` is not indexed; `n` numbers the items.
     static func model(indexed: Bool) throws -> ObjectModel {
         let indexes: [FetchIndexDescription] = indexed ? [
             FetchIndexDescription(name: "byI", elements: [.init(.property("i"))]),
@@ -18,6 +20,8 @@ enum IndexFixture {
             FetchIndexDescription(name: "byCW", elements: [.init(.property("c")), .init(.property("w"))]),
             FetchIndexDescription(name: "byWFolded", elements: [.init(.property("w"), caseInsensitive: true)]),
             FetchIndexDescription(name: "bySFolded", elements: [.init(.property("s"), caseInsensitive: true, diacriticInsensitive: true)]),
+            FetchIndexDescription(name: "byG", elements: [.init(.property("g"))]),
+            FetchIndexDescription(name: "byGI", elements: [.init(.property("g")), .init(.property("i"), ascending: false)]),
         ] : []
         return try ObjectModel(entities: [
             EntityDescription("Item", attributes: [
@@ -30,8 +34,44 @@ enum IndexFixture {
                 AttributeDescription("c", .int32, isOptional: true),
                 AttributeDescription("u", .int64, isOptional: true),
                 AttributeDescription("w", .string, isOptional: true),
+            ], relationships: [
+                RelationshipDescription("g", destination: "Group", inverse: "items"),
             ], fetchIndexes: indexes),
+            EntityDescription("Group", attributes: [AttributeDescription("k", .int64)], relationships: [
+                RelationshipDescription("items", destination: "Item", inverse: "g", toMany: true, deleteRule: .nullify),
+            ]),
         ])
+    }
+
+    /// How many groups the items are spread over.
+    static let groupCount = 5
+
+    /// Inserts the groups and the items of `rows` (whose `g` is a group's number or nil) into
+    /// `context`, saved: the groups' IDs, by number.
+    static func insert(_ rows: [[String: Value]], into context: ObjectContext) throws -> [ObjectID] {
+        let groups = try (0..<groupCount).map { k in try context.insert("Group", values: ["k": .int(Int64(k))]) }
+        for row in rows {
+            var values = row
+            values["g"] = nil
+            let item = try context.insert("Item", values: values)
+            if case .int(let k) = row["g"] ?? .null { try item.setObject(groups[Int(k)], forKey: "g") }
+        }
+        try context.save()
+        return groups.map(\.objectID)
+    }
+
+    /// The variables `$G0`, `$G1`, … of a predicate, bound to the groups' IDs.
+    static func groupVariables(_ groups: [ObjectID]) -> [String: PredicateValue] {
+        var values: [String: PredicateValue] = [:]
+        for (k, id) in groups.enumerated() { values["G\(k)"] = .value(.object(id)) }
+        return values
+    }
+
+    /// `request` with its group variables bound to `groups`.
+    static func bound(_ request: FetchRequest, _ groups: [ObjectID]) -> FetchRequest {
+        var bound = request
+        bound.predicate = request.predicate?.withSubstitutionVariables(groupVariables(groups))
+        return bound
     }
 
     static let integers: [Value] = [.null, .int(.min), .int(.max), .int(0), .int(-1), .int(1), .int(2), .int(3),
@@ -51,6 +91,7 @@ enum IndexFixture {
         case "d": doubles
         case "s", "w": strings
         case "t": dates
+        case "g": [.null] + (0..<groupCount).map { .int(Int64($0)) }
         default: bools
         }
     }
@@ -65,7 +106,22 @@ enum IndexFixture {
         }
     }
 
-    static let keys = ["i", "d", "s", "t", "b", "c", "u", "w"]
+    static let keys = ["i", "d", "s", "t", "b", "c", "u", "w", "g"]
+    /// The keys a fetch may sort by (not the relationship).
+    static let sortKeys = ["i", "d", "s", "t", "b", "c", "u", "w"]
+
+    /// A random comparison of the relationship `g` with a group (a variable `$Gk`) or nil.
+    static func groupComparison(_ rng: inout SplitMix64) -> GraphCore.Predicate {
+        func group() -> GraphCore.Expression {
+            let k = Int.random(in: -1..<groupCount, using: &rng)
+            return k < 0 ? .constant(.null) : .variable("G\(k)")
+        }
+        switch Int.random(in: 0..<4, using: &rng) {
+        case 0, 1: return .comparison(Comparison(.keyPath("g"), .equal, group()))
+        case 2: return .comparison(Comparison(.keyPath("g"), .in, .array((0..<Int.random(in: 1...3, using: &rng)).map { _ in group() })))
+        default: return .comparison(Comparison(.keyPath("g"), .notEqual, group()))
+        }
+    }
 
     /// The values of `count` random items.
     static func items(_ count: Int, _ rng: inout SplitMix64) -> [[String: Value]] {
@@ -79,8 +135,9 @@ enum IndexFixture {
     }
 
     /// A random comparison on a random key.
-    static func comparison(_ rng: inout SplitMix64) -> GraphCore.Predicate {
-        let key = keys.randomElement(using: &rng) ?? "i"
+    static func comparison(_ rng: inout SplitMix64, key forced: String? = nil) -> GraphCore.Predicate {
+        let key = forced ?? keys.randomElement(using: &rng) ?? "i"
+        if key == "g" { return groupComparison(&rng) }
         let values = constants(key)
         func constant() -> Value { values.randomElement(using: &rng) ?? .null }
         let ops: [Comparison.Operator] = [.equal, .equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan,
@@ -106,12 +163,16 @@ enum IndexFixture {
 
     /// A random predicate: a comparison, a conjunction, sometimes a disjunction or a negation, or none.
     static func predicate(_ rng: inout SplitMix64) -> GraphCore.Predicate? {
-        switch Int.random(in: 0..<10, using: &rng) {
+        switch Int.random(in: 0..<12, using: &rng) {
         case 0: return nil
         case 1...4: return comparison(&rng)
         case 5...7: return .and([comparison(&rng), comparison(&rng)])
         case 8: return .or([comparison(&rng), comparison(&rng)])
-        default: return .not(comparison(&rng))
+        case 9: return .not(comparison(&rng))
+        default:
+            // The compound index's case: a group and a term on `i` (or on anything).
+            let second = comparison(&rng, key: Bool.random(using: &rng) ? "i" : nil)
+            return .and([groupComparison(&rng), second])
         }
     }
 }

@@ -5,22 +5,23 @@ import ServerTestSupport
 
 /// Fetches through indexes answer exactly as the plain scan does, over random data and requests.
 @Suite struct IndexPropertyTests {
-    /// Two in-memory containers holding the same random items, one with fetch indexes.
-    static func containers(items: Int, seed: UInt64) throws -> (indexed: PersistentContainer, plain: PersistentContainer) {
+    /// Two in-memory containers holding the same random items, one with fetch indexes, and
+    /// the IDs of each one's groups.
+    static func containers(items: Int, seed: UInt64) throws -> (indexed: PersistentContainer, plain: PersistentContainer,
+                                                                 groups: [ObjectIdentifier: [ObjectID]]) {
         let indexed = try PersistentContainer.inMemory(model: IndexFixture.model(indexed: true))
         let plain = try PersistentContainer.inMemory(model: IndexFixture.model(indexed: false))
         var rng = SplitMix64(seed: seed)
         let rows = IndexFixture.items(items, &rng)
+        var groups: [ObjectIdentifier: [ObjectID]] = [:]
         for container in [indexed, plain] {
-            let context = container.viewContext
-            for row in rows { try context.insert("Item", values: row) }
-            try context.save()
+            groups[ObjectIdentifier(container)] = try IndexFixture.insert(rows, into: container.viewContext)
         }
         // Odd seeds: the indexes built from all the objects at once (as at load), not by saves.
         if seed % 2 == 1, let store = indexed.coordinator.persistentStores.first as? AtomicStore {
             store.storeIndexes.isStale = true
         }
-        return (indexed, plain)
+        return (indexed, plain, groups)
     }
 
     /// The `n` of each result and the sort key's values, or the error's text.
@@ -43,21 +44,30 @@ import ServerTestSupport
 
     /// Runs `iterations` random requests on both containers and records every difference.
     static func compare(seed: UInt64, items: Int, iterations: Int) throws {
-        let (indexed, plain) = try containers(items: items, seed: seed)
+        let (indexed, plain, groups) = try containers(items: items, seed: seed)
+        func answer(_ request: FetchRequest, _ container: PersistentContainer) -> (ns: [Int64], keys: [Value], error: String?) {
+            Self.answer(IndexFixture.bound(request, groups[ObjectIdentifier(container)] ?? []), container)
+        }
         var rng = SplitMix64(seed: seed &+ 1)
-        var indexPlans = 0
+        var indexPlans = 0, relationshipPlans = 0, compoundPlans = 0, compoundOrders = 0
         let store = indexed.coordinator.persistentStores.first as? AtomicStore
         for iteration in 0..<iterations {
             if iteration % 40 == 39 { try mutate(items: items, &rng, indexed, plain) }
             var request = FetchRequest(entityName: "Item", predicate: IndexFixture.predicate(&rng))
             if Bool.random(using: &rng) {
-                let key = IndexFixture.keys.randomElement(using: &rng) ?? "i"
+                let key = IndexFixture.sortKeys.randomElement(using: &rng) ?? "i"
                 request.sortDescriptors = [SortDescriptor(key, ascending: Bool.random(using: &rng))]
                 request.fetchLimit = [0, 1, 3, 10, 50].randomElement(using: &rng) ?? 0
                 request.fetchOffset = [0, 0, 2].randomElement(using: &rng) ?? 0
             }
             let a = answer(request, indexed), b = answer(request, plain)
-            if let plan = try? store?.explain(request), case .index = plan.access { indexPlans += 1 }
+            if let plan = try? store?.explain(IndexFixture.bound(request, groups[ObjectIdentifier(indexed)] ?? [])),
+               case .index(let name, let key, _) = plan.access {
+                indexPlans += 1
+                if name == "byG" || name == "byGI" { relationshipPlans += 1 }
+                if key.contains(",") { compoundPlans += 1 }
+                if key.contains(","), plan.isSortedByIndex { compoundOrders += 1 }
+            }
             let context = "seed \(seed) iteration \(iteration): \(request.predicate?.description ?? "all") sorted by \(request.sortDescriptors.map(\.keyPath)) limit \(request.fetchLimit) offset \(request.fetchOffset)"
             #expect(a.error == b.error, "\(context)")
             guard a.error == nil, b.error == nil else { continue }
@@ -79,30 +89,66 @@ import ServerTestSupport
         }
         // The comparison means something only if indexes answered a good share of the requests.
         #expect(indexPlans * 4 > iterations, "only \(indexPlans) of \(iterations) requests used an index")
+        // Indexes on the relationship, compound ranges and orders read from a compound index's
+        // second element took part.
+        #expect(relationshipPlans * 20 > iterations && compoundPlans * 40 > iterations && compoundOrders > 0,
+                "\(relationshipPlans) relationship plans, \(compoundPlans) compound, \(compoundOrders) compound orders")
     }
 
     /// The same random updates and deletes in both containers, saved: the indexes follow them.
+    /// A group's items change through the relationship, through its inverse (a group's
+    /// `items`) and when a group is deleted (its items' `g` nullified).
     static func mutate(items: Int, _ rng: inout SplitMix64, _ containers: PersistentContainer...) throws {
-        var changes: [(n: Int64, key: String?, value: Value)] = []
+        enum Change {
+            case set(n: Int64, key: String, value: Value)
+            case delete(n: Int64)
+            case moveToGroup(n: Int64, k: Int64)
+            case deleteGroup(k: Int64)
+        }
+        var changes: [Change] = []
         for _ in 0..<8 {
             let n = Int64(Int.random(in: 0..<items, using: &rng))
-            if Int.random(in: 0..<4, using: &rng) == 0 {
-                changes.append((n, nil, .null))
-            } else {
+            switch Int.random(in: 0..<12, using: &rng) {
+            case 0...2: changes.append(.delete(n: n))
+            case 3: changes.append(.moveToGroup(n: n, k: Int64(Int.random(in: 0..<IndexFixture.groupCount, using: &rng))))
+            default:
                 let key = IndexFixture.keys.randomElement(using: &rng) ?? "i"
                 var value = IndexFixture.pool(key).randomElement(using: &rng) ?? .null
                 if key == "c", case .int(let v) = value, Int32(exactly: v) == nil { value = .int(4) }
-                changes.append((n, key, value))
+                changes.append(.set(n: n, key: key, value: value))
             }
         }
+        if Int.random(in: 0..<3, using: &rng) == 0 { changes.append(.deleteGroup(k: Int64(Int.random(in: 0..<IndexFixture.groupCount, using: &rng)))) }
         for container in containers {
             let context = container.newContext()
+            func item(_ n: Int64) throws -> ManagedObject? { try first("Item", "n", n, in: context) }
+            func group(_ k: Int64) throws -> ManagedObject? { try first("Group", "k", k, in: context) }
             for change in changes {
-                guard let object = try context.fetch(FetchRequest(entityName: "Item", predicate: .key("n") == .int(change.n))).first else { continue }
-                if let key = change.key { try object.setValue(change.value, forKey: key) } else { try context.delete(object) }
+                switch change {
+                case .set(let n, let key, let value):
+                    guard let object = try item(n) else { continue }
+                    if key == "g" {
+                        guard case .int(let k) = value else { try object.setObject(nil, forKey: "g"); continue }
+                        try object.setObject(try group(k), forKey: "g")
+                    } else {
+                        try object.setValue(value, forKey: key)
+                    }
+                case .delete(let n):
+                    if let object = try item(n) { try context.delete(object) }
+                case .moveToGroup(let n, let k):
+                    if let object = try item(n), let target = try group(k) { try target.add(object, toKey: "items") }
+                case .deleteGroup(let k):
+                    if let target = try group(k) { try context.delete(target) }
+                }
             }
             try context.save()
         }
+    }
+
+    /// The first object of `entity` whose `key` is `value`.
+    static func first(_ entity: String, _ key: String, _ value: Int64, in context: ObjectContext) throws -> ManagedObject? {
+        let found = try context.fetch(FetchRequest(entityName: entity, predicate: .key(key) == .int(value)))
+        return found.first
     }
 
     @Test func indexedFetchesAnswerAsTheScanOverRandomDataAndPredicates() throws {

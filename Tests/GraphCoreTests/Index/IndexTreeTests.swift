@@ -17,16 +17,16 @@ import ServerTestSupport
         for node in nodes.shuffled(using: &rng) {
             let key = IndexKey.int(Int64(Int.random(in: 0..<500, using: &rng)))
             keys[ObjectIdentifier(node)] = key
-            tree.insert(IndexEntry(key: key, node: node))
+            tree.insert(IndexEntry(key: key, rest: [], node: node))
         }
         var removed = Set<ObjectIdentifier>()
         for node in nodes.shuffled(using: &rng).prefix(3_500) {
-            let found = tree.remove(keys[ObjectIdentifier(node)] ?? .null, node)
+            let found = tree.remove(keys[ObjectIdentifier(node)] ?? .null, [], node)
             #expect(found)
             removed.insert(ObjectIdentifier(node))
         }
         let stranger = CacheNode(objectID: ObjectID(entity: item, store: .interned("tree"), reference: .int(-1)), version: 1, values: [])
-        let removedStranger = tree.remove(.int(1), stranger)
+        let removedStranger = tree.remove(.int(1), [], stranger)
         #expect(!removedStranger)
         #expect(removed.count == 3_500)
         var walked: [IndexEntry] = []

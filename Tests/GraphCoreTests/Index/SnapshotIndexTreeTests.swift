@@ -14,7 +14,7 @@ import ServerTestSupport
         }
     }
 
-    static func all(_ tree: SnapshotIndexTree, backwards: Bool = false, _ range: KeyRange? = nil) -> [SnapshotIndexEntry] {
+    static func all(_ tree: SnapshotIndexTree, backwards: Bool = false, _ range: EntryRange? = nil) -> [SnapshotIndexEntry] {
         var walked: [SnapshotIndexEntry] = []
         tree.walk(range, backwards: backwards) { walked.append($0); return true }
         return walked
@@ -30,18 +30,18 @@ import ServerTestSupport
         for snapshot in snapshots.shuffled(using: &rng) {
             let key = IndexKey.int(Int64(Int.random(in: 0..<700, using: &rng)))
             keys[snapshot.objectID] = key
-            tree.insert(SnapshotIndexEntry(key: key, snapshot: snapshot))
+            tree.insert(SnapshotIndexEntry(key: key, rest: [], snapshot: snapshot))
         }
         let before = tree
         let beforeEntries = Self.all(before)
         #expect(beforeEntries.count == 8_000 && before.count == 8_000)
         var removed = 0
         for snapshot in snapshots.shuffled(using: &rng).prefix(5_000) {
-            let found = tree.remove(SnapshotIndexEntry(key: keys[snapshot.objectID] ?? .null, snapshot: snapshot))
+            let found = tree.remove(SnapshotIndexEntry(key: keys[snapshot.objectID] ?? .null, rest: [], snapshot: snapshot))
             #expect(found)
             removed += 1
         }
-        let stranger = SnapshotIndexEntry(key: .int(3), snapshot: try #require(Self.snapshots(1).first.map {
+        let stranger = SnapshotIndexEntry(key: .int(3), rest: [], snapshot: try #require(Self.snapshots(1).first.map {
             ObjectSnapshot(objectID: ObjectID(entity: $0.objectID.entity, store: .interned("tree"), reference: .int(-1)), version: 1, values: [])
         }))
         let removedStranger = tree.remove(stranger)
@@ -58,11 +58,11 @@ import ServerTestSupport
     @Test func aRangeWalkedEitherWayHoldsExactlyTheEntriesBetweenItsBounds() throws {
         var rng = SplitMix64(seed: 12)
         let snapshots = try Self.snapshots(5_000)
-        let entries = snapshots.map { SnapshotIndexEntry(key: .int(Int64(Int.random(in: 0..<300, using: &rng))), snapshot: $0) }
+        let entries = snapshots.map { SnapshotIndexEntry(key: .int(Int64(Int.random(in: 0..<300, using: &rng))), rest: [], snapshot: $0) }
             .sorted { SnapshotIndexEntry.order($0, $1) < 0 }
         let tree = SnapshotIndexTree(sorted: entries)
         for (low, high) in [(0, 0), (10, 20), (299, 400), (-5, 3), (150, 149), (37, 37)] {
-            let range = KeyRange(below: { IndexKey.order($0, .int(Int64(low))) < 0 }, above: { IndexKey.order($0, .int(Int64(high))) > 0 })
+            let range = EntryRange(prefix: [], element: KeyRange(below: { IndexKey.order($0, .int(Int64(low))) < 0 }, above: { IndexKey.order($0, .int(Int64(high))) > 0 }))
             let expected = entries.filter { guard case .int(let k) = $0.key else { return false }; return k >= low && k <= high }
             #expect(Self.ids(Self.all(tree, range)) == Self.ids(expected), "\(low)...\(high)")
             #expect(Self.ids(Self.all(tree, backwards: true, range)) == Self.ids(expected.reversed()), "\(low)...\(high) backwards")

@@ -8,7 +8,7 @@ import PostgresStore
 /// - `Artist` —albums (deny)→ `Album` —songs (ordered, cascade)→ `Song` ←songs/tags
 ///   (many-to-many, nullify)→ `Tag`; every to-one side nullifies.
 /// - `Media` (abstract) with sub-entities `Book` and `Film`: one table for the hierarchy.
-/// - `Tag.name` is unique; `Song` has fetch indexes on `title` and `plays`.
+/// - `Tag.name` is unique; `Song` has fetch indexes on `title`, `plays`, `album` and `album, plays`.
 /// - `Specimen`: one optional attribute of every type, to round-trip values.
 enum TestModel {
     static func make(extraTagAttributes: [AttributeDescription] = []) throws -> ObjectModel {
@@ -34,6 +34,8 @@ enum TestModel {
             ], fetchIndexes: [
                 FetchIndexDescription(name: "byTitle", elements: [.init(.property("title"))]),
                 FetchIndexDescription(name: "byPlays", elements: [.init(.property("plays"), ascending: false)]),
+                FetchIndexDescription(name: "byAlbum", elements: [.init(.property("album"))]),
+                FetchIndexDescription(name: "byAlbumPlays", elements: [.init(.property("album")), .init(.property("plays"))]),
             ]),
             EntityDescription("Tag", attributes: [AttributeDescription("name", .string)] + extraTagAttributes, relationships: [
                 RelationshipDescription("songs", destination: "Song", inverse: "tags", toMany: true),

@@ -255,6 +255,16 @@ extension XcodeModelReader {
                     warn(line, name, "index '\(fetchIndex.name)' on '\(unknown.joined(separator: "', '"))', not a stored property of the entity, left out")
                     continue
                 }
+                let toMany = Set(chain.flatMap { $0.relationships.filter(\.isToMany).map(\.name) })
+                let manyElements = fetchIndex.elements.compactMap { element -> String? in
+                    if case .property(let property) = element.target, toMany.contains(property) { return property }
+                    return nil
+                }
+                if !manyElements.isEmpty {
+                    warn(line, name, "index '\(fetchIndex.name)' on '\(manyElements.joined(separator: "', '"))', a to-many relationship "
+                         + "(an index element is an attribute or a to-one relationship), left out")
+                    continue
+                }
                 if indexes.contains(where: { $0.name == fetchIndex.name }) {
                     warn(line, name, "a second index named '\(fetchIndex.name)'; left out")
                     continue

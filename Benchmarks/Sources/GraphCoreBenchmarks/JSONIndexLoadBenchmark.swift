@@ -1,0 +1,120 @@
+import Foundation
+import BenchmarkSupport
+import GraphCore
+import JSONAtomicStore
+
+/// The load-time target on a real store file: a JSON store of N songs loaded with the two
+/// indexes of ``IndexBenchmark`` and without any, each load in a fresh process, alternated; and
+/// durable saves (journal append + `fdatasync`) on the JSON store with and without the indexes.
+///
+///   swift run -c release --package-path Benchmarks GraphCoreBenchmarks json-indexes [N] [rounds]
+enum JSONIndexLoadBenchmark {
+    static func open(_ path: String, indexed: Bool) throws -> (StoreCoordinator, JSONAtomicStore) {
+        JSONAtomicStore.register()
+        let coordinator = StoreCoordinator(model: try IndexBenchmark.model(indexed: indexed))
+        // No checkpoint during the saves: each is one journal append.
+        let store = try coordinator.addPersistentStore(type: "JSON", at: URL(fileURLWithPath: path),
+                                                       options: StoreOptions(values: [JSONAtomicStore.journalCheckpointBytesOption: "0"]))
+        guard let json = store as? JSONAtomicStore else { throw GraphError.store("not a JSON store") }
+        return (coordinator, json)
+    }
+
+    /// Child: loads the store once and prints `{"load": seconds}`.
+    static func childLoad(_ path: String, indexed: Bool) throws -> Never {
+        let time = try IndexBenchmark.nanos { _ = try open(path, indexed: indexed) } / 1e9
+        print("{\"load\": \(time)}")
+        exit(0)
+    }
+
+    /// Writes a store of `count` songs (the rows of ``IndexBenchmark``) as a snapshot file.
+    static func generate(_ count: Int, at path: String) throws {
+        let (coordinator, store) = try open(path, indexed: false)
+        let context = ObjectContext(coordinator: coordinator)
+        var rng = SystemRandomNumberGenerator()
+        for n in 0..<count {
+            try context.insert("Song", values: ["key": .string("key \(n % max(1, count / 5))"), "title": .string("song \(n)"),
+                                                "plays": .int(Int64.random(in: 0..<Int64(max(1, count)), using: &rng)),
+                                                "rating": .double(Double(n % 100) / 10)])
+            if n % 100_000 == 99_999 {
+                try context.save()
+                context.reset()
+            }
+        }
+        try context.save()
+        try store.checkpoint()
+    }
+
+    static func run(count: Int, rounds: Int) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("index-load-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("songs.json").path
+        let made = try IndexBenchmark.nanos { try generate(count, at: path) } / 1e9
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        print(String(format: "JSON store of %d songs: %.1f MB, written in %.1f s", count, Double(size) / 1e6, made))
+
+        // Loads, each in a fresh process, alternating without and with the indexes.
+        let executable = CommandLine.arguments[0]
+        var loads: [Bool: [Double]] = [false: [], true: []]
+        for round in 0..<rounds {
+            for indexed in round % 2 == 0 ? [false, true] : [true, false] {
+                let output = try runChild(executable, ["json-load", path, indexed ? "1" : "0"])
+                guard let seconds = loadSeconds(output) else { throw GraphError.store("no load time in \(output)") }
+                loads[indexed, default: []].append(seconds)
+            }
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let plain = median(loads[false] ?? [0]), indexed = median(loads[true] ?? [0])
+        print(String(format: "JSON store load, fresh process each (median of %d, alternated): without indexes %.3f s, "
+                     + "with 2 indexes %.3f s: %.2f x (target <= 1.3 x)", rounds, plain, indexed, indexed / plain)
+              + "; all: " + (loads[false] ?? []).map { fixed($0, 2) }.joined(separator: " ")
+              + " / " + (loads[true] ?? []).map { fixed($0, 2) }.joined(separator: " "))
+
+        // Durable saves in process: two copies of the store, one opened with the indexes,
+        // saves alternated in blocks of 25 (100 inserts each).
+        let copies = [false, true].map { directory.appendingPathComponent($0 ? "indexed.json" : "plain.json").path }
+        for copy in copies { try FileManager.default.copyItem(atPath: path, toPath: copy) }
+        let stores = try [false, true].map { try open(copies[$0 ? 1 : 0], indexed: $0) }
+        var saveSeconds: [Bool: Double] = [:]
+        var rng = SystemRandomNumberGenerator()
+        var next = count
+        for _ in 0..<8 {
+            for indexed in [false, true] {
+                let context = ObjectContext(coordinator: stores[indexed ? 1 : 0].0)
+                for _ in 0..<25 {
+                    for _ in 0..<100 {
+                        next += 1
+                        try context.insert("Song", values: ["key": .string("new \(next)"), "title": .string("song \(next)"),
+                                                            "plays": .int(Int64.random(in: 0..<Int64(max(1, count)), using: &rng)),
+                                                            "rating": 1.5])
+                    }
+                    saveSeconds[indexed, default: 0] += try IndexBenchmark.nanos { try context.save() } / 1e9
+                    context.reset()
+                }
+            }
+        }
+        let plainSaves = saveSeconds[false] ?? 0, indexedSaves = saveSeconds[true] ?? 0
+        print(String(format: "200 durable JSON store saves of 100 inserted songs (journal + fdatasync), alternated: without indexes %.3f s, "
+                     + "with 2 indexes %.3f s: %.2f x (target <= 1.2 x)", plainSaves, indexedSaves, indexedSaves / plainSaves))
+    }
+
+    private static func loadSeconds(_ output: String) -> Double? {
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("{\"load\"") }) else { return nil }
+        return Double(line.dropFirst("{\"load\": ".count).dropLast())
+    }
+
+    private static func runChild(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw GraphError.store("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
