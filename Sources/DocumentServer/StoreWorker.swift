@@ -61,7 +61,7 @@ final class StoreWorker: @unchecked Sendable {
     /// below the readers (0: at their priority).
     init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil,
          feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = [], writerNice: Int = 0) {
-        self.writerNice = min(max(writerNice, 0), ThreadPriority.lowestNice)
+        self.writerNice = min(max(writerNice, 0), CurrentThread.lowestNice)
         self.graph = graph
         feed = ChangeFeed(state: graph.state, history: history, limits: feedLimits)
         graph.feed = feed
@@ -219,7 +219,8 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     private func run() {
-        if writerNice > 0, case .failure(let error) = ThreadPriority.lowerCurrentThread(by: writerNice) {
+        CurrentThread.setName("docserver writer")
+        if writerNice > 0, case .failure(let error) = CurrentThread.lowerPriority(by: writerNice) {
             graph.logger.warning("the writer runs at the readers' priority", metadata: ["error": "\(error)"])
         }
         while true {

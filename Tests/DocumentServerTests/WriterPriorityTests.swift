@@ -9,7 +9,7 @@ import Glibc
 /// reads keep the CPU while saves run on a busy machine.
 @Suite struct WriterPriorityTests {
     /// The nice value of each thread of process `pid`, by thread name (names are cut to 15
-    /// bytes: "docserver write", "docserver reade").
+    /// bytes: "docserver write", "docserver read1").
     private func niceValues(of pid: Int32) -> [(name: String, nice: Int)] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return tasks.compactMap { task -> (String, Int)? in
@@ -29,7 +29,7 @@ import Glibc
         while true {
             let threads = niceValues(of: server.process.processIdentifier)
             let writer = threads.first { $0.name.hasPrefix("docserver write") }?.nice
-            let readers = threads.filter { $0.name.hasPrefix("docserver reade") }.map(\.nice)
+            let readers = threads.filter { $0.name.hasPrefix("docserver read") }.map(\.nice)
             if writer == writerExpected || Date() > deadline { return (writer, readers) }
             usleep(10_000)
         }

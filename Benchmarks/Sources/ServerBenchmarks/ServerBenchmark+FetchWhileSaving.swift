@@ -30,6 +30,8 @@ private struct FetchRound {
     var alone: [Int: Measurement] = [:]
     var saving: [Int: Measurement] = [:]
     var saves: [Int: Measurement] = [:]
+    /// Saves of the 50 clients without reads beside them.
+    var savesAlone: Measurement?
 }
 
 extension ServerBenchmark {
@@ -66,6 +68,9 @@ extension ServerBenchmark {
         }
         say("Summary: fetch of 100 Songs among \(grouped(shape.songs)), medians over \(rounds) round(s) [\(store.label)]")
         for (index, variant) in variants.enumerated() {
+            let alone = results[index].compactMap(\.savesAlone)
+            say("  \"\(variant.label)\", durable saves of 50 clients without reads: \(grouped(Int(median(alone.map(\.requestsPerSecond)).rounded())))/s,"
+                + " p99 \(fixed(median(alone.map(\.p99)), 1)) ms")
             for connections in [1, 50] {
                 let alone = results[index].compactMap { $0.alone[connections] }
                 let saving = results[index].compactMap { $0.saving[connections] }
@@ -98,6 +103,11 @@ extension ServerBenchmark {
             let load = LoadGenerator(group: group, host: server.host, port: server.port, warmup: options.warmup, duration: options.duration)
             let saver = LoadGenerator(group: backgroundGroup, host: server.host, port: server.port,
                                       warmup: .milliseconds(1), duration: options.warmup + options.duration + .milliseconds(500))
+            let versions = try session.versions(of: owned)
+            let alone = try await load.run(connections: 50, workload: UpdateWorkload.factory(songs: owned, versions: versions, changesTitle: true))
+            round.savesAlone = alone
+            say("    durable saves, 50 clients, no reads: \(grouped(Int(alone.requestsPerSecond.rounded())))/s, p50 \(fixed(alone.p50, 2)) ms,"
+                + " p99 \(fixed(alone.p99, 2)) ms" + (alone.errors > 0 ? "; WITH ERRORS: \(alone.errors), first: \(alone.firstError ?? "?")" : ""))
             for connections in [1, 50] {
                 let workload = FetchWorkload.factory(songCount: songs.count, size: 100)
                 round.alone[connections] = try await fetchFigure(session: session, load: load, connections: connections, workload: workload,
