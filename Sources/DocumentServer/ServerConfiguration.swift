@@ -19,10 +19,10 @@ public struct ServerConfiguration: Sendable {
     public var readerThreads: Int?
     /// How many nice steps (0...19) the writer thread runs below the readers and the network
     /// threads: on a machine whose cores are all busy, the scheduler gives reads the CPU the
-    /// writer's validation, commit and publication would take, so that a fetch takes about as
-    /// long while saves run as without them, and saves get what the reads leave. 0 gives the
-    /// writer the readers' priority (more saves per second under read load, slower reads).
-    /// Checkpoints, which the writer starts, run at its priority.
+    /// writer's validation, commit and publication would take, so that fetches slow down less
+    /// while saves run, and saves get what the reads leave. 0 gives the writer the readers'
+    /// priority (more saves per second under read load, slower reads). Checkpoints, which the
+    /// writer starts, run at its priority.
     public var writerNice: Int = ServerConfiguration.defaultWriterNice
     /// The default writer nice: 10.
     public static let defaultWriterNice = 10
