@@ -21,8 +21,8 @@ public struct ServerConfiguration: Sendable {
     /// threads: on a machine whose cores are all busy, the scheduler gives reads the CPU the
     /// writer's validation, commit and publication would take, so that fetches slow down less
     /// while saves run, and saves get what the reads leave. 0 gives the writer the readers'
-    /// priority (more saves per second under read load, slower reads). Checkpoints, which the
-    /// writer starts, run at its priority.
+    /// priority (more saves per second whenever every core is busy, slower reads). Checkpoints,
+    /// which the writer starts, run at its priority.
     public var writerNice: Int = ServerConfiguration.defaultWriterNice
     /// The default writer nice: 10.
     public static let defaultWriterNice = 10

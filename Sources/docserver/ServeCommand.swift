@@ -61,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Threads that answer fetches (and gets of more than 64 IDs) from the latest committed state, beside the one writer thread. [default: one per core]", valueName: "count"))
     var readerThreads: Int?
 
-    @Option(help: ArgumentHelp("How many nice steps (0-19) the writer thread (validation, commit, checkpoints) runs below the threads that read: when every core is busy, fetches slow down less while saves run, and saves get the CPU the reads leave; 0 gives saves the readers' priority (more saves/s under read load, slower reads). [default: \(ServerConfiguration.defaultWriterNice)]", valueName: "steps"))
+    @Option(help: ArgumentHelp("How many nice steps (0-19) the writer thread (validation, commit, checkpoints) runs below the threads that read: when every core is busy, fetches slow down less while saves run, and saves get the CPU the reads leave; 0 gives saves the readers' priority (more saves/s whenever every core is busy, slower reads). [default: \(ServerConfiguration.defaultWriterNice)]", valueName: "steps"))
     var writerNice: Int?
 
     @Option(help: ArgumentHelp("Checkpoint the store (a new snapshot file, an empty journal) once its journal passes this many bytes; it is written from the committed state while saves go on. 0: only when the server stops. [default: 67108864 (64 MiB)]", valueName: "bytes"))
