@@ -78,6 +78,7 @@ final class BackgroundCheckpoint: Sendable {
         running.withLockedValue { $0 = current }
         let wake = self.wake
         let thread = Thread {
+            CurrentThread.setName("docserver ckpt")
             let outcome = Result { try JSONAtomicStore.writeSnapshot(ticket, objects: state.objectsByEntity.values.joined()) }
             current.outcome.withLockedValue { $0 = outcome }
             current.done.signal()

@@ -92,7 +92,7 @@ public final class DocumentServer: Service, Sendable {
             "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
         ])
         worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads,
-                             feedLimits: configuration.feedLimits, history: graph.storedHistory())
+                             feedLimits: configuration.feedLimits, history: graph.storedHistory(), writerNice: configuration.writerNice)
         shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,
                                  configuration: configuration, logger: logger)
         gate = ConnectionGate(maximumConnections: configuration.maximumConnections,

@@ -31,7 +31,10 @@ final class ReaderPool: @unchecked Sendable {
         guard state == .idle else { return }
         state = .running
         for index in 0..<threadCount {
-            let thread = Thread { [self] in run() }
+            let thread = Thread { [self] in
+                CurrentThread.setName("docserver read\(index + 1)")
+                run()
+            }
             thread.name = "docserver reader \(index + 1)"
             thread.stackSize = 16 << 20  // deep predicates recurse
             thread.start()

@@ -17,6 +17,15 @@ public struct ServerConfiguration: Sendable {
     /// Threads that answer reads (`fetch`, `get`s of many IDs) from the latest committed
     /// state, beside the writer thread; nil: one per core.
     public var readerThreads: Int?
+    /// How many nice steps (0...19) the writer thread runs below the readers and the network
+    /// threads: on a machine whose cores are all busy, the scheduler gives reads the CPU the
+    /// writer's validation, commit and publication would take, so that fetches slow down less
+    /// while saves run, and saves get what the reads leave. 0 gives the writer the readers'
+    /// priority (more saves per second whenever every core is busy, slower reads). Checkpoints,
+    /// which the writer starts, run at its priority.
+    public var writerNice: Int = ServerConfiguration.defaultWriterNice
+    /// The default writer nice: 10.
+    public static let defaultWriterNice = 10
     /// How long one fetch may run on a reader thread; past it the request fails with
     /// error -32007 (time limit exceeded) and the thread is free again. Nil: no limit.
     public var requestTimeLimit: Duration?

@@ -47,15 +47,21 @@ final class StoreWorker: @unchecked Sendable {
     private var catchUpWanted = false
     private var catchUpWaiters: [@Sendable () -> Void] = []
     private var watcher: DatabaseWatcher?
+    /// How much lower than the readers' the writer's scheduling priority is (its nice value
+    /// above theirs, 0...19; see ``ServerConfiguration/writerNice``).
+    private let writerNice: Int
 
     /// The change feed: subscriptions and the history of recent commits.
     let feed: ChangeFeed
 
     /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
     /// `readerThreads` reader threads (nil: one per core), whose feed starts with `history`
-    /// (the commits read back from the store, oldest first) and keeps to `feedLimits`.
+    /// (the commits read back from the store, oldest first) and keeps to `feedLimits`; its
+    /// writer thread (and the checkpoint threads it starts) runs `writerNice` nice steps
+    /// below the readers (0: at their priority).
     init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil,
-         feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = []) {
+         feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = [], writerNice: Int = 0) {
+        self.writerNice = min(max(writerNice, 0), CurrentThread.lowestNice)
         self.graph = graph
         feed = ChangeFeed(state: graph.state, history: history, limits: feedLimits)
         graph.feed = feed
@@ -213,6 +219,10 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     private func run() {
+        CurrentThread.setName("docserver writer")
+        if writerNice > 0, case .failure(let error) = CurrentThread.lowerPriority(by: writerNice) {
+            graph.logger.warning("the writer runs at the readers' priority", metadata: ["error": "\(error)"])
+        }
         while true {
             condition.lock()
             while saves.isEmpty && !catchUpWanted && state == .running && !graph.checkpoints.isReadyToFinish { condition.wait() }

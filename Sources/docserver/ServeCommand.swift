@@ -61,6 +61,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Threads that answer fetches (and gets of more than 64 IDs) from the latest committed state, beside the one writer thread. [default: one per core]", valueName: "count"))
     var readerThreads: Int?
 
+    @Option(help: ArgumentHelp("How many nice steps (0-19) the writer thread (validation, commit, checkpoints) runs below the threads that read: when every core is busy, fetches slow down less while saves run, and saves get the CPU the reads leave; 0 gives saves the readers' priority (more saves/s whenever every core is busy, slower reads). [default: \(ServerConfiguration.defaultWriterNice)]", valueName: "steps"))
+    var writerNice: Int?
+
     @Option(help: ArgumentHelp("Checkpoint the store (a new snapshot file, an empty journal) once its journal passes this many bytes; it is written from the committed state while saves go on. 0: only when the server stops. [default: 67108864 (64 MiB)]", valueName: "bytes"))
     var journalCheckpointBytes: Int?
 
@@ -127,6 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let ioThreads, !(1...64).contains(ioThreads) { throw ValidationError("--io-threads must be from 1 to 64, not \(ioThreads)") }
         if let readerThreads, !(1...64).contains(readerThreads) { throw ValidationError("--reader-threads must be from 1 to 64, not \(readerThreads)") }
+        if let writerNice, !(0...19).contains(writerNice) { throw ValidationError("--writer-nice must be from 0 to 19, not \(writerNice)") }
         if let journalCheckpointBytes, journalCheckpointBytes < 0 {
             throw ValidationError("--journal-checkpoint-bytes must be 0 (only at shutdown) or more, not \(journalCheckpointBytes)")
         }
@@ -160,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
             ioThreads: ioThreads ?? Self.defaultIOThreads,
             requestTimeLimit: requestTimeLimitDuration)
         configuration.readerThreads = readerThreads
+        if let writerNice { configuration.writerNice = writerNice }
         if let journalCheckpointBytes { configuration.journalCheckpointBytes = journalCheckpointBytes }
         applyLimits(to: &configuration)
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"

@@ -15,6 +15,16 @@ struct BenchmarkOptions {
     var indexes = false
     /// Songs in the store of the fetch-index benchmark.
     var indexSongs = 1_000_000
+    /// `--fetch-saving`: fetch p50/p99 with and without concurrent saves (ServerBenchmark+FetchWhileSaving.swift).
+    var fetchSaving = false
+    /// Rounds of the `--fetch-saving` figures (each variant once per round).
+    var fetchRounds: Int?
+    /// `--variant "[BINARY] [serve options]"`, repeatable: the servers `--fetch-saving` compares.
+    var variants: [String] = []
+    /// `--memory`: resident memory over many saves and after a restart (ServerBenchmark+MemoryAfterSaves.swift).
+    var memoryOnly = false
+    /// Objects in the store of `--memory`.
+    var memoryObjects = 10_000
 
     /// Warm-up before each measured window, and the window.
     var warmup: TimeAmount { quick ? .milliseconds(500) : .seconds(1) }
@@ -30,6 +40,7 @@ struct BenchmarkOptions {
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
         + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--indexes [--index-songs N]]"
+        + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
 
     init(arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -53,6 +64,17 @@ struct BenchmarkOptions {
             case "--index-songs":
                 guard let count = rest.popFirst().flatMap(Int.init), count >= 1_000 else { throw BenchmarkError("--index-songs needs a count of at least 1000\n\(Self.usage)") }
                 indexSongs = count
+            case "--fetch-saving": fetchSaving = true
+            case "--fetch-rounds":
+                guard let count = rest.popFirst().flatMap(Int.init), count > 0 else { throw BenchmarkError("--fetch-rounds needs a count\n\(Self.usage)") }
+                fetchRounds = count
+            case "--variant":
+                guard let variant = rest.popFirst() else { throw BenchmarkError("--variant needs a server (binary and/or serve options)\n\(Self.usage)") }
+                variants.append(variant)
+            case "--memory": memoryOnly = true
+            case "--memory-objects":
+                guard let count = rest.popFirst().flatMap(Int.init), count >= 1_000 else { throw BenchmarkError("--memory-objects needs a count of at least 1000\n\(Self.usage)") }
+                memoryObjects = count
             case "-h", "--help": throw BenchmarkError(Self.usage)
             default: throw BenchmarkError("unknown argument \(argument)\n\(Self.usage)")
             }

@@ -33,6 +33,13 @@ import Foundation
 //    SETs with 50 clients), publish -> message latency measured the same way
 //    (LiveChangesBenchmark.swift).
 //
+// 7. `--fetch-saving` runs only fetch of 100 Songs among 89,000 with 1 and 50 connections, each
+//    alone and while 50 other clients save, in rounds; with `--variant`s, the servers compared
+//    alternate in each round (A/B back to back) (ServerBenchmark+FetchWhileSaving.swift).
+// 8. `--memory` runs only resident memory: at start, after each quarter of `--memory-saves`
+//    (default 1,000,000) durable saves, and after a restart on the same store
+//    (ServerBenchmark+MemoryAfterSaves.swift).
+//
 // Every load run is closed-loop (each connection sends one request and waits for its answer,
 // as redis-benchmark does), with requests encoded before the run: 50 connections driven by one
 // SwiftNIO event-loop thread, 1 connection by blocking write + read on one thread (measured
@@ -50,7 +57,15 @@ do { options = try BenchmarkOptions(arguments: CommandLine.arguments) } catch {
 ChildProcessReaper.installSignalHandlers()
 let benchmark = try ServerBenchmark(options: options)
 do {
-    if options.indexes { try await benchmark.runIndexes() } else { try await benchmark.run() }
+    if options.indexes {
+        try await benchmark.runIndexes()
+    } else if options.fetchSaving {
+        try await benchmark.runFetchWhileSaving()
+    } else if options.memoryOnly {
+        try await benchmark.runMemoryAfterSaves()
+    } else {
+        try await benchmark.run()
+    }
     await benchmark.cleanUp()
 } catch {
     await benchmark.cleanUp()
