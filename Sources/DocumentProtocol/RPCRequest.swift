@@ -47,10 +47,18 @@ public struct RPCRequest: Sendable {
         if case .object = params {} else {
             return .failure(Rejection(id: answerID, error: .invalidRequest("\"params\" must be an object of named parameters, not \(params.kindDescription)")))
         }
-        for (key, _) in pairs where !["jsonrpc", "id", "method", "params"].contains(key) {
+        for (key, _) in pairs where !isEnvelopeMember(key) {
             return .failure(Rejection(id: answerID, error: .invalidRequest("unknown member \"\(RPCError.capped(key))\" (a request has jsonrpc, id, method, params)")))
         }
         return .success(RPCRequest(id: id, method: method, params: params))
+    }
+
+    /// Whether `key` is one of the request's members (a switch: no array made per request).
+    private static func isEnvelopeMember(_ key: String) -> Bool {
+        switch key {
+        case "jsonrpc", "id", "method", "params": true
+        default: false
+        }
     }
 
     /// A message refused before its method ran.

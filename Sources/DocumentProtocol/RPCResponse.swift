@@ -38,8 +38,13 @@ public enum RPCResponse {
 
     /// The bytes of one response (no newline).
     public static func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
-        var bytes = prefix
-        bytes += (try? JSONText.make { try id.write(to: $0) }) ?? Array("null".utf8)
+        var bytes: [UInt8] = []
+        switch reply {
+        case .result(let text): bytes.reserveCapacity(prefix.count + resultKey.count + text.count + 24)
+        case .error: break
+        }
+        bytes += prefix
+        appendID(id, to: &bytes)
         switch reply {
         case .result(let text):
             bytes += resultKey
@@ -50,6 +55,27 @@ public enum RPCResponse {
         }
         bytes.append(UInt8(ascii: "}"))
         return bytes
+    }
+
+    /// The `id` as compact JSON. A number is written as it came and a string without
+    /// characters to escape as it is, as the generator would write them, without making one
+    /// (the usual ids; a generator costs an allocation per answer).
+    static func appendID(_ id: JSONValue, to bytes: inout [UInt8]) {
+        switch id {
+        case .number(let text):
+            bytes += text.utf8
+            return
+        case .null:
+            bytes += "null".utf8
+            return
+        case .string(let text) where text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }):
+            bytes.append(UInt8(ascii: "\""))
+            bytes += text.utf8
+            bytes.append(UInt8(ascii: "\""))
+            return
+        default:
+            bytes += (try? JSONText.make { try id.write(to: $0) }) ?? Array("null".utf8)
+        }
     }
 
     /// The compact JSON text of an error object.

@@ -56,6 +56,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Whether lines arrived (and were dropped) after the shutdown began.
     private var droppedLines = false
     private var needsFlush = false
+    /// A flush is queued on the event loop (``channelReadComplete(context:)``).
+    private var flushScheduled = false
     /// A `read` held back until the queue has room again.
     private var deferredRead = false
     /// Nil: connections are never idle for too long.
@@ -95,7 +97,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         lastActivity = .now()
         waiting.append(unwrapInboundIn(data))
-        work(context: context)
+        // The answers of every line of this read go out with one flush, in channelReadComplete.
+        work(context: context, flush: false)
     }
 
     /// Checks, `idleTimeout` after `start`, whether the connection has been idle since.
@@ -147,8 +150,19 @@ final class ConnectionHandler: ChannelDuplexHandler {
         work(context: context)
     }
 
+    /// The answers of what was read are flushed once the event loop has handled every
+    /// connection that was ready (as Redis writes its replies before it sleeps): flushing here
+    /// would wake the client before the loop reads the next connection, and on a busy machine
+    /// the woken client takes the core from the loop, once for every answer.
     func channelReadComplete(context: ChannelHandlerContext) {
-        flushIfNeeded(context: context)
+        guard needsFlush, !flushScheduled else { return }
+        flushScheduled = true
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let (handler, context) = bound.value
+            handler.flushScheduled = false
+            handler.flushIfNeeded(context: context)
+        }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -185,7 +199,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Handles waiting lines until one needs the engine, the client stops reading
     /// answers, or the queue is empty.
-    private func work(context: ChannelHandlerContext) {
+    /// `flush`: false when called for a line just read (``channelReadComplete(context:)`` flushes
+    /// once for all the lines of a read: one write for a client's pipelined requests).
+    private func work(context: ChannelHandlerContext, flush: Bool = true) {
         while !busy, !closing, context.channel.isWritable, let line = waiting.popFirst() {
             switch session.begin(line) {
             case .finished(let outcome):
@@ -214,7 +230,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 }
             }
         }
-        flushIfNeeded(context: context)
+        if flush { flushIfNeeded(context: context) }
         if stopping != nil, !busy, !closing, waiting.isEmpty {
             closeDrained(context: context)
             return
@@ -277,7 +293,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func flushIfNeeded(context: ChannelHandlerContext) {
         guard needsFlush else { return }
         needsFlush = false
-        context.flush()
+        // Through the channel: a queued flush may run after the handler left the pipeline.
+        context.channel.flush()
     }
 }
 

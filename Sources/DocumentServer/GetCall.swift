@@ -20,6 +20,11 @@ struct GetCall: Sendable {
         var ids: [ObjectID] = []
         ids.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
+            // The usual case without building the error's path (a string per ID).
+            if case .string(let text) = element, let id = try? ObjectID(uri: text, model: model) {
+                ids.append(id)
+                continue
+            }
             ids.append(try WireValues.objectID(element, model: model, path: "params.ids[\(index)]"))
         }
         return GetCall(ids: ids, knownVersions: try knownVersions(params, count: ids.count))
@@ -50,7 +55,9 @@ struct GetCall: Sendable {
     /// missing ones; an object at the version the client holds is `{"id","entity","version"}`
     /// without `values`.
     func result(_ objects: [WireObjectCache.Entry?]) -> [UInt8] {
-        var bytes = Array(#"{"objects":["#.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(objects.reduce(Self.opening.count + Self.middle.count + 2) { $0 + ($1?.bytes.count ?? 4) + 1 })
+        bytes += Self.opening
         var missing: [ObjectID] = []
         for (index, (id, object)) in zip(ids, objects).enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -65,7 +72,7 @@ struct GetCall: Sendable {
                 missing.append(id)
             }
         }
-        bytes += Array(#"],"missing":["#.utf8)
+        bytes += Self.middle
         for (index, id) in missing.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes += (try? JSONText.make { try $0.string(id.uriRepresentation) }) ?? []
@@ -73,6 +80,9 @@ struct GetCall: Sendable {
         bytes += Array("]}".utf8)
         return bytes
     }
+
+    private static let opening = Array(#"{"objects":["#.utf8)
+    private static let middle = Array(#"],"missing":["#.utf8)
 
     /// `{"id":…,"entity":…,"version":n}`: an object the client holds at its current version.
     private static func unchanged(_ id: ObjectID, version: Int64) -> [UInt8] {

@@ -198,4 +198,30 @@ import Testing
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
     }
+
+    // MARK: - The ASCII fast path of parsing
+
+    @Test func aURIWithCharactersBeyondASCIIParsesAsItDidByCharacters() throws {
+        let model = try MusicModel.make()
+        // A reference with non-ASCII characters (percent-encoded or not) keeps working.
+        let id = try ObjectID(uri: "graph://\(store)/Song/caf%C3%A9", model: model)
+        #expect(id.referenceObject == .string("café"))
+        #expect(try ObjectID(uri: "graph://\(store)/Song/café", model: model).referenceObject == .string("café"))
+        // A `/` followed by a combining mark is one character, not a separator: the URI has
+        // one `/` fewer than the three parts need, as before.
+        #expect(parseError("graph://\(store)/Song/\u{301}7", model: model)?.description.contains("expected graph://<store>/<Entity>/<reference>") == true)
+        #expect(parseError("graph://\(store)/Song\u{301}/7", model: model)?.description.contains("no entity") == true)
+    }
+
+    @Test func anASCIIURIIsCutAtEverySlash() throws {
+        let model = try MusicModel.make()
+        #expect(try ObjectID(uri: "graph://\(store)/Song/7", model: model).referenceObject == .int(7))
+        for uri in ["graph://\(store)/Song/7/8", "graph://\(store)/Song", "graph://\(store)", "graph://", "graph:///Song/1/", "graph://a/b/c/d/e/f"] {
+            let error = parseError(uri, model: model)
+            #expect(error?.description.contains("expected graph://<store>/<Entity>/<reference>") == true, "\(uri): \(String(describing: error))")
+        }
+        // Empty parts are parts: an empty store is a temporary ID, an empty entity is unknown.
+        #expect(parseError("graph:///Song/1", model: model)?.description.contains("temporary") == true)
+        #expect(parseError("graph://\(store)//1", model: model)?.description.contains("no entity ''") == true)
+    }
 }

@@ -6,6 +6,9 @@ struct BenchmarkOptions {
     var quick = false
     /// Only the live-changes figures (`--live`), on the smallest store.
     var liveOnly = false
+    /// Only the `get` figures (`--get`): the warm rounds against Redis and `get` while 50 clients
+    /// save, on the 100,000-object store; for A/B comparisons of the get path.
+    var getOnly = false
     var docserver: String?
     /// Store sizes the saves are measured on (the reads run on 100,000, the memory on the smallest).
     var saveSizes = [10_000, 100_000, 1_000_000]
@@ -39,7 +42,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--indexes [--index-songs N]]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get] [--indexes [--index-songs N]]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
 
     init(arguments: [String]) throws {
@@ -48,6 +51,7 @@ struct BenchmarkOptions {
             switch argument {
             case "--quick": quick = true
             case "--live": liveOnly = true
+            case "--get": getOnly = true; saveSizes = [100_000]
             case "--docserver":
                 guard let path = rest.popFirst() else { throw BenchmarkError("--docserver needs a path\n\(Self.usage)") }
                 docserver = path

@@ -13,6 +13,20 @@ protocol ConnectionWorkload: AnyObject {
     func nextRequest() -> ByteBuffer
     /// Whether `line` (without its `\n`) is a successful answer to the last request.
     func check(_ line: UnsafeRawBufferPointer) -> Bool
+    /// The first whole answer at the start of `bytes`: how many bytes it takes (its ending
+    /// included) and the part ``check(_:)`` judges; nil while it is incomplete. The default is
+    /// one line (the docserver's framing); Redis answers with RESP frames.
+    func answer(in bytes: UnsafeRawBufferPointer) -> (length: Int, body: UnsafeRawBufferPointer)?
+}
+
+extension ConnectionWorkload {
+    func answer(in bytes: UnsafeRawBufferPointer) -> (length: Int, body: UnsafeRawBufferPointer)? {
+        guard let base = bytes.baseAddress, let newline = memchr(base, 0x0A, bytes.count) else { return nil }
+        let length = base.distance(to: UnsafeRawPointer(newline))
+        var line = UnsafeRawBufferPointer(rebasing: bytes[0..<length])
+        if line.last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+        return (length + 1, line)
+    }
 }
 
 /// Makes each connection's workload; `connection` counts from 0.

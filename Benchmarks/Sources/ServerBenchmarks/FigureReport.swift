@@ -8,6 +8,8 @@ struct FigureReport {
     let measurement: Measurement
     let cpu: CPUShare
     let redis: (label: String, figure: RedisBaseline.Figure)?
+    /// Redis measured by our own load generator (the client of this figure), when it was.
+    var sameClientRedis: RedisBaseline.Figure?
     /// Whether to print the latency distribution (for the figures the p99 target is judged on).
     var showsDistribution = false
 
@@ -27,6 +29,10 @@ struct FigureReport {
         if let redis {
             lines.append("    = \(fixed(m.requestsPerSecond / redis.figure.requestsPerSecond, 3)) x \(redis.label)"
                          + " (\(grouped(Int(redis.figure.requestsPerSecond.rounded()))) req/s); p99 \(fixed(m.p99 / redis.figure.p99, 2)) x Redis's")
+        }
+        if let same = sameClientRedis {
+            lines.append("    = \(fixed(m.requestsPerSecond / same.requestsPerSecond, 3)) x Redis GET through our load generator"
+                         + " (\(grouped(Int(same.requestsPerSecond.rounded()))) req/s, p99 \(fixed(same.p99, 3)) ms)")
         }
         return lines
     }

@@ -1,9 +1,4 @@
 import NIOCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One client connection of a load run, like a redis-benchmark client: it sends one
 /// request, waits for its answer (one line), checks and times it, then sends the next.
@@ -58,21 +53,18 @@ final class LoadHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(request), promise: nil)
     }
 
-    /// Handles every complete line in `buffer`, leaving a partial line in it.
+    /// Handles every complete answer in `buffer` (a line, or the workload's framing), leaving a partial one in it.
     private func answers(in buffer: inout ByteBuffer, context: ChannelHandlerContext) {
         while !done {
             let workload = self.workload
             let found = buffer.withUnsafeReadableBytes { bytes -> (length: Int, ok: Bool, text: String?)? in
-                guard let base = bytes.baseAddress, let newline = memchr(base, 0x0A, bytes.count) else { return nil }
-                let length = base.distance(to: UnsafeRawPointer(newline))
-                var line = UnsafeRawBufferPointer(rebasing: bytes[0..<length])
-                if line.last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
-                let ok = workload.check(line)
-                return (length, ok, ok ? nil : String(decoding: line.prefix(300), as: UTF8.self))
+                guard let (length, body) = workload.answer(in: bytes) else { return nil }
+                let ok = workload.check(body)
+                return (length, ok, ok ? nil : String(decoding: body.prefix(300), as: UTF8.self))
             }
             guard let found else { return }
             let latency = MonotonicClock.nanoseconds() &- sentAt
-            buffer.moveReaderIndex(forwardBy: found.length + 1)
+            buffer.moveReaderIndex(forwardBy: found.length)
             run.record(latency: latency, ok: found.ok) { found.text ?? "" }
             if run.stopping {
                 finish(failure: nil)

@@ -36,6 +36,17 @@ extension ServerBenchmark {
         }
     }
 
+    /// The warm `get` with 50 connections in rounds against Redis only (`--get`), on `store`.
+    func measureGets(on store: BenchmarkStore, redis: RedisServers) async throws {
+        try await withServer(on: store) { session, load in
+            var ids: [String] = []
+            for entity in ["Artist", "Album", "Song", "Tag"] { ids += try session.ids(of: entity) }
+            try session.touch(ids)
+            get50 = try await compareGet50(rounds: options.rounds, what: "get of 1 object by ID (random among all \(grouped(ids.count))), 50 connections, warm",
+                                           store: store, session: session, load: load, redis: redis, workload: GetWorkload.factory(ids: ids))
+        }
+    }
+
     /// Durable saves with 1 client and with 50 on `store`, each client updating its own Song.
     func measureSaves(on store: BenchmarkStore, redis: RedisServers) async throws {
         try await withServer(on: store) { session, load in
@@ -89,7 +100,8 @@ extension ServerBenchmark {
 
     /// Runs one load, prints its figure and keeps it under `key`.
     func measure(_ key: String, _ what: String, store: BenchmarkStore, session: ServerSession, load: LoadGenerator,
-                         connections: Int, redis: (String, RedisBaseline.Figure)?, workload: @escaping WorkloadFactory) async throws {
+                         connections: Int, redis: (String, RedisBaseline.Figure)?, sameClientRedis: RedisBaseline.Figure? = nil,
+                         workload: @escaping WorkloadFactory) async throws {
         let start = CPUShare.Start(serverPID: session.server.processIdentifier)
         let measurement: Measurement
         if connections == 1 {
@@ -101,7 +113,7 @@ extension ServerBenchmark {
         }
         let report = FigureReport(what: what, data: store.label, measurement: measurement,
                                   cpu: start.share(endedThreadPreemptions: measurement.endedThreadPreemptions), redis: redis,
-                                  showsDistribution: key.hasPrefix("get-"))
+                                  sameClientRedis: sameClientRedis, showsDistribution: key.hasPrefix("get-"))
         reports[key] = report
         for line in report.lines { say(line) }
     }

@@ -6,7 +6,8 @@ extension ServerBenchmark {
     /// `get` with 50 connections and `fetch` with 1 and 50, each while 50 other clients
     /// save (each its own Song's title, so that the fetch by `plays` keeps its answers), on
     /// `store`: readers must not wait for the writer.
-    func measureReadsWhileSaving(on store: BenchmarkStore, redis: RedisServers) async throws {
+    /// `onlyGet`: the `get` figure only (`--get`).
+    func measureReadsWhileSaving(on store: BenchmarkStore, redis: RedisServers, onlyGet: Bool = false) async throws {
         try await withServer(on: store) { session, load in
             var ids: [String] = []
             for entity in ["Artist", "Album", "Song", "Tag"] { ids += try session.ids(of: entity) }
@@ -24,12 +25,13 @@ extension ServerBenchmark {
                 ("fetch-1-saving", "\(fetch), 1 connection, sequential", 1, FetchWorkload.factory(songCount: songs.count, size: 100)),
                 ("fetch-50-saving", "\(fetch), 50 connections", 50, FetchWorkload.factory(songCount: songs.count, size: 100)),
             ]
-            for run in runs {
-                let yardstick = run.key.hasPrefix("get") ? ("Redis GET, 50 clients", try redisGet(redis, clients: 50)) : nil
+            for run in runs where !onlyGet || run.key.hasPrefix("get") {
+                let yardstick = run.key.hasPrefix("get") ? ("Redis GET, 50 clients (redis-benchmark)", try redisGet(redis, clients: 50)) : nil
+                let sameClient = run.key.hasPrefix("get") ? try await redisGetThroughLoadGenerator(redis, clients: 50) : nil
                 let versions = try session.versions(of: owned)
                 async let saving = saver.run(connections: 50, workload: UpdateWorkload.factory(songs: owned, versions: versions, changesTitle: true))
                 try await measure(run.key, "\(run.what), WHILE 50 other clients save", store: store, session: session, load: load,
-                                  connections: run.connections, redis: yardstick, workload: run.workload)
+                                  connections: run.connections, redis: yardstick, sameClientRedis: sameClient, workload: run.workload)
                 let saves = try await saving
                 savesBesideReads[run.key] = saves
                 say("    meanwhile: \(grouped(Int(saves.requestsPerSecond.rounded()))) durable saves/s by the 50 saving clients,"

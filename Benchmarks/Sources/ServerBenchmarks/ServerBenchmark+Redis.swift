@@ -11,6 +11,11 @@ struct RedisServers {
     /// `--appendonly yes --appendfsync always`: Redis's durable write.
     let durable: RedisBaseline.Server
 
+    /// The key redis-benchmark's GET test reads (without `-r` it sends the name as it is) and
+    /// its 3-byte value, as redis-benchmark's SET test writes it.
+    static let getKey = "key:__rand_int__"
+    static let getValue = "xxx"
+
     func stop() {
         plain.child.stop()
         durable.child.stop()
@@ -26,12 +31,13 @@ extension ServerBenchmark {
         let durable: RedisBaseline.Server
         do {
             durable = try tool.start(options: ["--save", "", "--appendonly", "yes", "--appendfsync", "always"], directory: aof, name: "redis-aof")
-            try tool.set(on: plain, key: "key:__rand_int__", value: "xxx")
+            try tool.set(on: plain, key: RedisServers.getKey, value: RedisServers.getValue)
         } catch {
             plain.child.stop()
             throw error
         }
-        say("Redis \(tool.version), measured by redis-benchmark (its own client, one thread; 3-byte values), right before each docserver figure")
+        say("Redis \(tool.version), measured by redis-benchmark (its own C client, one thread; 3-byte values), right before each docserver figure;"
+            + " GET with 50 connections also by our own SwiftNIO load generator (the docserver figures' client), so that both servers face the same client cost")
         say()
         return RedisServers(tool: tool, plain: plain, durable: durable)
     }
@@ -45,6 +51,24 @@ extension ServerBenchmark {
         return figure
     }
 
+    /// Redis GET with `clients` connections of the project's own load generator (the one the
+    /// docserver figures use: one SwiftNIO event-loop thread, closed loop, the same warm-up and
+    /// window), sending RESP `GET key:__rand_int__`; prints the figure. Beside ``redisGet(_:clients:note:)``
+    /// it shows how much of a ratio is the client's: both servers then face the same client cost.
+    func redisGetThroughLoadGenerator(_ redis: RedisServers, clients: Int, note: String = "") async throws -> RedisBaseline.Figure {
+        let start = CPUShare.Start(serverPID: redis.plain.child.processIdentifier)
+        let load = LoadGenerator(group: group, host: "127.0.0.1", port: redis.plain.port, warmup: options.warmup, duration: options.duration)
+        let measurement = try await load.run(connections: clients, workload: RedisGetWorkload.factory(key: RedisServers.getKey, value: RedisServers.getValue))
+        let cpu = start.share()
+        if measurement.errors > 0 || measurement.answers == 0 {
+            throw BenchmarkError("Redis GET through the load generator failed: \(measurement.errors) errors, first: \(measurement.firstError ?? "no answers")")
+        }
+        let figure = RedisBaseline.Figure(requestsPerSecond: measurement.requestsPerSecond, p50: measurement.p50, p99: measurement.p99, cpu: cpu)
+        say("Redis GET, \(clients) connections of OUR load generator\(note) (RESP GET over SwiftNIO, as the docserver figures):")
+        say("    \(Self.describe(figure, client: "load client"))")
+        return figure
+    }
+
     /// Redis SET with `appendfsync always` and 50 clients; prints the figure.
     func redisDurableSet(_ redis: RedisServers) throws -> RedisBaseline.Figure {
         let figure = try redis.tool.benchmark(on: redis.durable, test: "set", clients: 50, requests: options.redisDurableRequests)
@@ -53,8 +77,8 @@ extension ServerBenchmark {
         return figure
     }
 
-    static func describe(_ figure: RedisBaseline.Figure) -> String {
+    static func describe(_ figure: RedisBaseline.Figure, client: String = "redis-benchmark") -> String {
         "\(grouped(Int(figure.requestsPerSecond.rounded()))) req/s, p50 \(fixed(figure.p50, 3)) ms, p99 \(fixed(figure.p99, 3)) ms"
-            + (figure.cpu.map { " (\($0.describe(server: "redis-server", client: "redis-benchmark")))" } ?? "")
+            + (figure.cpu.map { " (\($0.describe(server: "redis-server", client: client)))" } ?? "")
     }
 }

@@ -57,6 +57,12 @@ final class ServerBenchmark {
             printLiveTargets()
             return
         }
+        if options.getOnly {
+            try await measureGets(on: stores.large, redis: redis)
+            try await measureReadsWhileSaving(on: stores.large, redis: redis, onlyGet: true)
+            printTargets(stores: [])
+            return
+        }
         try await measureReads(on: stores.large, redis: redis)
         try await measureReadsWhileSaving(on: stores.large, redis: redis)
         for store in stores.all.reversed() { try await measureSaves(on: store, redis: redis) }
@@ -95,7 +101,7 @@ final class ServerBenchmark {
         JSONAtomicStore.register()
         let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
         var stores: [BenchmarkStore] = []
-        for objects in options.liveOnly ? [10_000] : options.saveSizes.sorted() {
+        for objects in options.liveOnly ? [10_000] : options.getOnly ? [100_000] : options.saveSizes.sorted() {
             let url = directory.appendingPathComponent("store-\(objects).json")
             let start = MonotonicClock.nanoseconds()
             let shape = try builder.build(objects: objects, at: url)

@@ -198,7 +198,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         guard uri.hasPrefix(prefix) else {
             throw .invalidObjectURI(uri, reason: "it does not start with 'graph://'")
         }
-        let parts = uri.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        let parts = Self.uriParts(uri, after: prefix.utf8.count)
         guard parts.count == 3 else {
             throw .invalidObjectURI(uri, reason: "expected graph://<store>/<Entity>/<reference>")
         }
@@ -208,7 +208,8 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
             throw .invalidObjectURI(uri, reason: "the model has no entity '\(entityName)'")
         }
         let encoded = parts[2]
-        guard let rawReference = encoded.contains("%") ? String(encoded).removingPercentEncoding : String(encoded),
+        // `utf8.contains`: Foundation's `contains(_: StringProtocol)` costs a CFString search on every ID parsed.
+        guard let rawReference = encoded.utf8.contains(UInt8(ascii: "%")) ? String(encoded).removingPercentEncoding : String(encoded),
               !rawReference.isEmpty else {
             throw .invalidObjectURI(uri, reason: "the reference is empty or badly percent-encoded")
         }
@@ -221,6 +222,28 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
             storage = .make(entity: entity, store: StoreKey.interned(store),
                             reference: ReferenceObject(pathComponent: rawReference))
         }
+    }
+}
+
+extension ObjectID {
+    /// The parts between the `/`s after the `offset` bytes of `graph://` (which `uri` starts
+    /// with). An ASCII URI (the usual one) is cut at its `/` bytes, without splitting by
+    /// characters (which cost more than the rest of a `get`); any other is split by characters.
+    fileprivate static func uriParts(_ uri: String, after offset: Int) -> [Substring] {
+        let utf8 = uri.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            return uri.dropFirst("graph://".count).split(separator: "/", omittingEmptySubsequences: false)
+        }
+        var parts: [Substring] = []
+        parts.reserveCapacity(3)
+        var start = utf8.index(utf8.startIndex, offsetBy: offset)
+        while let slash = utf8[start...].firstIndex(of: UInt8(ascii: "/")) {
+            parts.append(uri[start..<slash])
+            start = utf8.index(after: slash)
+            if parts.count > 3 { return parts }
+        }
+        parts.append(uri[start...])
+        return parts
     }
 }
 
