@@ -15,32 +15,40 @@ final class AttributeIndex {
     /// Whether the index holds every node of its entity.
     var isComplete: Bool { unindexedCount == 0 }
 
-    /// The index of `definition` over `nodes` (all of one concrete entity), built in bulk.
-    convenience init(_ definition: IndexDefinition, nodes: [CacheNode]) {
-        self.init(IndexColumns.collect([definition], nodes: nodes)[0])
-    }
-
-    /// The index of collected columns, built in bulk: the keys are sorted once (see
-    /// ``IndexBulkOrder``) and the leaves filled in order. Takes over the nodes' retains.
-    init(_ collected: IndexColumns) {
-        definition = collected.definition
-        nanCount = collected.nanCount
-        unindexedCount = collected.unindexedCount
+    /// The index of `definition` over `nodes` (all of one concrete entity), built in bulk: the
+    /// keys are sorted once (see ``IndexBulkOrder``) and the leaves filled in order.
+    init(_ definition: IndexDefinition, nodes: [CacheNode]) {
+        self.definition = definition
         let width = definition.elements.count
-        let columns = collected.columns, nodes = collected.nodes
-        // Positions are in the nodes' identity order: ties are ordered by position.
-        let ties = (0..<nodes.count).map { UInt64($0) }
-        let order = IndexBulkOrder.positions(ofColumns: columns, ties: ties, tieLess: { $0 < $1 })
-        // Each node moved into its entry, not copied: the nodes are not touched in key order.
-        // `order` is a permutation of the positions; were it not, a node taken twice or never
-        // would leave the index incomplete (not used by the planner), never wrong.
+        var columns = [[IndexKey]](repeating: [], count: width)
+        var identities: [UInt] = []
+        // Each kept node retained here, in the nodes' order (while its memory is at hand), and
+        // handed to its entry below without another retain: retaining in the index's order
+        // would touch a million nodes at random, a cache miss each.
+        var retained: [Unmanaged<CacheNode>] = []
+        retained.reserveCapacity(nodes.count)
+        for column in columns.indices { columns[column].reserveCapacity(nodes.count) }
+        identities.reserveCapacity(nodes.count)
+        for node in nodes {
+            guard let keys = definition.keys(in: node.values) else {
+                unindexedCount += 1
+                continue
+            }
+            if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+            columns[0].append(keys.first)
+            for (column, key) in keys.rest.enumerated() { columns[column + 1].append(key) }
+            identities.append(UInt(bitPattern: ObjectIdentifier(node)))
+            retained.append(Unmanaged.passRetained(node))
+        }
+        let order = identities.withUnsafeBufferPointer { identity in
+            IndexBulkOrder.positions(ofColumns: columns, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
+        }
+        // `order` is a permutation of the kept positions: each retain is taken over exactly once.
         tree = IndexTree(count: order.count) { place in
             let position = order[place]
-            guard let node = nodes.take(position) else { return nil }
             let rest = width == 1 ? [] : (1..<width).map { columns[$0][position] }
-            return IndexEntry(key: columns[0][position], rest: rest, node: node)
+            return IndexEntry(key: columns[0][position], rest: rest, node: retained[position].takeRetainedValue())
         }
-        unindexedCount += nodes.count - tree.count
     }
 
     static func holdsNaN(_ first: IndexKey, _ rest: [IndexKey]) -> Bool {

@@ -42,7 +42,7 @@ struct IndexPosition: Comparable {
 /// few cache lines; 1,000,000 entries make 4,000 to 8,000 leaves, a search over them 13 steps.
 ///
 /// The search for a leaf reads ``lasts``, each leaf's last entry in one contiguous array
-/// (about 320 KB for a million entries, mostly in cache), not each probed leaf's buffer and its
+/// (about 160 KB for a million entries, mostly in cache), not each probed leaf's buffer and its
 /// last entry (two cache misses a step on a large tree).
 struct IndexTree {
     static let leafCapacity = 256
@@ -53,13 +53,13 @@ struct IndexTree {
 
     /// A tree of `entries`, which must be sorted by ``IndexEntry/order(_:_:)``.
     init(sorted entries: [IndexEntry]) {
-        self.init(count: entries.count) { Optional(entries[$0]) }
+        self.init(count: entries.count) { entries[$0] }
     }
 
-    /// A tree of up to `count` entries, `entry(i)` the `i`th in the order of
-    /// ``IndexEntry/order(_:_:)`` (nil: none): leaves half full (room for inserts before the
-    /// first splits), filled in order.
-    init(count: Int, entry: (Int) -> IndexEntry?) {
+    /// A tree of `count` entries, `entry(i)` the `i`th in the order of
+    /// ``IndexEntry/order(_:_:)``: leaves half full (room for inserts before the first splits),
+    /// filled in order.
+    init(count: Int, entry: (Int) -> IndexEntry) {
         let half = Self.leafCapacity / 2
         leaves.reserveCapacity((count + half - 1) / half)
         lasts.reserveCapacity((count + half - 1) / half)
@@ -68,16 +68,12 @@ struct IndexTree {
             let end = min(start + half, count)
             var leaf: [IndexEntry] = []
             leaf.reserveCapacity(end - start)
-            for position in start..<end {
-                if let made = entry(position) { leaf.append(made) }
-            }
-            if let last = leaf.last {
-                lasts.append(last)
-                leaves.append(leaf)
-                self.count += leaf.count
-            }
+            for position in start..<end { leaf.append(entry(position)) }
+            if let last = leaf.last { lasts.append(last) }
+            leaves.append(leaf)
             start = end
         }
+        self.count = count
     }
 
     var startPosition: IndexPosition { IndexPosition(leaf: 0, offset: 0) }

@@ -12,15 +12,15 @@ struct StoreIndexes {
         byEntity = [:]
         isStale = false
         guard let model else { return }
-        // Each entity's nodes read once for all its indexes; then each index sorted and filled.
-        var jobs: [(entity: String, columns: IndexColumns)] = []
+        var jobs: [(entity: String, definition: IndexDefinition, nodes: [CacheNode])] = []
         for name in entityNames {
             guard let entity = model.entity(named: name) else { continue }
             let definitions = IndexDefinition.all(of: entity)
             guard !definitions.isEmpty else { continue }
-            jobs += IndexColumns.collect(definitions, nodes: nodes(name)).map { (name, $0) }
+            let entityNodes = nodes(name)
+            jobs += definitions.map { (name, $0, entityNodes) }
         }
-        let built = IndexBuildJobs.map(jobs, size: \.columns.nodes.count) { AttributeIndex($0.columns) }
+        let built = IndexBuildJobs.map(jobs, size: \.nodes.count) { AttributeIndex($0.definition, nodes: $0.nodes) }
         for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
     }
 
