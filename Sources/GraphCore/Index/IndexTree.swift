@@ -42,7 +42,7 @@ struct IndexPosition: Comparable {
 /// few cache lines; 1,000,000 entries make 4,000 to 8,000 leaves, a search over them 13 steps.
 ///
 /// The search for a leaf reads ``lasts``, each leaf's last entry in one contiguous array
-/// (about 160 KB for a million entries, mostly in cache), not each probed leaf's buffer and its
+/// (about 320 KB for a million entries, mostly in cache), not each probed leaf's buffer and its
 /// last entry (two cache misses a step on a large tree).
 struct IndexTree {
     static let leafCapacity = 256
