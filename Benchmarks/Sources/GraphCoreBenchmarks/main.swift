@@ -30,6 +30,11 @@ if CommandLine.arguments.dropFirst().first == "json-load", CommandLine.arguments
     try JSONIndexLoadBenchmark.childLoad(CommandLine.arguments[2], indexed: CommandLine.arguments[3] == "1")
 }
 
+// A store file for timing `json-load` alone (e.g. under `perf stat`): json-generate N path
+if CommandLine.arguments.dropFirst().first == "json-generate", CommandLine.arguments.count >= 4, let count = Int(CommandLine.arguments[2]) {
+    try JSONIndexLoadBenchmark.generate(count, at: CommandLine.arguments[3])
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "json-indexes" {
     try JSONIndexLoadBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000,
                                    rounds: CommandLine.arguments.dropFirst(3).first.flatMap(Int.init) ?? 5)

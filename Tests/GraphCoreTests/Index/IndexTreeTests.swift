@@ -19,6 +19,7 @@ import ServerTestSupport
             keys[ObjectIdentifier(node)] = key
             tree.insert(IndexEntry(key: key, rest: [], node: node))
         }
+        #expect(tree.lasts.map { ObjectIdentifier($0.node) } == tree.leaves.compactMap(\.last).map { ObjectIdentifier($0.node) })
         var removed = Set<ObjectIdentifier>()
         for node in nodes.shuffled(using: &rng).prefix(3_500) {
             let found = tree.remove(keys[ObjectIdentifier(node)] ?? .null, [], node)
@@ -34,6 +35,7 @@ import ServerTestSupport
         #expect(walked.count == 2_500 && tree.count == 2_500)
         #expect(zip(walked, walked.dropFirst()).allSatisfy { IndexEntry.order($0, $1) < 0 })
         #expect(tree.leaves.allSatisfy { !$0.isEmpty && $0.count <= IndexTree.leafCapacity })
+        #expect(tree.lasts.map { ObjectIdentifier($0.node) } == tree.leaves.compactMap(\.last).map { ObjectIdentifier($0.node) })
         var backwards: [IndexEntry] = []
         tree.walk(tree.startPosition..<tree.endPosition, backwards: true) { backwards.append($0); return true }
         #expect(backwards.map { ObjectIdentifier($0.node) } == walked.reversed().map { ObjectIdentifier($0.node) })
