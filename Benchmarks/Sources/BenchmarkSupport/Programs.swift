@@ -17,6 +17,13 @@ public func runProgram(_ executable: String, _ arguments: [String], in directory
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
+/// Runs a program to its end and returns its standard output; an exit status other than 0 is an error.
+public func programOutput(_ executable: String, _ arguments: [String]) throws -> String {
+    let (status, output) = try runProgram(executable, arguments)
+    guard status == 0 else { throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited with \(status)") }
+    return output
+}
+
 /// The full path of `program` found on PATH, or nil.
 public func which(_ program: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"

@@ -60,7 +60,7 @@ enum JSONIndexLoadBenchmark {
         var loads: [Bool: [Double]] = [false: [], true: []]
         for round in 0..<rounds {
             for indexed in round % 2 == 0 ? [false, true] : [true, false] {
-                let output = try runChild(executable, ["json-load", path, indexed ? "1" : "0"])
+                let output = try programOutput(executable, ["json-load", path, indexed ? "1" : "0"])
                 guard let seconds = loadSeconds(output) else { throw GraphError.store("no load time in \(output)") }
                 loads[indexed, default: []].append(seconds)
             }
@@ -103,20 +103,5 @@ enum JSONIndexLoadBenchmark {
     private static func loadSeconds(_ output: String) -> Double? {
         guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("{\"load\"") }) else { return nil }
         return Double(line.dropFirst("{\"load\": ".count).dropLast())
-    }
-
-    private static func runChild(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw GraphError.store("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

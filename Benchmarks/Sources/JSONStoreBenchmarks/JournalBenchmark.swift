@@ -60,16 +60,8 @@ enum JournalBenchmark {
     }
 
     static func child(_ executable: String, _ arguments: [String]) throws -> [String: Double] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw GraphError.store("\(arguments) exited with \(process.terminationStatus)") }
-        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+        let output = try programOutput(executable, arguments)
+        let line = output.split(separator: "\n").last.map(String.init) ?? ""
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
         return (object as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
     }

@@ -42,22 +42,6 @@ func cpuSeconds() -> Double {
     return value(usage.ru_utime) + value(usage.ru_stime)
 }
 
-/// Runs a program and returns its standard output.
-func run(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw GraphError.store("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-    }
-    return String(decoding: data, as: UTF8.self)
-}
-
 func json(_ text: String) throws -> [String: Double] {
     let line = text.split(separator: "\n").last.map(String.init) ?? ""
     let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
@@ -172,7 +156,7 @@ let loadAverage = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8
 let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
 var loads: [Double] = [], saves: [Double] = [], peaks: [Int] = [], residents: [Int] = [], cpus: [Double] = []
 for _ in 0..<runs {
-    let result = try json(try run(executable, ["load", storeURL.path, "1"]))
+    let result = try json(try programOutput(executable, ["load", storeURL.path, "1"]))
     loads.append(result["load"] ?? 0)
     cpus.append(result["cpu"] ?? 0)
     saves.append(result["save"] ?? 0)
@@ -185,12 +169,12 @@ let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletin
 let python = "/usr/bin/env"
 var pythonLoads: [Double] = [], pythonPeaks: [Int] = [], pythonDumps: [Double] = [], pythonOneStringDumps: [Double] = []
 for _ in 0..<runs {
-    let result = try json(try run(python, ["python3", script, "load", storeURL.path]))
+    let result = try json(try programOutput(python, ["python3", script, "load", storeURL.path]))
     pythonLoads.append(result["seconds"] ?? 0)
     pythonPeaks.append(Int(result["peakRSS"] ?? 0))
-    let dumped = try json(try run(python, ["python3", script, "dump", storeURL.path, directory.appendingPathComponent("python.json").path]))
+    let dumped = try json(try programOutput(python, ["python3", script, "dump", storeURL.path, directory.appendingPathComponent("python.json").path]))
     pythonDumps.append(dumped["seconds"] ?? 0)
-    let dumpedAsString = try json(try run(python, ["python3", script, "dumps", storeURL.path, directory.appendingPathComponent("python.json").path]))
+    let dumpedAsString = try json(try programOutput(python, ["python3", script, "dumps", storeURL.path, directory.appendingPathComponent("python.json").path]))
     pythonOneStringDumps.append(dumpedAsString["seconds"] ?? 0)
 }
 
@@ -215,7 +199,7 @@ print("  peak resident (VmHWM) after load: \(peaks.map { String(format: "%.0f MB
 print("  resident (VmRSS) while loaded: \(residents.map { String(format: "%.0f MB", megabytes($0)) }.joined(separator: " / "))")
 print("JSONAtomicStore save (store.save(): generate + write + fsync + rename + fsync directory):")
 print("  runs: \(summary(saves)) s = \(String(format: "%.0f", mb / median(saves))) MB/s; best \(String(format: "%.3f s = %.0f MB/s (target >= 120 MB/s)", bestSave, mb / bestSave))")
-print("Python \(try run(python, ["python3", "--version"]).trimmingCharacters(in: .whitespacesAndNewlines)) json.load of the same file:")
+print("Python \(try programOutput(python, ["python3", "--version"]).trimmingCharacters(in: .whitespacesAndNewlines)) json.load of the same file:")
 print("  runs: \(summary(pythonLoads)) s; best \(String(format: "%.3f s = %.0f MB/s", bestPythonLoad, mb / bestPythonLoad)); "
       + "peak resident \(String(format: "%.0f MB", megabytes(pythonPeaks.max() ?? 0)))")
 print("Python json.dump (compact, ensure_ascii=False) + fsync of the same document:")
