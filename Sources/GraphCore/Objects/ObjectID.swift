@@ -198,7 +198,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         guard uri.hasPrefix(prefix) else {
             throw .invalidObjectURI(uri, reason: "it does not start with 'graph://'")
         }
-        let parts = Self.uriParts(uri, after: prefix.utf8.count)
+        let parts = Self.uriParts(uri, after: prefix)
         guard parts.count == 3 else {
             throw .invalidObjectURI(uri, reason: "expected graph://<store>/<Entity>/<reference>")
         }
@@ -226,17 +226,16 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ObjectID {
-    /// The parts between the `/`s after the `offset` bytes of `graph://` (which `uri` starts
-    /// with). An ASCII URI (the usual one) is cut at its `/` bytes, without splitting by
+    /// The parts between the `/`s after `prefix` (which `uri` starts with). An ASCII URI (the usual one) is cut at its `/` bytes, without splitting by
     /// characters (which cost more than the rest of a `get`); any other is split by characters.
-    fileprivate static func uriParts(_ uri: String, after offset: Int) -> [Substring] {
+    fileprivate static func uriParts(_ uri: String, after prefix: String) -> [Substring] {
         let utf8 = uri.utf8
         guard utf8.allSatisfy({ $0 < 0x80 }) else {
-            return uri.dropFirst("graph://".count).split(separator: "/", omittingEmptySubsequences: false)
+            return uri.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         }
         var parts: [Substring] = []
         parts.reserveCapacity(3)
-        var start = utf8.index(utf8.startIndex, offsetBy: offset)
+        var start = utf8.index(utf8.startIndex, offsetBy: prefix.utf8.count)
         while let slash = utf8[start...].firstIndex(of: UInt8(ascii: "/")) {
             parts.append(uri[start..<slash])
             start = utf8.index(after: slash)
