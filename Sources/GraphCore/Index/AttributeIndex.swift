@@ -44,11 +44,9 @@ final class AttributeIndex {
             IndexBulkOrder.positions(ofColumns: columns, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
         }
         // `order` is a permutation of the kept positions: each retain is taken over exactly once.
-        tree = IndexTree(count: order.count) { place in
-            let position = order[place]
-            let rest = width == 1 ? [] : (1..<width).map { columns[$0][position] }
-            return IndexEntry(key: columns[0][position], rest: rest, node: retained[position].takeRetainedValue())
-        }
+        tree = IndexTree(count: order.count, key: { columns[0][order[$0]] },
+                         rest: { place in width == 1 ? [] : (1..<width).map { columns[$0][order[place]] } },
+                         retainedNode: { retained[order[$0]] })
     }
 
     static func holdsNaN(_ first: IndexKey, _ rest: [IndexKey]) -> Bool {

@@ -76,6 +76,33 @@ struct IndexTree {
         self.count = count
     }
 
+    /// A tree of `count` entries whose `i`th in the order of ``IndexEntry/order(_:_:)`` has the
+    /// keys `key(i)` and `rest(i)` and the node `node(i)`, retained once for its entry (the
+    /// retain is handed over: the entries are filled without touching the nodes, which in index
+    /// order lie at random in memory). Leaves half full, as ``init(count:entry:)``.
+    init(count: Int, key: (Int) -> IndexKey, rest: (Int) -> [IndexKey], retainedNode: (Int) -> Unmanaged<CacheNode>) {
+        let half = Self.leafCapacity / 2
+        leaves.reserveCapacity((count + half - 1) / half)
+        lasts.reserveCapacity((count + half - 1) / half)
+        var start = 0
+        while start < count {
+            let end = min(start + half, count)
+            let leaf = [IndexEntry](unsafeUninitializedCapacity: end - start) { buffer, initialized in
+                initialized = 0
+                guard let base = buffer.baseAddress else { return }
+                for position in start..<end {
+                    (base + (position - start)).initialize(to: IndexEntry(key: key(position), rest: rest(position),
+                                                                           node: retainedNode(position).takeRetainedValue()))
+                    initialized += 1
+                }
+            }
+            if let last = leaf.last { lasts.append(last) }
+            leaves.append(leaf)
+            start = end
+        }
+        self.count = count
+    }
+
     var startPosition: IndexPosition { IndexPosition(leaf: 0, offset: 0) }
     var endPosition: IndexPosition { IndexPosition(leaf: leaves.count, offset: 0) }
 
