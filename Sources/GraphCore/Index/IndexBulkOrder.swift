@@ -63,9 +63,15 @@ enum IndexBulkOrder {
     }
 
     /// The positions ordered by `ties` (ascending): the positions as they are when they are
-    /// already, else sorted by a radix sort.
+    /// already; merged when they are a few ascending runs (the nodes a loader made, on a few
+    /// threads, lie in a few increasing runs of addresses); else sorted by a radix sort.
     private static func tieOrder(_ ties: [UInt64]) -> [Int] {
-        if zip(ties, ties.dropFirst()).allSatisfy({ $0 <= $1 }) { return Array(ties.indices) }
+        let descents = zip(ties, ties.dropFirst()).reduce(0) { $0 + ($1.1 < $1.0 ? 1 : 0) }
+        if descents == 0 { return Array(ties.indices) }
+        if descents < ties.count / 1024 {
+            // The standard sort merges ascending runs it finds (a few merges of sequential reads).
+            return ties.withUnsafeBufferPointer { tie in ties.indices.sorted { tie[$0] < tie[$1] } }
+        }
         var items = ties.enumerated().map { RadixItem(high: $0.element, low: 0, position: $0.offset) }
         RadixItem.sort(&items)
         return items.map(\.position)
