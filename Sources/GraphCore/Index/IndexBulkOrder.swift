@@ -48,6 +48,7 @@ enum IndexBulkOrder {
             var sorted = items.map(\.position)
             fixRuns(items, &sorted, exact: isExact, inTieOrder: ties != nil, keys: keys, tieLess: tieLess)
             // NaN comes after every number; strings and dates never share an index with it.
+            if nulls.isEmpty && nans.isEmpty { return sorted }
             return nulls + sorted + nans
         }
         var others = keys.indices.filter { if case .null = keys[$0] { false } else if case .nan = keys[$0] { false } else { true } }
