@@ -21,7 +21,7 @@ final class AttributeIndex {
         self.definition = definition
         let width = definition.elements.count
         var columns = [[IndexKey]](repeating: [], count: width)
-        var identities: [UInt] = []
+        var identities: [UInt64] = []
         // Each kept node retained here, in the nodes' order (while its memory is at hand), and
         // handed to its entry below without another retain: retaining in the index's order
         // would touch a million nodes at random, a cache miss each.
@@ -37,18 +37,16 @@ final class AttributeIndex {
             if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
             columns[0].append(keys.first)
             for (column, key) in keys.rest.enumerated() { columns[column + 1].append(key) }
-            identities.append(UInt(bitPattern: ObjectIdentifier(node)))
+            identities.append(UInt64(truncatingIfNeeded: UInt(bitPattern: ObjectIdentifier(node))))
             retained.append(Unmanaged.passRetained(node))
         }
         let order = identities.withUnsafeBufferPointer { identity in
-            IndexBulkOrder.positions(ofColumns: columns, ties: identities.map { UInt64($0) }, tieLess: { identity[$0] < identity[$1] })
+            IndexBulkOrder.positions(ofColumns: columns, ties: identities, tieLess: { identity[$0] < identity[$1] })
         }
         // `order` is a permutation of the kept positions: each retain is taken over exactly once.
-        tree = IndexTree(count: order.count) { place in
-            let position = order[place]
-            let rest = width == 1 ? [] : (1..<width).map { columns[$0][position] }
-            return IndexEntry(key: columns[0][position], rest: rest, node: retained[position].takeRetainedValue())
-        }
+        tree = IndexTree(count: order.count, key: { columns[0][order[$0]] },
+                         rest: { place in width == 1 ? [] : (1..<width).map { columns[$0][order[place]] } },
+                         retainedNode: { retained[order[$0]] })
     }
 
     static func holdsNaN(_ first: IndexKey, _ rest: [IndexKey]) -> Bool {

@@ -21,6 +21,7 @@ enum IndexBulkOrder {
         items.reserveCapacity(keys.count)
         var kind: Int?  // the kind of the other keys (see ``RadixItem/kind(of:)``); nil while none is seen
         var isRadixable = true
+        var isExact = true  // whether every key's bits are the whole key (equal bits: equal keys)
         for position in visit {
             let key = keys[position]
             switch key {
@@ -33,6 +34,7 @@ enum IndexBulkOrder {
             guard isRadixable else { continue }
             if let bits = RadixItem.bits(of: key) {
                 items.append(RadixItem(high: bits.high, low: bits.low, position: position))
+                if !bits.isWhole { isExact = false }
             } else {
                 isRadixable = false
             }
@@ -44,10 +46,9 @@ enum IndexBulkOrder {
         if isRadixable {
             RadixItem.sort(&items)
             var sorted = items.map(\.position)
-            // Strings' bits are a prefix, objects' bits their reference number only.
-            let exact = kind != RadixItem.kind(of: .string("")) && kind != RadixItem.objectKind
-            fixRuns(items, &sorted, exact: exact, inTieOrder: ties != nil, keys: keys, tieLess: tieLess)
+            fixRuns(items, &sorted, exact: isExact, inTieOrder: ties != nil, keys: keys, tieLess: tieLess)
             // NaN comes after every number; strings and dates never share an index with it.
+            if nulls.isEmpty && nans.isEmpty { return sorted }
             return nulls + sorted + nans
         }
         var others = keys.indices.filter { if case .null = keys[$0] { false } else if case .nan = keys[$0] { false } else { true } }
@@ -63,9 +64,15 @@ enum IndexBulkOrder {
     }
 
     /// The positions ordered by `ties` (ascending): the positions as they are when they are
-    /// already, else sorted by a radix sort.
+    /// already; merged when they are a few ascending runs (the nodes a loader made, on a few
+    /// threads, lie in a few increasing runs of addresses); else sorted by a radix sort.
     private static func tieOrder(_ ties: [UInt64]) -> [Int] {
-        if zip(ties, ties.dropFirst()).allSatisfy({ $0 <= $1 }) { return Array(ties.indices) }
+        let descents = zip(ties, ties.dropFirst()).reduce(0) { $0 + ($1.1 < $1.0 ? 1 : 0) }
+        if descents == 0 { return Array(ties.indices) }
+        if descents < ties.count / 1024 {
+            // The standard sort merges ascending runs it finds (a few merges of sequential reads).
+            return ties.withUnsafeBufferPointer { tie in ties.indices.sorted { tie[$0] < tie[$1] } }
+        }
         var items = ties.enumerated().map { RadixItem(high: $0.element, low: 0, position: $0.offset) }
         RadixItem.sort(&items)
         return items.map(\.position)
@@ -145,16 +152,19 @@ struct RadixItem {
 
     /// The bits of a number, a date or a string whose first 17 bytes (or all of it) are ASCII
     /// (so its first 16 bytes are those of the form Swift compares); nil for any other key.
-    static func bits(of key: IndexKey) -> (high: UInt64, low: UInt64)? {
+    /// `isWhole` when the bits are the whole key, so that equal bits mean equal keys: numbers,
+    /// dates, and strings of at most 16 bytes without NUL (padding holds zeros only); not a
+    /// longer string (a prefix) nor an object (its reference number only).
+    static func bits(of key: IndexKey) -> (high: UInt64, low: UInt64, isWhole: Bool)? {
         switch key {
-        case .int(let i): return (UInt64(bitPattern: i) ^ (1 << 63), 0)
-        case .double(let d): return Self.bits(of: d).map { ($0, 0) }
-        case .date(let d): return Self.bits(of: d.timeIntervalSinceReferenceDate).map { ($0, 0) }
+        case .int(let i): return (UInt64(bitPattern: i) ^ (1 << 63), 0, true)
+        case .double(let d): return Self.bits(of: d).map { ($0, 0, true) }
+        case .date(let d): return Self.bits(of: d.timeIntervalSinceReferenceDate).map { ($0, 0, true) }
         case .string(var s): return s.withUTF8 { Self.bits(ofASCII: $0) }
         case .object(let id):
             // A string reference's number is a marker: those are sorted by the full key.
             let number = id.storage.number
-            return number == ObjectID.StringStorage.marker ? nil : (UInt64(bitPattern: number) ^ (1 << 63), 0)
+            return number == ObjectID.StringStorage.marker ? nil : (UInt64(bitPattern: number) ^ (1 << 63), 0, false)
         default: return nil
         }
     }
@@ -168,18 +178,20 @@ struct RadixItem {
 
     /// The first 16 bytes, big-endian and padded with zeros, when they and the byte after
     /// them are ASCII: no later character can change them in the normalized form.
-    private static func bits(ofASCII bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+    private static func bits(ofASCII bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, isWhole: Bool)? {
         var high: UInt64 = 0, low: UInt64 = 0
+        var isWhole = bytes.count <= 16
         for offset in 0..<min(17, bytes.count) {
             let byte = bytes[offset]
             if byte >= 0x80 { return nil }
+            if byte == 0 { isWhole = false }
             if offset < 8 {
                 high |= UInt64(byte) << (56 - 8 * offset)
             } else if offset < 16 {
                 low |= UInt64(byte) << (56 - 8 * (offset - 8))
             }
         }
-        return (high, low)
+        return (high, low, isWhole)
     }
 
     /// Sorts `items` by their bits (a stable least-significant-digit radix sort that skips

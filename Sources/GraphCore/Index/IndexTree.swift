@@ -53,22 +53,31 @@ struct IndexTree {
 
     /// A tree of `entries`, which must be sorted by ``IndexEntry/order(_:_:)``.
     init(sorted entries: [IndexEntry]) {
-        self.init(count: entries.count) { entries[$0] }
+        self.init(count: entries.count, key: { entries[$0].key }, rest: { entries[$0].rest },
+                  retainedNode: { Unmanaged.passRetained(entries[$0].node) })
     }
 
-    /// A tree of `count` entries, `entry(i)` the `i`th in the order of
-    /// ``IndexEntry/order(_:_:)``: leaves half full (room for inserts before the first splits),
+    /// A tree of `count` entries whose `i`th in the order of ``IndexEntry/order(_:_:)`` has the
+    /// keys `key(i)` and `rest(i)` and the node `retainedNode(i)`, retained once for its entry (the
+    /// retain is handed over: the entries are filled without touching the nodes, which in index
+    /// order lie at random in memory). Leaves half full (room for inserts before the first splits),
     /// filled in order.
-    init(count: Int, entry: (Int) -> IndexEntry) {
+    init(count: Int, key: (Int) -> IndexKey, rest: (Int) -> [IndexKey], retainedNode: (Int) -> Unmanaged<CacheNode>) {
         let half = Self.leafCapacity / 2
         leaves.reserveCapacity((count + half - 1) / half)
         lasts.reserveCapacity((count + half - 1) / half)
         var start = 0
         while start < count {
             let end = min(start + half, count)
-            var leaf: [IndexEntry] = []
-            leaf.reserveCapacity(end - start)
-            for position in start..<end { leaf.append(entry(position)) }
+            let leaf = [IndexEntry](unsafeUninitializedCapacity: end - start) { buffer, initialized in
+                initialized = 0
+                guard let base = buffer.baseAddress else { return }
+                for position in start..<end {
+                    (base + (position - start)).initialize(to: IndexEntry(key: key(position), rest: rest(position),
+                                                                           node: retainedNode(position).takeRetainedValue()))
+                    initialized += 1
+                }
+            }
             if let last = leaf.last { lasts.append(last) }
             leaves.append(leaf)
             start = end

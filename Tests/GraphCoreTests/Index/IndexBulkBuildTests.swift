@@ -145,6 +145,39 @@ import ServerTestSupport
                 })
     }
 
+    @Test func shortStringsAreOrderedByTheirBitsAloneAndAStringWithNULIsNot() {
+        var rng = SplitMix64(seed: 11)
+        // Up to 16 bytes without NUL: the bits are the whole string. "ab" and "ab\0" share
+        // their bits: a NUL sends the keys to the full comparison.
+        for pool in [["", "a", "ab", "abc", "key 1", "key 10", "0123456789abcdef"], ["ab", "ab\u{0}", "ab\u{0}\u{0}", "a"]] {
+            let keys: [IndexKey] = (0..<3_000).map { _ in .string(pool[Int.random(in: 0..<pool.count, using: &rng)]) }
+            let ties = keys.indices.map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) }
+            #expect(IndexBulkOrder.positions(of: keys, ties: ties, tieLess: { ties[$0] < ties[$1] })
+                    == keys.indices.sorted { a, b in
+                        let byKey = IndexKey.order(keys[a], keys[b])
+                        return byKey != 0 ? byKey < 0 : ties[a] < ties[b]
+                    }, "\(pool)")
+        }
+    }
+
+    @Test func tiesInAFewIncreasingRunsAreOrderedAsTiesInAnyOrder() {
+        // A loader's nodes lie in a few runs of increasing addresses (one per thread's block):
+        // those ties are merged; any other order is sorted. Both give the index order.
+        var rng = SplitMix64(seed: 23)
+        let count = 8_192
+        let keys: [IndexKey] = (0..<count).map { _ in .int(Int64.random(in: 0..<50, using: &rng)) }
+        let runs = [UInt64(5_000_000), 1_000, 9_000_000, 2_000_000]
+        let fewRuns = (0..<count).map { runs[$0 * runs.count / count] + UInt64($0) * 16 }
+        let shuffled = (0..<count).map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) }
+        for ties in [fewRuns, shuffled, Array(fewRuns.reversed())] {
+            #expect(IndexBulkOrder.positions(of: keys, ties: ties, tieLess: { ties[$0] < ties[$1] })
+                    == keys.indices.sorted { a, b in
+                        let byKey = IndexKey.order(keys[a], keys[b])
+                        return byKey != 0 ? byKey < 0 : ties[a] < ties[b]
+                    })
+        }
+    }
+
     @Test func indexesOfALoadedStoreAreBuiltSideBySideAndAnswerAsAScan() throws {
         // Enough objects for the indexes to be built on separate threads.
         let count = IndexBuildJobs.parallelThreshold / 4
