@@ -1,0 +1,87 @@
+import Foundation
+import ServerTestSupport
+import Testing
+
+/// A plain `get` is read straight from its line (not through a JSON tree) and its IDs by a
+/// per-connection reader: its answers and errors are byte for byte those of the general path,
+/// which answers the same request when it comes inside a batch.
+@Suite struct DirectGetTests {
+    /// The answer of `line` alone, and of `line` as the one request of a batch (its brackets
+    /// taken off): the general path's answer.
+    private static func bothAnswers(_ line: String, _ client: LineClient) throws -> (direct: String, general: String) {
+        let direct = try client.exchange(line)
+        let batch = try client.exchange("[\(line)]")
+        return (direct, String(batch.dropFirst().dropLast()))
+    }
+
+    /// `get` lines for the sample data: plain ones and every kind of unusual one.
+    private static func lines(_ data: SampleData) -> [String] {
+        let song = data["s1"], album = data["b1"]
+        let store = song.split(separator: "/")[1]
+        let reference = song.split(separator: "/").last.map(String.init) ?? ""
+        let ids = [song, album, data["s2"], data["a1"], "graph://\(store)/Song/999999", "graph://\(store)/Album/\(reference)",
+                   "graph://other/Song/\(reference)", "graph://\(store)/Song/0\(reference)", "graph://\(store)/Song/-\(reference)",
+                   "graph://\(store)/Song/x\(reference)", "graph://\(store)/Nope/\(reference)", "graph:///Song/\(reference)",
+                   "graph://\(store)/Song/99999999999999999999", "graph://\(store)/Song/", "not a uri", "graph://sté/Song/1"]
+        var lines: [String] = []
+        for (index, id) in ids.enumerated() {
+            lines.append(#"{"jsonrpc":"2.0","id":\#(index),"method":"get","params":{"ids":["\#(id)"]}}"#)
+        }
+        lines += [
+            #"{"jsonrpc":"2.0","id":"text id","method":"get","params":{"ids":["\#(song)","\#(album)","\#(song)"]}}"#,
+            #"{"params":{"ids":["\#(data["s3"])"]},"method":"get","id":-0,"jsonrpc":"2.0"}"#,
+            #" { "jsonrpc" : "2.0" , "id" : 12345678901234567890 , "method" : "get" , "params" : { "ids" : [ "\#(song)" , "\#(data["s4"])" ] } } "#,
+            #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"ids":[]}}"#,
+            #"{"jsonrpc":"2.0","id":1.5e2,"method":"get","params":{"ids":["\#(song)"]}}"#,
+            #"{"jsonrpc":"2.0","id":"\u0041","method":"get","params":{"ids":["\#(song)"]}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"get","params":{"ids":["\#(song.replacingOccurrences(of: "/", with: "\\/"))"]}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"get","params":{"ids":["\#(song)"],"versions":[1]}}"#,
+            #"{"jsonrpc":"2.0","id":4,"method":"get","params":{"ids":["\#(song)"],"other":1}}"#,
+            #"{"jsonrpc":"2.0","id":5,"method":"get","params":{"ids":"\#(song)"}}"#,
+            #"{"jsonrpc":"2.0","id":6,"method":"get","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"get"}"#,
+            #"{"jsonrpc":"2.0","id":8,"method":"get","params":{"ids":[7]}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"get","params":{"ids":["\#(song)"]},"extra":true}"#,
+            #"{"jsonrpc":"2.0","id":10,"method":"Get","params":{"ids":["\#(song)"]}}"#,
+        ]
+        return lines
+    }
+
+    @Test func aPlainGetIsAnsweredByteForByteAsTheGeneralPathAnswersIt() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        let data = try SampleData.insert(through: client)
+        for line in Self.lines(data) {
+            let (direct, general) = try Self.bothAnswers(line, client)
+            #expect(direct == general, "\(line)")
+        }
+        // Twice: now from the cache of wire forms; then after a save changed an object.
+        for line in Self.lines(data) {
+            let (direct, general) = try Self.bothAnswers(line, client)
+            #expect(direct == general, "\(line)")
+        }
+        _ = try client.result("save", ["update": [["id": data["s1"], "version": 1, "values": ["plays": 99]]]])
+        let changed = try client.request(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"ids":["\#(data["s1"])"]}}"#)
+        #expect(changed["result"]["objects"][0]["version"].int == 2)
+        #expect(changed["result"]["objects"][0]["values"]["plays"].int == 99)
+        for line in Self.lines(data) {
+            let (direct, general) = try Self.bothAnswers(line, client)
+            #expect(direct == general, "\(line)")
+        }
+        try server.stop()
+    }
+
+    @Test func aServerWithATokenAnswersAPlainGetOnlyAfterHello() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--auth-token", "secret"])
+        let client = try server.connect()
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"ids":["graph://s/Song/1"]}}"#
+        let refused = try client.request(line)
+        #expect(refused["error"]["code"].int == -32004)
+        _ = try client.result("hello", ["token": "secret"])
+        let answered = try client.request(line)
+        #expect(answered["result"]["missing"].strings == ["graph://s/Song/1"])
+        try server.stop()
+    }
+}
