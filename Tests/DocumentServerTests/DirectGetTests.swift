@@ -72,6 +72,39 @@ import Testing
         try server.stop()
     }
 
+    @Test func aPlainGetNearTheAnswerLimitIsAnsweredAsTheGeneralPathAnswersIt() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--max-answer-bytes", "1024"])
+        let client = try server.connect()
+        // Titles whose answers step through the limit 4 bytes at a time, and a few shorter.
+        let lengths = [100, 151, 217, 333] + Array(stride(from: 700, through: 830, by: 4))
+        let insert = lengths.enumerated().map { index, length -> [String: Any] in
+            ["id": "t\(index)", "entity": "Song", "values": ["title": String(repeating: "x", count: length), "plays": index]]
+        }
+        var ids: [String: String] = [:]
+        for start in stride(from: 0, to: insert.count, by: 5) {  // a save's answer must fit the limit too
+            let saved = try client.result("save", ["insert": Array(insert[start..<min(start + 5, insert.count)])])
+            ids.merge(try #require(saved["ids"].stringValues)) { $1 }
+        }
+        let songs = (0..<lengths.count).compactMap { ids["t\($0)"] }
+        #expect(songs.count == lengths.count)
+        var lines = songs.map { [$0] }
+        for count in 2...6 {
+            for first in 0..<4 { lines.append((0..<count).map { songs[(first + $0) % 4] }) }
+        }
+        var refused = 0, largest = 0
+        for (index, chosen) in lines.enumerated() {
+            let line = #"{"jsonrpc":"2.0","id":\#(index),"method":"get","params":{"ids":[\#(chosen.map { "\"\($0)\"" }.joined(separator: ","))]}}"#
+            let (direct, general) = try Self.bothAnswers(line, client)
+            #expect(direct == general, "\(line)")
+            if direct.contains(#""error":"#) { refused += 1 } else { largest = max(largest, direct.utf8.count) }
+        }
+        // Answers up to the limit, and refused ones beyond it.
+        #expect(refused > 0)
+        #expect(largest > 1000)
+        try server.stop()
+    }
+
     @Test func aServerWithATokenAnswersAPlainGetOnlyAfterHello() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory, arguments: ["--auth-token", "secret"])
