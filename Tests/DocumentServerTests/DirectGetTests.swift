@@ -1,3 +1,4 @@
+import DocumentProtocol
 import Foundation
 import ServerTestSupport
 import Testing
@@ -102,6 +103,48 @@ import Testing
         // Answers up to the limit, and refused ones beyond it.
         #expect(refused > 0)
         #expect(largest > 1000)
+        try server.stop()
+    }
+
+    /// A random `get` line: members in any order, whitespace anywhere, ids of every form,
+    /// IDs from `pool`, now and then a member or an escape the direct reader leaves alone.
+    private static func randomLine(_ pool: [String], _ random: inout SplitMix64) -> String {
+        func space() -> String {
+            (0..<Int.random(in: 0...2, using: &random)).map { _ in [" ", "\t", "\r"].randomElement(using: &random) ?? "" }.joined()
+        }
+        func text(_ count: Int) -> String {
+            String((0..<count).map { _ in Character(Unicode.Scalar(UInt8.random(in: 0x20...0x7E, using: &random))) })
+                .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        }
+        let id = [String(Int64.random(in: -1_000...1_000, using: &random)), String(UInt64.random(in: 0...UInt64.max, using: &random)),
+                  "\"\(text(Int.random(in: 0...8, using: &random)))\"", "1.5", "null"].randomElement(using: &random) ?? "1"
+        let ids = (0..<Int.random(in: 0...4, using: &random)).map { _ in "\(space())\"\(pool.randomElement(using: &random) ?? "")\"\(space())" }
+        var members = [#""jsonrpc"\#(space()):\#(space())"2.0""#, #""id"\#(space()):\#(space())\#(id)"#, #""method":\#(space())"get""#,
+                       #""params":{\#(space())"ids"\#(space()):[\#(ids.joined(separator: ","))]}"#]
+        if Int.random(in: 0..<10, using: &random) == 0 { members.append(#""extra":1"#) }
+        members.shuffle(using: &random)
+        return space() + "{" + members.map { space() + $0 + space() }.joined(separator: ",") + "}" + space()
+    }
+
+    @Test func randomPlainGetsAreAnsweredByteForByteAsTheGeneralPathAnswersThem() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        let data = try SampleData.insert(through: client)
+        let song = data["s1"]
+        let store = song.split(separator: "/")[1]
+        let pool = data.ids.values.sorted() + ["graph://\(store)/Song/999999", "graph://\(store)/Album/1", "graph://other/Song/1",
+                                               "graph://\(store)/Song/01", "graph://\(store)/Nope/1", "graph:///Song/1", "graph://\(store)/Song/a%41",
+                                               "not a uri", "graph://\(store)/Song/\\u0031"]
+        var random = SplitMix64(seed: 15)
+        var direct = 0
+        for _ in 0..<300 {
+            let line = Self.randomLine(pool, &random)
+            if Array(line.utf8).withUnsafeBytes({ GetRequestLine.read($0) }) != nil { direct += 1 }
+            let (answer, general) = try Self.bothAnswers(line, client)
+            #expect(answer == general, "\(line)")
+        }
+        #expect(direct > 100)  // most lines take the direct path
         try server.stop()
     }
 
