@@ -227,11 +227,13 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
             let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
             decoder.reserve(forFileSize: size)
             try StoreFileReader.read(descriptor, size: size, path: path, into: decoder)
+            decoder.trace.mark("after the ranges")
             snapshotExists = true
         } else if errno != ENOENT {
             throw JSONStoreError.io(path: path, operation: "open", errno: errno)
         }
         let replayed = try replayJournal(into: decoder)
+        decoder.trace.mark("journal")
         guard snapshotExists else { return }
         // The nodes go into the store's tables on another thread while their references are
         // resolved here: the one reads the nodes' IDs, the other writes their values.
@@ -244,7 +246,9 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
             removeAllCacheNodes()
             throw error
         }
+        decoder.trace.mark("resolve")
         adding.wait()
+        decoder.trace.mark("adding (rest)")
 
         metadata = StoreMetadata(
             storeType: metadata.storeType,

@@ -83,6 +83,8 @@ final class StoreFileDecoder: JSONEventHandler {
     @exclusivity(unchecked) var toMany: [PendingList] = []
     @exclusivity(unchecked) var referencePool: [Int64] = []
     @exclusivity(unchecked) var maxReference: Int64 = 0
+    /// The times of the load's phases (``LoadTrace``).
+    var trace = LoadTrace()
 
     struct PendingReference {
         var target: Int64

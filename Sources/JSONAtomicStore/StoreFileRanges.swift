@@ -69,6 +69,7 @@ struct StoreFileRanges {
             }
         }
         decoder.releaseStoreIdentifier()
+        decoder.trace.mark("parse ranges")
         if let error = results.startError { throw error }
 
         for (index, range) in ranges.enumerated() {
@@ -81,6 +82,7 @@ struct StoreFileRanges {
                 try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[piece]))
             }
         }
+        decoder.trace.mark("join")
         try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[(ranges.last?.end ?? firstComma)...]))
         try parser.finish()
         return true
@@ -152,14 +154,13 @@ private final class Shared: @unchecked Sendable {
         let text = UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end])
         let decoder = StoreFileDecoder.forRange(of: entity, file: self.decoder.file, plan: self.decoder.plan,
                                                 store: self.decoder.store, byteCount: text.count)
-        let parser = JSONEventParser(handler: decoder)
+        var scanner = RangeScanner(handler: decoder)
+        defer { scanner.deallocate() }
         do {
-            try withUnsafeBytes(of: UInt8(ascii: "[")) { try parser.parse($0) }
-            try parser.parse(text)
-            try withUnsafeBytes(of: UInt8(ascii: "]")) { try parser.parse($0) }
-            try parser.finish()
+            // Declined or failed: parsed again in place, where an error gets its place.
+            guard try scanner.scanElements(text) else { return }
         } catch {
-            return  // parsed again in place, where the error gets its place
+            return
         }
         guard decoder.finishedRange else { return }
         let comma = JSONEventParser.Lines(of: UnsafeRawBufferPointer(rebasing: bytes[range.comma..<range.start]))

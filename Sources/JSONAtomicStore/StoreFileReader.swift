@@ -18,6 +18,7 @@ enum StoreFileReader {
     /// whatever its size (to compare the two in tests).
     static func read(_ descriptor: Int32, size: Int, path: String, into decoder: StoreFileDecoder, inRanges: Bool = true) throws {
         let file = try FileBuffer(descriptor, size: size, path: path)
+        decoder.trace.mark("read")
         defer { file.deallocate() }
         do {
             let bytes = UnsafeRawBufferPointer(file.bytes)
