@@ -220,35 +220,36 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     private func loadFile() throws {
         let decoder = StoreFileDecoder(file: path, plan: try plan(), store: self)
-        let descriptor = open(realPath, O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            defer { close(descriptor) }
-            var info = stat()
-            let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
-            decoder.reserve(forFileSize: size)
-            try StoreFileReader.read(descriptor, size: size, path: path, into: decoder)
-            decoder.trace.mark("after the ranges")
-            snapshotExists = true
-        } else if errno != ENOENT {
-            throw JSONStoreError.io(path: path, operation: "open", errno: errno)
-        }
-        let replayed = try replayJournal(into: decoder)
-        decoder.trace.mark("journal")
-        guard snapshotExists else { return }
-        // The nodes go into the store's tables on another thread while their references are
-        // resolved here: the one reads the nodes' IDs, the other writes their values.
-        removeAllCacheNodes()
-        let adding = NodeAdding(store: self, nodes: decoder.nodes)
+        // The nodes go into the store's tables on another thread, batch by batch while the
+        // file is parsed, the rest while their references are resolved here: the one reads
+        // the nodes' IDs, the other writes their values.
+        let adding = NodeAdding(store: self)
+        let replayed: JournalReader.Result
         do {
+            let descriptor = open(realPath, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                var info = stat()
+                let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+                decoder.reserve(forFileSize: size)
+                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder, adding: adding)
+                decoder.trace.mark("after the ranges")
+                snapshotExists = true
+            } else if errno != ENOENT {
+                throw JSONStoreError.io(path: path, operation: "open", errno: errno)
+            }
+            replayed = try replayJournal(into: decoder)
+            decoder.trace.mark("journal")
+            guard snapshotExists else { return }
+            adding.finish(with: decoder.nodes)
             try ReferenceResolver.resolve(decoder)
-        } catch {
+            decoder.trace.mark("resolve")
             adding.wait()
-            removeAllCacheNodes()
+            decoder.trace.mark("adding (rest)")
+        } catch {
+            adding.undo()
             throw error
         }
-        decoder.trace.mark("resolve")
-        adding.wait()
-        decoder.trace.mark("adding (rest)")
 
         metadata = StoreMetadata(
             storeType: metadata.storeType,
