@@ -1,5 +1,6 @@
 import Foundation
 import GraphCore
+import JSONCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -225,6 +226,8 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         // the nodes' IDs, the other writes their values.
         let adding = NodeAdding(store: self)
         let replayed: JournalReader.Result
+        let growth = HeapGrowth.large()
+        defer { growth.restore() }
         do {
             let descriptor = open(realPath, O_RDONLY | O_CLOEXEC)
             if descriptor >= 0 {
