@@ -74,4 +74,24 @@ import Testing
         #expect(open.store.cacheNode(for: id)?.objectID.storeIdentifier == StoreFiles.uuid)
         #expect(open.store.cacheNodes().allSatisfy { $0.objectID.storeIdentifier == StoreFiles.uuid })
     }
+
+    /// A file of `count` twins whose items `dangling` point at a twin that does not exist.
+    func twins(_ count: Int, dangling: Set<Int>) -> String {
+        let items = (1...count).map { ref in
+            let twin = dangling.contains(ref) ? count + 100 + ref : ref % 2 == 1 ? ref + 1 : ref - 1
+            return StoreFiles.item(ref, "\"twin\":\(twin)")
+        }
+        return StoreFiles.document(model, objects: "{\"Item\":[" + items.joined(separator: ",") + "]}")
+    }
+
+    @Test func theFirstDanglingReferenceIsReportedWhenManyLinksResolveOnTwoThreads() throws {
+        // 70,000 to-one links: resolved in two halves. An error in each half, or in the second alone.
+        for dangling in [[10_001, 60_001], [60_001]] {
+            let text = twins(70_000, dangling: Set(dangling))
+            let error = StoreFiles.openError(text, model: model, in: directory) as? JSONStoreError
+            let first = dangling[0]
+            #expect(error?.description == "\(url.path): Item \(first), property \"twin\": no object has reference \(70_100 + first)")
+        }
+        #expect(StoreFiles.openError(twins(70_000, dangling: []), model: model, in: directory) == nil)
+    }
 }
