@@ -235,7 +235,10 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
                 var info = stat()
                 let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
                 decoder.reserve(forFileSize: size)
-                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder, adding: adding)
+                // With journal records to replay, the nodes are added once, after the replay.
+                var journalInfo = stat()
+                let replaying = stat(journal.path, &journalInfo) == 0 && journalInfo.st_size > 0
+                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder, adding: replaying ? nil : adding)
                 decoder.trace.mark("after the ranges")
                 snapshotExists = true
             } else if errno != ENOENT {
