@@ -33,22 +33,26 @@ final class NodeAdding: @unchecked Sendable {
         let nodes: [CacheNode]
     }
 
-    /// Hands over `nodes`, which follow those handed before in the decoder's order.
-    func add(_ nodes: [CacheNode]) {
+    /// Hands over `nodes`, which follow those handed before in the decoder's order. With the
+    /// first batch, `expected` (an estimate of how many nodes of its first node's entity are
+    /// coming) makes the store's table that large at once.
+    func add(_ nodes: [CacheNode], expecting expected: Int? = nil) {
         guard !nodes.isEmpty else { return }
         let first = handed == 0
         handed += nodes.count
         batches.append(nodes)
         let batch = Batch(nodes: nodes), store = self.store
+        let reserve = first ? expected.flatMap { count in nodes.first.map { ($0.objectID.entityName, count) } } : nil
         queue.async(group: group) {
             if first { store.removeAllCacheNodes() }
+            if let (entity, count) = reserve { store.reserveCacheNodes(count, ofEntity: entity) }
             store.addCacheNodes(batch.nodes)
         }
     }
 
     /// Hands over the nodes of `all` (the decoder's) past those handed before.
-    func addRest(of all: [CacheNode]) {
-        if all.count > handed { add(Array(all[handed...])) }
+    func addRest(of all: [CacheNode], expecting expected: Int? = nil) {
+        if all.count > handed { add(Array(all[handed...]), expecting: expected) }
     }
 
     /// Hands over the rest of `all`, the decoder's final nodes; when the batches handed

@@ -137,7 +137,6 @@ private final class Shared: @unchecked Sendable {
         do {
             try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
             file.release(0..<end)
-            adding?.addRest(of: decoder.nodes)
             for (index, range) in ranges.enumerated() {
                 let piece = range.comma..<range.end
                 let outcome = results.wait(index)
@@ -145,7 +144,14 @@ private final class Shared: @unchecked Sendable {
                     let nodes = outcome.decoder.nodes
                     decoder.append(outcome.decoder)
                     parser.skip(byteCount: piece.count, lines: outcome.lines)
-                    adding?.add(nodes)
+                    if let adding, adding.handed == 0 {
+                        // The first batch: the store's table made as large as the file's
+                        // objects seem to be many (as dense as this range's), once.
+                        let expected = nodes.count * (bytes.count - range.start) / max(piece.count, 1)
+                        adding.addRest(of: decoder.nodes, expecting: decoder.nodes.count + expected)
+                    } else {
+                        adding?.add(nodes)
+                    }
                 } else {
                     try file.restore(range.start..<range.end)
                     try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[piece]))
