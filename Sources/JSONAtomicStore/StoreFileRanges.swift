@@ -7,12 +7,13 @@ import Glibc
 #endif
 
 /// Parses a store file in memory on every core: the objects are cut into ranges
-/// (``StoreFileSplitter``), each parsed by its own yajl parser into its own decoder, while
-/// the parser of the whole file reads the start. Then that parser goes on in file order:
-/// at each range's `,` it must stand between two objects of the range's entity; if so, and
-/// the range parsed without error, the range's objects are appended and its bytes passed
-/// over; otherwise the range is parsed in place. So the result is that of one parse, and
-/// every error is that of one parse, at the same byte, line and column.
+/// (``StoreFileSplitter``), each read by its own ``RangeScanner`` into its own decoder.
+/// Meanwhile another thread has the parser of the whole file (yajl) read the start, then go
+/// on in file order as the ranges are done: at each range's `,` it must stand between two
+/// objects of the range's entity; if so, and the scanner accepted the range and its decoder
+/// had no error, the range's objects are appended (and handed to ``NodeAdding``) and its
+/// bytes passed over; otherwise the range is parsed in place. So the result is that of one
+/// parse, and every error is that of one parse, at the same byte, line and column.
 ///
 /// Pages of a range's bytes are given back to the system once it is parsed (the file is
 /// read again for a range parsed in place), so that the file and the objects made from it

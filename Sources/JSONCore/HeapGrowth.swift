@@ -1,9 +1,10 @@
 import CYajl
 import Foundation
 
-/// While a large file's objects are made, glibc's heaps grow in large steps: each thread's
-/// heap is otherwise made larger (one `mprotect` call) every 128 KiB of new objects, some
-/// 3,000 calls for a million objects. What is mapped but not yet used costs no memory.
+/// While a large file's objects are made, glibc's heaps grow in large steps: the main heap,
+/// and each heap made for a thread meanwhile, is otherwise made larger (one `brk` or
+/// `mprotect` call) every 128 KiB or so of new objects. What is mapped but not yet used costs
+/// no memory.
 ///
 /// The setting (`M_TOP_PAD`) is the process's: it is set back to glibc's default after,
 /// and left alone when the environment sets it (`MALLOC_TOP_PAD_`).
