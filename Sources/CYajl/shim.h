@@ -20,4 +20,20 @@ static inline int cyajl_gen_config_indent(yajl_gen gen, const char *indent) {
     return yajl_gen_config(gen, yajl_gen_indent_string, indent);
 }
 
+/* glibc's heap growth step (mallopt M_TOP_PAD), set while a large file's objects are made;
+   returns 1 on success, 0 where there is no such setting. */
+#if defined(__has_include) && __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+#if defined(M_TOP_PAD)
+static inline int cyajl_set_heap_top_pad(int bytes) {
+    return mallopt(M_TOP_PAD, bytes);
+}
+#else
+static inline int cyajl_set_heap_top_pad(int bytes) {
+    (void)bytes;
+    return 0;
+}
+#endif
+
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import GraphCore
+import JSONCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -220,31 +221,41 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     private func loadFile() throws {
         let decoder = StoreFileDecoder(file: path, plan: try plan(), store: self)
-        let descriptor = open(realPath, O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            defer { close(descriptor) }
-            var info = stat()
-            let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
-            decoder.reserve(forFileSize: size)
-            try StoreFileReader.read(descriptor, size: size, path: path, into: decoder)
-            snapshotExists = true
-        } else if errno != ENOENT {
-            throw JSONStoreError.io(path: path, operation: "open", errno: errno)
-        }
-        let replayed = try replayJournal(into: decoder)
-        guard snapshotExists else { return }
-        // The nodes go into the store's tables on another thread while their references are
-        // resolved here: the one reads the nodes' IDs, the other writes their values.
-        removeAllCacheNodes()
-        let adding = NodeAdding(store: self, nodes: decoder.nodes)
+        // The nodes go into the store's tables on another thread, batch by batch while the
+        // file is parsed, the rest while their references are resolved here: the one reads
+        // the nodes' IDs, the other writes their values.
+        let adding = NodeAdding(store: self)
+        let replayed: JournalReader.Result
+        let growth = HeapGrowth.large()
+        defer { growth.restore() }
         do {
+            let descriptor = open(realPath, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                var info = stat()
+                let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+                decoder.reserve(forFileSize: size)
+                // With journal records to replay, the nodes are added once, after the replay.
+                var journalInfo = stat()
+                let replaying = stat(journal.path, &journalInfo) == 0 && journalInfo.st_size > 0
+                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder, adding: replaying ? nil : adding)
+                decoder.trace.mark("after the ranges")
+                snapshotExists = true
+            } else if errno != ENOENT {
+                throw JSONStoreError.io(path: path, operation: "open", errno: errno)
+            }
+            replayed = try replayJournal(into: decoder)
+            decoder.trace.mark("journal")
+            guard snapshotExists else { return }
+            adding.finish(with: decoder.nodes)
             try ReferenceResolver.resolve(decoder)
-        } catch {
+            decoder.trace.mark("resolve")
             adding.wait()
-            removeAllCacheNodes()
+            decoder.trace.mark("adding (rest)")
+        } catch {
+            adding.undo()
             throw error
         }
-        adding.wait()
 
         metadata = StoreMetadata(
             storeType: metadata.storeType,

@@ -86,13 +86,56 @@ struct ReferenceResolver {
     }
 
     /// Sets to-one values; on return each pending reference holds its target's node index.
+    /// Many links are resolved in two halves on two threads (split between two nodes, so
+    /// that each node is written by one); the error is the first in file order all the same.
     private func resolveToOne(_ pending: inout [StoreFileDecoder.PendingReference]) throws {
-        for index in pending.indices {
+        let count = pending.count
+        var middle = count / 2
+        while middle > 0, middle < count, pending[middle].node == pending[middle - 1].node { middle += 1 }
+        guard count >= 1 << 16, middle < count else {
+            try pending.withUnsafeMutableBufferPointer { try resolveToOne($0, 0..<count) }
+            return
+        }
+        let split = middle
+        try pending.withUnsafeMutableBufferPointer { buffer in
+            let halves = Halves(resolver: self, pending: buffer)
+            DispatchQueue.concurrentPerform(iterations: 2) { half in
+                halves.resolve(half, half == 0 ? 0..<split : split..<count)
+            }
+            if let error = halves.errors[0] ?? halves.errors[1] { throw error }
+        }
+    }
+
+    private func resolveToOne(_ pending: UnsafeMutableBufferPointer<StoreFileDecoder.PendingReference>, _ range: Range<Int>) throws {
+        for index in range {
             let item = pending[index]
             let source = Int(item.node)
             let targetIndex = try target(item.target, from: source, property: Int(item.property))
             nodes[source].values[Int(item.property)] = .object(nodes[targetIndex].objectID)
             pending[index].target = Int64(targetIndex)
+        }
+    }
+
+    /// The two halves of the to-one links, resolved on two threads.
+    private final class Halves: @unchecked Sendable {
+        // Sendable: each thread resolves its own half of `pending`, and writes the values of
+        // its own nodes (the halves are split between two nodes) and its own error slot; the
+        // resolver is only read. The errors are read after both are done.
+        let resolver: ReferenceResolver
+        let pending: UnsafeMutableBufferPointer<StoreFileDecoder.PendingReference>
+        var errors: [Error?] = [nil, nil]
+
+        init(resolver: ReferenceResolver, pending: UnsafeMutableBufferPointer<StoreFileDecoder.PendingReference>) {
+            self.resolver = resolver
+            self.pending = pending
+        }
+
+        func resolve(_ half: Int, _ range: Range<Int>) {
+            do {
+                try resolver.resolveToOne(pending, range)
+            } catch {
+                errors.withUnsafeMutableBufferPointer { $0[half] = error }
+            }
         }
     }
 

@@ -72,7 +72,7 @@ final class StoreFileDecoder: JSONEventHandler {
     @exclusivity(unchecked) var nodeEntities: [Int32] = []
     @exclusivity(unchecked) var nodeReferences: [Int64] = []
     /// The store identifier the nodes' IDs were made with.
-    var identifierOfNodes: String?
+    @exclusivity(unchecked) var identifierOfNodes: String?
     /// While other threads decode ranges of the file (and read the store's identifier to make
     /// IDs), a `"storeUUID"` is kept here instead of being written to the store.
     var holdsStoreIdentifier = false
@@ -83,6 +83,8 @@ final class StoreFileDecoder: JSONEventHandler {
     @exclusivity(unchecked) var toMany: [PendingList] = []
     @exclusivity(unchecked) var referencePool: [Int64] = []
     @exclusivity(unchecked) var maxReference: Int64 = 0
+    /// The times of the load's phases (``LoadTrace``).
+    var trace = LoadTrace()
 
     struct PendingReference {
         var target: Int64

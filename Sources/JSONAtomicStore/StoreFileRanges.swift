@@ -1,17 +1,19 @@
 import Foundation
 import GraphCore
 import JSONCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Parses a store file in memory on every core: the objects are cut into ranges
-/// (``StoreFileSplitter``), each parsed by its own yajl parser into its own decoder, while
-/// the parser of the whole file reads the start. Then that parser goes on in file order:
-/// at each range's `,` it must stand between two objects of the range's entity; if so, and
-/// the range parsed without error, the range's objects are appended and its bytes passed
-/// over; otherwise the range is parsed in place. So the result is that of one parse, and
-/// every error is that of one parse, at the same byte, line and column.
+/// (``StoreFileSplitter``), each read by its own ``RangeScanner`` into its own decoder.
+/// Meanwhile another thread has the parser of the whole file (yajl) read the start, then go
+/// on in file order as the ranges are done: at each range's `,` it must stand between two
+/// objects of the range's entity; if so, and the scanner accepted the range and its decoder
+/// had no error, the range's objects are appended (and handed to ``NodeAdding``) and its
+/// bytes passed over; otherwise the range is parsed in place. So the result is that of one
+/// parse, and every error is that of one parse, at the same byte, line and column.
 ///
 /// Pages of a range's bytes are given back to the system once it is parsed (the file is
 /// read again for a range parsed in place), so that the file and the objects made from it
@@ -36,7 +38,8 @@ struct StoreFileRanges {
     }
 
     /// Parses the file into the decoder; false when it has no places to cut (nothing was parsed).
-    func parse() throws -> Bool {
+    /// The nodes of the ranges go to `adding` (if any) in file order as they are joined.
+    func parse(adding: NodeAdding?) throws -> Bool {
         let bytes = UnsafeRawBufferPointer(file.bytes)
         let cores = max(ProcessInfo.processInfo.activeProcessorCount, 1)
         let splits = StoreFileSplitter.splits(in: bytes, count: cores * Self.rangesPerCore)
@@ -58,29 +61,19 @@ struct StoreFileRanges {
         }
         decoder.holdsStoreIdentifier = true
 
+        // The ranges are parsed on every core while another thread joins them in file order as
+        // they come (and hands their nodes to `adding`): the parser of the whole file reads the
+        // rest of the start, then passes over each range that parsed, or parses it in place.
         let results = RangeResults(count: ranges.count)
-        let shared = Shared(decoder: decoder, parser: parser, file: file, ranges: ranges, results: results)
+        let shared = Shared(decoder: decoder, parser: parser, file: file, ranges: ranges, results: results, adding: adding)
         let startFrom = fed
-        DispatchQueue.concurrentPerform(iterations: ranges.count + 1) { iteration in
-            if iteration == 0 {
-                shared.parseStart(from: startFrom, to: firstComma)
-            } else {
-                shared.parseRange(iteration - 1)
-            }
-        }
+        let joining = DispatchGroup()
+        DispatchQueue.global().async(group: joining) { shared.join(from: startFrom, to: firstComma) }
+        DispatchQueue.concurrentPerform(iterations: ranges.count) { shared.parseRange($0) }
+        joining.wait()
         decoder.releaseStoreIdentifier()
-        if let error = results.startError { throw error }
-
-        for (index, range) in ranges.enumerated() {
-            let piece = range.comma..<range.end
-            if let outcome = results.take(index), let entity = range.entity, decoder.isBetweenObjects(of: entity) {
-                decoder.append(outcome.decoder)
-                parser.skip(byteCount: piece.count, lines: outcome.lines)
-            } else {
-                try file.restore(range.start..<range.end)
-                try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[piece]))
-            }
-        }
+        decoder.trace.mark("parse and join ranges")
+        if let error = shared.joinError { throw error }
         try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[(ranges.last?.end ?? firstComma)...]))
         try parser.finish()
         return true
@@ -125,41 +118,71 @@ private final class Shared: @unchecked Sendable {
     let file: FileBuffer
     let ranges: [StoreFileRanges.Range]
     let results: RangeResults
+    let adding: NodeAdding?
+    /// The first error of the parse in file order (written by the joining thread).
+    var joinError: Error?
 
     init(decoder: StoreFileDecoder, parser: JSONEventParser, file: FileBuffer, ranges: [StoreFileRanges.Range],
-         results: RangeResults) {
+         results: RangeResults, adding: NodeAdding?) {
         self.decoder = decoder
         self.parser = parser
         self.file = file
         self.ranges = ranges
         self.results = results
+        self.adding = adding
     }
 
-    func parseStart(from start: Int, to end: Int) {
+    /// Parses the start up to the first range, then joins each range as soon as it is parsed.
+    func join(from start: Int, to end: Int) {
+        let bytes = UnsafeRawBufferPointer(file.bytes)
         do {
-            try parser.parse(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(file.bytes)[start..<end]))
+            try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            file.release(0..<end)
+            for (index, range) in ranges.enumerated() {
+                let piece = range.comma..<range.end
+                let outcome = results.wait(index)
+                if let outcome, let entity = range.entity, decoder.isBetweenObjects(of: entity) {
+                    let nodes = outcome.decoder.nodes
+                    decoder.append(outcome.decoder)
+                    parser.skip(byteCount: piece.count, lines: outcome.lines)
+                    if let adding, adding.handed == 0 {
+                        // The first batch: the store's table made as large as the file's
+                        // objects seem to be many (as dense as this range's), once.
+                        let expected = nodes.count * (bytes.count - range.start) / max(piece.count, 1)
+                        adding.addRest(of: decoder.nodes, expecting: decoder.nodes.count + expected)
+                    } else {
+                        adding?.add(nodes)
+                    }
+                } else {
+                    try file.restore(range.start..<range.end)
+                    try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[piece]))
+                    adding?.addRest(of: decoder.nodes)
+                }
+            }
         } catch {
-            results.startError = error
+            joinError = error
+            results.cancel()
         }
-        file.release(0..<end)
     }
 
     func parseRange(_ index: Int) {
         let range = ranges[index]
+        // The range is handed to the joining thread after its pages are released (a range
+        // parsed in place is read again first).
+        defer { results.finish(index) }
         defer { file.release(range.start..<range.end) }
-        guard let entity = range.entity else { return }
+        guard let entity = range.entity, !results.isCancelled else { return }
         let bytes = UnsafeRawBufferPointer(file.bytes)
         let text = UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.end])
         let decoder = StoreFileDecoder.forRange(of: entity, file: self.decoder.file, plan: self.decoder.plan,
                                                 store: self.decoder.store, byteCount: text.count)
-        let parser = JSONEventParser(handler: decoder)
+        var scanner = RangeScanner(handler: decoder)
+        defer { scanner.deallocate() }
         do {
-            try withUnsafeBytes(of: UInt8(ascii: "[")) { try parser.parse($0) }
-            try parser.parse(text)
-            try withUnsafeBytes(of: UInt8(ascii: "]")) { try parser.parse($0) }
-            try parser.finish()
+            // Declined or failed: parsed again in place, where an error gets its place.
+            guard try scanner.scanElements(text) else { return }
         } catch {
-            return  // parsed again in place, where the error gets its place
+            return
         }
         guard decoder.finishedRange else { return }
         let comma = JSONEventParser.Lines(of: UnsafeRawBufferPointer(rebasing: bytes[range.comma..<range.start]))
@@ -168,29 +191,46 @@ private final class Shared: @unchecked Sendable {
     }
 }
 
-/// The decoded ranges, one slot each.
+/// The decoded ranges, one slot each, each handed from the thread that parsed it to the
+/// joining thread.
 private final class RangeResults: @unchecked Sendable {
-    // Sendable: each slot is written by one thread during `concurrentPerform` and read after it.
+    // Sendable: each slot is written by one thread before it signals the slot's semaphore,
+    // and read by the joining thread after it waited on it.
     struct Outcome {
         let decoder: StoreFileDecoder
         let lines: JSONEventParser.Lines
     }
 
-    private var slots: [Outcome?]
-    var startError: Error?
+    private let slots: UnsafeMutableBufferPointer<Outcome?>
+    private let ready: [DispatchSemaphore]
+    private let cancelled = Atomic<Bool>(false)
 
     init(count: Int) {
-        slots = [Outcome?](repeating: nil, count: count)
+        slots = .allocate(capacity: max(count, 1))
+        slots.initialize(repeating: nil)
+        ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
     }
 
-    func set(_ index: Int, _ outcome: Outcome) {
-        slots.withUnsafeMutableBufferPointer { $0[index] = outcome }
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
     }
 
-    func take(_ index: Int) -> Outcome? {
+    func set(_ index: Int, _ outcome: Outcome) { slots[index] = outcome }
+
+    /// The range is done (parsed, or not); its slot is final.
+    func finish(_ index: Int) { ready[index].signal() }
+
+    /// Waits until the range is done, and takes its outcome (nil: parse it in place).
+    func wait(_ index: Int) -> Outcome? {
+        ready[index].wait()
         defer { slots[index] = nil }
         return slots[index]
     }
+
+    /// The parse failed: the ranges not begun yet need not be parsed.
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 }
 
 /// The entity name found before each cut: nil (none found), .some(nil) (a name that is no entity).

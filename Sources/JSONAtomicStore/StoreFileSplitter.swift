@@ -20,12 +20,14 @@ enum StoreFileSplitter {
         let start: Int
     }
 
-    /// Up to `count - 1` cuts at about equal distances in `bytes` (and one near its end, so
-    /// that little is left to parse after the ranges), in increasing order.
+    /// Up to `count + 1` cuts: one after the first object (so that the parser of the whole
+    /// file reads little more than the metadata), `count - 1` at about equal distances in
+    /// `bytes` and one near its end (so that little is left to parse after the ranges), in
+    /// increasing order.
     static func splits(in bytes: UnsafeRawBufferPointer, count: Int) -> [Split] {
         let size = bytes.count
         guard count > 1, size > 0 else { return [] }
-        var targets = (1..<count).map { size / count * $0 }
+        var targets = (0..<count).map { size / count * $0 }
         targets.append(size - size / (count * 64))
         var splits: [Split] = []
         for (index, target) in targets.enumerated() {

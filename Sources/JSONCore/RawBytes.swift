@@ -6,7 +6,7 @@ extension UnsafeRawBufferPointer {
     package func equals(_ literal: StaticString) -> Bool {
         guard count == literal.utf8CodeUnitCount else { return false }
         guard let base = baseAddress, count > 0 else { return true }
-        return memcmp(base, literal.utf8Start, count) == 0
+        return Self.same(base, UnsafeRawPointer(literal.utf8Start), count)
     }
 
     /// Whether these bytes equal `bytes`.
@@ -22,7 +22,26 @@ extension UnsafeRawBufferPointer {
     package func equals(_ other: UnsafeRawBufferPointer) -> Bool {
         guard count == other.count else { return false }
         guard let base = baseAddress, let otherBase = other.baseAddress, count > 0 else { return true }
-        return memcmp(base, otherBase, count) == 0
+        return Self.same(base, otherBase, count)
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal: short runs (keys, names) compared
+    /// inline eight bytes at a time, longer ones by `memcmp`.
+    @inline(__always)
+    static func same(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+        guard count <= 32 else { return memcmp(a, b, count) == 0 }
+        var index = 0
+        while index + 8 <= count {
+            if a.loadUnaligned(fromByteOffset: index, as: UInt64.self) != b.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+                return false
+            }
+            index += 8
+        }
+        while index < count {
+            if a.load(fromByteOffset: index, as: UInt8.self) != b.load(fromByteOffset: index, as: UInt8.self) { return false }
+            index += 1
+        }
+        return true
     }
 
     /// The bytes as a String (invalid UTF-8 repaired; the parser has checked it already).
