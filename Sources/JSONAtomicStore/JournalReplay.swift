@@ -78,23 +78,32 @@ final class JournalReplay {
     }
 
     /// Keeps the living nodes (in order) and their pending links, renumbered; drops links to
-    /// objects the journal deleted.
+    /// objects the journal deleted. The nodes are moved within their array, not copied: a
+    /// million nodes are not retained into a new array and released from the old one.
     private func compact(_ decoder: StoreFileDecoder, alive: [Bool], isGone: (Int64) -> Bool) {
         var newIndex = [Int32](repeating: -1, count: alive.count)
-        var nodes: [CacheNode] = [], entities: [Int32] = [], references: [Int64] = []
-        let living = alive.reduce(0) { $0 + ($1 ? 1 : 0) }
-        nodes.reserveCapacity(living)
-        entities.reserveCapacity(living)
-        references.reserveCapacity(living)
+        var living = 0
         for index in alive.indices where alive[index] {
-            newIndex[index] = Int32(nodes.count)
-            nodes.append(decoder.nodes[index])
-            entities.append(decoder.nodeEntities[index])
-            references.append(decoder.nodeReferences[index])
+            newIndex[index] = Int32(truncatingIfNeeded: living)
+            decoder.nodeEntities[living] = decoder.nodeEntities[index]
+            decoder.nodeReferences[living] = decoder.nodeReferences[index]
+            living += 1
         }
-        decoder.nodes = nodes
-        decoder.nodeEntities = entities
-        decoder.nodeReferences = references
+        decoder.nodes.withUnsafeMutableBufferPointer { nodes in
+            // Every place before `index` not yet filled holds a dead node: a swap sends one behind.
+            var kept = 0
+            for index in alive.indices where alive[index] && index < nodes.count {
+                if kept != index { nodes.swapAt(kept, index) }
+                kept += 1
+            }
+        }
+        // The dead nodes, now behind the living ones, are freed on another thread: freeing a
+        // hundred thousand replaced nodes (their values, their strings) is not the load's work.
+        let dead = Array(decoder.nodes[min(living, decoder.nodes.count)...])
+        decoder.nodes.removeSubrange(min(living, decoder.nodes.count)...)
+        if !dead.isEmpty { DeadNodes(dead).freeLater() }
+        decoder.nodeEntities.removeSubrange(min(living, decoder.nodeEntities.count)...)
+        decoder.nodeReferences.removeSubrange(min(living, decoder.nodeReferences.count)...)
         var toOne: [StoreFileDecoder.PendingReference] = []
         toOne.reserveCapacity(decoder.toOne.count)
         for var item in decoder.toOne {
@@ -145,5 +154,17 @@ private struct ReferenceTable {
             guard reference >= 0, reference < Int64(dense.count) else { return }
             dense[Int(reference)] = newValue ?? -1
         }
+    }
+}
+
+/// Nodes no longer in the store, freed on a background thread.
+private final class DeadNodes: @unchecked Sendable {
+    // Sendable: the nodes are nobody else's; the background thread only releases them.
+    private var nodes: [CacheNode]
+
+    init(_ nodes: [CacheNode]) { self.nodes = nodes }
+
+    func freeLater() {
+        DispatchQueue.global(qos: .utility).async { self.nodes = [] }
     }
 }
