@@ -272,15 +272,16 @@ struct RangeScanner<Handler: JSONEventHandler> {
                         return nil
                     }
                     p += 4
+                    // `scalar` is at most 0xFFFF: each byte below fits (no conversion can trap).
                     if scalar < 0x80 {
-                        append(UInt8(scalar))
+                        append(UInt8(truncatingIfNeeded: scalar))
                     } else if scalar < 0x800 {
-                        append(UInt8(0xC0 | (scalar >> 6)))
-                        append(UInt8(0x80 | (scalar & 0x3F)))
+                        append(UInt8(truncatingIfNeeded: 0xC0 | (scalar >> 6)))
+                        append(UInt8(truncatingIfNeeded: 0x80 | (scalar & 0x3F)))
                     } else {
-                        append(UInt8(0xE0 | (scalar >> 12)))
-                        append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-                        append(UInt8(0x80 | (scalar & 0x3F)))
+                        append(UInt8(truncatingIfNeeded: 0xE0 | (scalar >> 12)))
+                        append(UInt8(truncatingIfNeeded: 0x80 | ((scalar >> 6) & 0x3F)))
+                        append(UInt8(truncatingIfNeeded: 0x80 | (scalar & 0x3F)))
                     }
                 default:
                     return nil
