@@ -26,7 +26,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StoreFileFuzzer",
-            dependencies: ["FuzzSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore")]
+            dependencies: ["FuzzSupport", documentStore("GraphCore"), documentStore("JSONCore"), documentStore("JSONAtomicStore")]
         ),
         .executableTarget(
             name: "WireFuzzer",
