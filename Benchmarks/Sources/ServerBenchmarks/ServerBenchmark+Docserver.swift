@@ -102,20 +102,26 @@ extension ServerBenchmark {
     func measure(_ key: String, _ what: String, store: BenchmarkStore, session: ServerSession, load: LoadGenerator,
                          connections: Int, redis: (String, RedisBaseline.Figure)?, sameClientRedis: RedisBaseline.Figure? = nil,
                          workload: @escaping WorkloadFactory) async throws {
+        let (measurement, cpu) = try await run(session: session, load: load, connections: connections, workload: workload)
+        let report = FigureReport(what: what, data: store.label, measurement: measurement, cpu: cpu, redis: redis,
+                                  sameClientRedis: sameClientRedis, showsDistribution: key.hasPrefix("get-"))
+        reports[key] = report
+        for line in report.lines { say(line) }
+    }
+
+    /// Runs `workload` on `connections` connections (one: sequential, blocking write + read on
+    /// one thread, as an event loop only adds epoll_wait calls); its figure and the CPU shares meanwhile.
+    func run(session: ServerSession, load: LoadGenerator, connections: Int,
+             workload: @escaping WorkloadFactory) async throws -> (Measurement, CPUShare) {
         let start = CPUShare.Start(serverPID: session.server.processIdentifier)
         let measurement: Measurement
         if connections == 1 {
-            // Sequential: blocking write + read on one thread (an event loop only adds epoll_wait calls).
             measurement = try await BlockingLoad(host: session.server.host, port: session.server.port,
                                                  warmup: options.warmup, duration: options.duration).run(workload: workload)
         } else {
             measurement = try await load.run(connections: connections, workload: workload)
         }
-        let report = FigureReport(what: what, data: store.label, measurement: measurement,
-                                  cpu: start.share(endedThreadPreemptions: measurement.endedThreadPreemptions), redis: redis,
-                                  sameClientRedis: sameClientRedis, showsDistribution: key.hasPrefix("get-"))
-        reports[key] = report
-        for line in report.lines { say(line) }
+        return (measurement, start.share(endedThreadPreemptions: measurement.endedThreadPreemptions))
     }
 
     private static func connections(_ count: Int) -> String { count == 1 ? "1 connection, sequential" : "\(count) connections" }

@@ -132,15 +132,7 @@ extension ServerBenchmark {
 
     private func fetchFigure(session: ServerSession, load: LoadGenerator, connections: Int, workload: @escaping WorkloadFactory,
                              what: String) async throws -> Measurement {
-        let start = CPUShare.Start(serverPID: session.server.processIdentifier)
-        let measurement: Measurement
-        if connections == 1 {
-            measurement = try await BlockingLoad(host: session.server.host, port: session.server.port,
-                                                 warmup: options.warmup, duration: options.duration).run(workload: workload)
-        } else {
-            measurement = try await load.run(connections: connections, workload: workload)
-        }
-        let cpu = start.share(endedThreadPreemptions: measurement.endedThreadPreemptions)
+        let (measurement, cpu) = try await run(session: session, load: load, connections: connections, workload: workload)
         let m = measurement
         say("    fetch, \(connections == 1 ? "1 connection" : "\(connections) connections"), \(what): \(grouped(Int(m.requestsPerSecond.rounded()))) req/s,"
             + " p50 \(fixed(m.p50, 2)) ms, p99 \(fixed(m.p99, 2)) ms (max \(fixed(m.percentile(1), 2))); \(cpu.describe(server: "docserver", client: "load client"))"
