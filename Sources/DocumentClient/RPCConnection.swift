@@ -9,10 +9,16 @@ final class RPCConnection: Sendable {
     let channel: Channel
     let configuration: ClientConfiguration
     private let nextID = Atomic<Int64>(1)
+    /// Set once the channel has closed (on its event loop, before a group shutting down stops
+    /// the loop): closing it again would ask a loop that may be gone.
+    private let closed = Atomic<Bool>(false)
 
+    /// Made on the channel's event loop (so the close callback is registered before it can run
+    /// anywhere else).
     private init(channel: Channel, configuration: ClientConfiguration) {
         self.channel = channel
         self.configuration = configuration
+        channel.closeFuture.whenComplete { [weak self] _ in self?.closed.store(true, ordering: .releasing) }
     }
 
     /// Connects (no `hello` yet).
@@ -73,7 +79,10 @@ final class RPCConnection: Sendable {
         return response.futureResult
     }
 
+    /// Closes the connection, unless it has closed already: after the client's event loop
+    /// group shut down (which closes every channel first), nothing is asked of its loop.
     func close() {
+        guard !closed.load(ordering: .acquiring) else { return }
         channel.close(promise: nil)
     }
 }
