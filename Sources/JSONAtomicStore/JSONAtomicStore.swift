@@ -284,8 +284,19 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         let replay = JournalReplay()
         decoder.file = journalPath
         defer { decoder.file = path }
-        let result = try JournalReader(path: journalPath, decoder: decoder, replay: replay,
+        let result: JournalReader.Result
+        let pieces = JournalPieces.pieceCount(forSize: size)
+        if pieces > 1 {
+            // A large journal: read whole, and its pieces parsed on every core.
+            let file = try FileBuffer(descriptor, size: size, path: journalPath)
+            defer { file.deallocate() }
+            decoder.trace.mark("journal: read")
+            result = try JournalPieces(path: journalPath, decoder: decoder, replay: replay,
+                                       baseSequence: decoder.commitSequence).read(file, pieces: pieces)
+        } else {
+            result = try JournalReader(path: journalPath, decoder: decoder, replay: replay,
                                        baseSequence: decoder.commitSequence).read(descriptor)
+        }
         decoder.trace.mark("journal: parse")
         try replay.apply(to: decoder, snapshotNodes: snapshotNodes, journal: journalPath)
         journal.length = result.goodLength

@@ -30,6 +30,20 @@ final class JournalReplay {
         operations.append((.delete(entity: entity, reference: reference), recordOffset))
     }
 
+    /// Appends the operations of a piece of the journal read by its own decoder, whose nodes
+    /// were appended to this one's decoder after `nodeBase` nodes.
+    func append(_ piece: JournalReplay, nodeBase: Int) {
+        let base = Int32(truncatingIfNeeded: nodeBase)
+        operations.reserveCapacity(operations.count + piece.operations.count)
+        for (operation, offset) in piece.operations {
+            switch operation {
+            case .insert(let node): operations.append((.insert(node: node &+ base), offset))
+            case .update(let node): operations.append((.update(node: node &+ base), offset))
+            case .delete: operations.append((operation, offset))
+            }
+        }
+    }
+
     /// Forgets the operations of a record that turned out torn.
     func removeOperations(from count: Int) {
         if operations.count > count { operations.removeSubrange(count...) }
@@ -82,21 +96,17 @@ final class JournalReplay {
                 deleted.insert(reference)
             }
         }
-        // The updated objects take their latest version and values; the old values go with
-        // the update's node, which is dropped.
-        for index in current.indices where current[index] >= 0 && alive[index] {
-            let home = decoder.nodes[index], latest = decoder.nodes[Int(current[index])]
-            home.version = latest.version
-            swap(&home.values, &latest.values)
-        }
-        compact(decoder, alive: alive, current: current, isGone: { deleted.contains($0) && table[$0] == nil })
+        Self.moveLatestValues(decoder.nodes, alive: alive, current: current)
+        // Without deletes no link is to drop, and no link is looked up.
+        let isGone: ((Int64) -> Bool)? = deleted.isEmpty ? nil : { deleted.contains($0) && table[$0] == nil }
+        compact(decoder, alive: alive, current: current, isGone: isGone)
     }
 
     /// Keeps the living nodes (in order) and the links of their latest values, renumbered;
     /// drops links to objects the journal deleted. The nodes are moved within their array, not
     /// copied, and only from the first one dropped: the snapshot's stay in place unless the
     /// journal deletes one of them.
-    private func compact(_ decoder: StoreFileDecoder, alive: [Bool], current: [Int32], isGone: (Int64) -> Bool) {
+    private func compact(_ decoder: StoreFileDecoder, alive: [Bool], current: [Int32], isGone: ((Int64) -> Bool)?) {
         let count = alive.count
         let firstDead = alive.firstIndex(of: false) ?? count
         // The new index of each node that stays; for the nodes whose links count (a living
@@ -139,7 +149,7 @@ final class JournalReplay {
             let node = linkOwner[Int(list.node)]
             guard node >= 0 else { continue }
             let start = pool.count
-            for slot in list.start..<(list.start + list.count) where !isGone(decoder.referencePool[slot]) {
+            for slot in list.start..<(list.start + list.count) where !(isGone?(decoder.referencePool[slot]) ?? false) {
                 pool.append(decoder.referencePool[slot])
             }
             list.node = node
@@ -156,7 +166,7 @@ final class JournalReplay {
     /// latest values. The links of each node are one run in `links`, in node order.
     private static func toOneLinks(_ links: [StoreFileDecoder.PendingReference], nodes count: Int, newIndex: [Int32],
                                    current: [Int32], linkOwner: [Int32],
-                                   isGone: (Int64) -> Bool) -> [StoreFileDecoder.PendingReference] {
+                                   isGone: ((Int64) -> Bool)?) -> [StoreFileDecoder.PendingReference] {
         var starts = [Int32](repeating: 0, count: count + 1)
         for item in links { starts[Int(item.node) + 1] &+= 1 }
         for index in 0..<count { starts[index + 1] &+= starts[index] }
@@ -165,13 +175,53 @@ final class JournalReplay {
         for index in 0..<count where newIndex[index] >= 0 {
             let owner = current[index] >= 0 ? Int(current[index]) : index
             let node = linkOwner[owner]
-            for slot in Int(starts[owner])..<Int(starts[owner + 1]) where !isGone(links[slot].target) {
+            for slot in Int(starts[owner])..<Int(starts[owner + 1]) {
                 var item = links[slot]
+                if let isGone, isGone(item.target) { continue }
                 item.node = node
                 result.append(item)
             }
         }
         return result
+    }
+}
+
+extension JournalReplay {
+    /// The updated objects take their latest version and values; the old values go with the
+    /// update's node, which is dropped. A hundred thousand nodes spread over the heap are
+    /// waited for more than worked on: two threads take half of them each.
+    static func moveLatestValues(_ nodes: [CacheNode], alive: [Bool], current: [Int32]) {
+        nodes.withUnsafeBufferPointer { nodes in
+            alive.withUnsafeBufferPointer { alive in
+                current.withUnsafeBufferPointer { current in
+                    let moving = LatestValues(nodes: nodes, alive: alive, current: current)
+                    if current.count < 1 << 16 {
+                        moving.move(0..<current.count)
+                    } else {
+                        let count = current.count, half = count / 2
+                        DispatchQueue.concurrentPerform(iterations: 2) { moving.move($0 == 0 ? 0..<half : half..<count) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The nodes whose values ``JournalReplay/moveLatestValues(_:alive:current:)`` moves.
+private struct LatestValues: @unchecked Sendable {
+    // Sendable: the buffers outlive the threads (they are waited for); each thread moves the
+    // values of the objects in its own range of nodes, each from its own latest node (a node
+    // is the latest of one object at most).
+    let nodes: UnsafeBufferPointer<CacheNode>
+    let alive: UnsafeBufferPointer<Bool>
+    let current: UnsafeBufferPointer<Int32>
+
+    func move(_ range: Range<Int>) {
+        for index in range where current[index] >= 0 && alive[index] {
+            let home = nodes[index], latest = nodes[Int(current[index])]
+            home.version = latest.version
+            swap(&home.values, &latest.values)
+        }
     }
 }
 
