@@ -96,17 +96,23 @@ final class JournalReplay {
                 deleted.insert(reference)
             }
         }
-        Self.moveLatestValues(decoder.nodes, alive: alive, current: current)
+        // The values move on another thread (it waits on memory more than it works) while
+        // the links are renumbered here; the nodes move in their array once it is done.
+        let moving = LatestValues(nodes: decoder.nodes, alive: alive, current: current)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { moving.move() }
         // Without deletes no link is to drop, and no link is looked up.
         let isGone: ((Int64) -> Bool)? = deleted.isEmpty ? nil : { deleted.contains($0) && table[$0] == nil }
-        compact(decoder, alive: alive, current: current, isGone: isGone)
+        let newIndex = relink(decoder, alive: alive, current: current, isGone: isGone)
+        group.wait()
+        compactNodes(decoder, alive: alive, newIndex: newIndex)
     }
 
-    /// Keeps the living nodes (in order) and the links of their latest values, renumbered;
-    /// drops links to objects the journal deleted. The nodes are moved within their array, not
-    /// copied, and only from the first one dropped: the snapshot's stay in place unless the
-    /// journal deletes one of them.
-    private func compact(_ decoder: StoreFileDecoder, alive: [Bool], current: [Int32], isGone: ((Int64) -> Bool)?) {
+    /// Renumbers the links of the living nodes' latest values and the nodes' entities and
+    /// references (in order); drops links to objects the journal deleted. Returns the new
+    /// index of each node (-1 for a dropped one).
+    private func relink(_ decoder: StoreFileDecoder, alive: [Bool], current: [Int32],
+                        isGone: ((Int64) -> Bool)?) -> [Int32] {
         let count = alive.count
         let firstDead = alive.firstIndex(of: false) ?? count
         // The new index of each node that stays; for the nodes whose links count (a living
@@ -125,19 +131,6 @@ final class JournalReplay {
             let owner = current[index] >= 0 ? Int(current[index]) : index
             linkOwner[owner] = newIndex[index]
         }
-        decoder.nodes.withUnsafeMutableBufferPointer { nodes in
-            // Every place before `index` not yet filled holds a dead node: a swap sends one behind.
-            var kept = firstDead
-            for index in firstDead..<min(count, nodes.count) where alive[index] {
-                if kept != index { nodes.swapAt(kept, index) }
-                kept += 1
-            }
-        }
-        // The dead nodes, now behind the living ones, are freed on another thread: freeing a
-        // hundred thousand replaced nodes (their values, their strings) is not the load's work.
-        let dead = Array(decoder.nodes[min(living, decoder.nodes.count)...])
-        decoder.nodes.removeSubrange(min(living, decoder.nodes.count)...)
-        if !dead.isEmpty { DeadNodes(dead).freeLater() }
         decoder.nodeEntities.removeSubrange(min(living, decoder.nodeEntities.count)...)
         decoder.nodeReferences.removeSubrange(min(living, decoder.nodeReferences.count)...)
         decoder.toOne = Self.toOneLinks(decoder.toOne, nodes: count, newIndex: newIndex, current: current,
@@ -159,6 +152,27 @@ final class JournalReplay {
         }
         decoder.toMany = lists
         decoder.referencePool = pool
+        return newIndex
+    }
+
+    /// Keeps the living nodes, in order. They are moved within their array, not copied, and
+    /// only from the first one dropped: the snapshot's stay in place unless the journal
+    /// deletes one of them.
+    private func compactNodes(_ decoder: StoreFileDecoder, alive: [Bool], newIndex: [Int32]) {
+        let firstDead = alive.firstIndex(of: false) ?? alive.count
+        var living = firstDead
+        decoder.nodes.withUnsafeMutableBufferPointer { nodes in
+            // Every place before `index` not yet filled holds a dead node: a swap sends one behind.
+            for index in firstDead..<min(alive.count, nodes.count) where newIndex[index] >= 0 {
+                if living != index { nodes.swapAt(living, index) }
+                living += 1
+            }
+        }
+        // The dead nodes, now behind the living ones, are freed on another thread: freeing a
+        // hundred thousand replaced nodes (their values, their strings) is not the load's work.
+        let dead = Array(decoder.nodes[min(living, decoder.nodes.count)...])
+        decoder.nodes.removeSubrange(min(living, decoder.nodes.count)...)
+        if !dead.isEmpty { DeadNodes(dead).freeLater() }
     }
 
     /// The to-one links of the nodes that stay, in their new order (the resolver reads each
@@ -186,42 +200,31 @@ final class JournalReplay {
     }
 }
 
-extension JournalReplay {
-    /// The updated objects take their latest version and values; the old values go with the
-    /// update's node, which is dropped. A hundred thousand nodes spread over the heap are
-    /// waited for more than worked on: two threads take half of them each.
-    static func moveLatestValues(_ nodes: [CacheNode], alive: [Bool], current: [Int32]) {
+/// The updated objects take their latest version and values; the old values go with the
+/// update's node, which is dropped.
+private final class LatestValues: @unchecked Sendable {
+    // Sendable: `move` runs on one thread while the thread that made it renumbers links
+    // (it touches no node) and then waits for it; the arrays are only read.
+    private var nodes: [CacheNode]
+    private let alive: [Bool]
+    private let current: [Int32]
+
+    init(nodes: [CacheNode], alive: [Bool], current: [Int32]) {
+        self.nodes = nodes
+        self.alive = alive
+        self.current = current
+    }
+
+    func move() {
         nodes.withUnsafeBufferPointer { nodes in
-            alive.withUnsafeBufferPointer { alive in
-                current.withUnsafeBufferPointer { current in
-                    let moving = LatestValues(nodes: nodes, alive: alive, current: current)
-                    if current.count < 1 << 16 {
-                        moving.move(0..<current.count)
-                    } else {
-                        let count = current.count, half = count / 2
-                        DispatchQueue.concurrentPerform(iterations: 2) { moving.move($0 == 0 ? 0..<half : half..<count) }
-                    }
-                }
+            for index in current.indices where current[index] >= 0 && alive[index] {
+                let home = nodes[index], latest = nodes[Int(current[index])]
+                home.version = latest.version
+                swap(&home.values, &latest.values)
             }
         }
-    }
-}
-
-/// The nodes whose values ``JournalReplay/moveLatestValues(_:alive:current:)`` moves.
-private struct LatestValues: @unchecked Sendable {
-    // Sendable: the buffers outlive the threads (they are waited for); each thread moves the
-    // values of the objects in its own range of nodes, each from its own latest node (a node
-    // is the latest of one object at most).
-    let nodes: UnsafeBufferPointer<CacheNode>
-    let alive: UnsafeBufferPointer<Bool>
-    let current: UnsafeBufferPointer<Int32>
-
-    func move(_ range: Range<Int>) {
-        for index in range where current[index] >= 0 && alive[index] {
-            let home = nodes[index], latest = nodes[Int(current[index])]
-            home.version = latest.version
-            swap(&home.values, &latest.values)
-        }
+        // Let go of the array before the waiting thread moves nodes in it (no copy is made).
+        nodes = []
     }
 }
 
