@@ -235,17 +235,16 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
                 var info = stat()
                 let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
                 decoder.reserve(forFileSize: size)
-                // With journal records to replay, the nodes are added once, after the replay.
-                var journalInfo = stat()
-                let replaying = stat(journal.path, &journalInfo) == 0 && journalInfo.st_size > 0
-                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder, adding: replaying ? nil : adding)
+                // The journal's replay leaves the snapshot's nodes in place (unless it deletes
+                // one): they are added while the snapshot is parsed, the journal's inserts after.
+                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder, adding: adding)
                 decoder.trace.mark("after the ranges")
                 snapshotExists = true
             } else if errno != ENOENT {
                 throw JSONStoreError.io(path: path, operation: "open", errno: errno)
             }
             replayed = try replayJournal(into: decoder)
-            decoder.trace.mark("journal")
+            decoder.trace.mark("journal: apply")
             guard snapshotExists else { return }
             adding.finish(with: decoder.nodes)
             try ReferenceResolver.resolve(decoder)
@@ -285,8 +284,20 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         let replay = JournalReplay()
         decoder.file = journalPath
         defer { decoder.file = path }
-        let result = try JournalReader(path: journalPath, decoder: decoder, replay: replay,
+        let result: JournalReader.Result
+        let pieces = JournalPieces.pieceCount(forSize: size)
+        if pieces > 1 {
+            // A large journal: read whole, and its pieces parsed on every core.
+            let file = try FileBuffer(descriptor, size: size, path: journalPath)
+            defer { file.deallocate() }
+            decoder.trace.mark("journal: read")
+            result = try JournalPieces(path: journalPath, decoder: decoder, replay: replay,
+                                       baseSequence: decoder.commitSequence).read(file, pieces: pieces)
+        } else {
+            result = try JournalReader(path: journalPath, decoder: decoder, replay: replay,
                                        baseSequence: decoder.commitSequence).read(descriptor)
+        }
+        decoder.trace.mark("journal: parse")
         try replay.apply(to: decoder, snapshotNodes: snapshotNodes, journal: journalPath)
         journal.length = result.goodLength
         return result

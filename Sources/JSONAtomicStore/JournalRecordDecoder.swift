@@ -51,6 +51,11 @@ final class JournalRecordDecoder: JSONEventHandler {
     private(set) var sequence: Int64?
     private(set) var isSkipped = false
     private(set) var nextReference: Int64?
+    /// Whether the record's object has ended (nothing but whitespace may follow).
+    var isDone: Bool {
+        if case .done = state { return true }
+        return false
+    }
 
     init(decoder: StoreFileDecoder, replay: JournalReplay, baseSequence: Int64) {
         self.decoder = decoder
