@@ -6,10 +6,13 @@
 // model. The store must either open or fail with an error; when it opens, a checkpoint must
 // fold the journal into the snapshot, and the store must reopen from that snapshot alone
 // with the same objects, versions and commit sequence.
+//
+// The same journal is also opened read in pieces on every core (`JournalPieces`, which
+// otherwise starts at 2 MiB): the store must open the same, or fail with the same error.
 import FuzzSupport
 import Foundation
 import GraphCore
-import JSONAtomicStore
+@testable import JSONAtomicStore
 
 private let model: ObjectModel = {
     JSONAtomicStore.register()
@@ -32,6 +35,37 @@ private func open(_ url: URL) -> (StoreCoordinator, JSONAtomicStore)? {
     }
 }
 
+/// What opening `url` gives: the objects and commit sequence, or the error's text.
+private func outcome(_ url: URL) -> String {
+    let coordinator = StoreCoordinator(model: model)
+    do {
+        let store = try coordinator.addPersistentStore(
+            type: JSONAtomicStore.storeType, at: url,
+            options: StoreOptions(values: [JSONAtomicStore.journalCheckpointBytesOption: "0"]))
+        guard let json = store as? JSONAtomicStore else { fuzzFailure("a JSON store is not a JSONAtomicStore") }
+        defer { coordinator.remove(json) }
+        return "opened at \(json.commitSequence): \(summary(json))"
+    } catch {
+        return "refused: \(error)"
+    }
+}
+
+/// Opens a copy of the journal read in pieces (as a large journal is) and by one reader: the
+/// two must agree (each opens its own copy: opening cuts a torn tail off the file).
+private func checkPieces(_ input: [UInt8]) {
+    let single = scratch.write(FuzzModels.emptySampleStore, to: "single.json")
+    _ = scratch.write(input, to: "single.json-journal")
+    let pieced = scratch.write(FuzzModels.emptySampleStore, to: "pieced.json")
+    _ = scratch.write(input, to: "pieced.json-journal")
+    let one = outcome(single)
+    let many = JournalPieces.$minimumPieceBytes.withValue(16) { outcome(pieced) }
+    // The messages name their own files: the scratch directory's paths (which no input can
+    // guess) are made the same.
+    if one.replacingOccurrences(of: single.path, with: pieced.path) != many {
+        fuzzFailure("the journal read in pieces and by one reader differ:\n  one reader: \(one)\n  pieces:     \(many)")
+    }
+}
+
 /// The objects of a store as comparable text: entity, reference, version.
 private func summary(_ store: JSONAtomicStore) -> [String] {
     store.cacheNodes().map { "\($0.objectID.entityName) \($0.objectID.referenceObject) v\($0.version)" }.sorted()
@@ -41,6 +75,7 @@ private func summary(_ store: JSONAtomicStore) -> [String] {
 public func journalFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     defer { scratch.empty() }
+    checkPieces(input)
     let url = scratch.write(FuzzModels.emptySampleStore, to: "store.json")
     _ = scratch.write(input, to: "store.json-journal")
     guard let (coordinator, store) = open(url) else { return 0 }
