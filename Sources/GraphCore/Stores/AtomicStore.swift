@@ -31,6 +31,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Writes what one save changed; called by ``save(_:)`` after the nodes were changed.
     /// The default calls ``save()`` (write everything); a store that can write only the
     /// changes (a journal) overrides it. When it throws, the nodes are rolled back.
+    ///
+    /// It runs while the store's fetch indexes take in the save on another thread: it may read
+    /// every node but must not change one, nor fetch from the store.
     open func save(changes: AtomicStoreChanges) throws {
         try save()
     }
@@ -244,19 +247,25 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             for node in removed { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
         }
 
+        // The indexes take the changes in while the save is written: a worker starts on them
+        // (the write mostly waits for the disk), this thread finishes them after the write.
+        let upkeep = storeIndexes.isStale ? nil
+            : storeIndexes.upkeep(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
+        if let upkeep, upkeep.operations >= IndexUpkeepWorker.overlapThreshold { IndexUpkeepWorker.shared.offer(upkeep) }
         do {
             try save(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node), deleted: removed,
                                                  nextReference: nextReference))
         } catch {
+            upkeep?.finish()
+            let saved = previous.map { (node: $0.node, values: $0.node.values) }
             for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
             for (node, values, version) in previous { node.values = values; node.version = version }
             insertNodes(removed)
             nextReference = savedNextReference
+            if upkeep != nil { storeIndexes.undo(inserted: insertedNodes, updated: saved, removed: removed) }
             throw error
         }
-        if !storeIndexes.isStale {
-            storeIndexes.apply(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
-        }
+        upkeep?.finish()
         return result
     }
 
