@@ -17,6 +17,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     private var nodesByEntity: [String: ObjectIDTable<CacheNode>] = [:]
     /// The fetch indexes of the model's entities, over the nodes (see `Index/`).
     var storeIndexes = StoreIndexes()
+    /// How long the last ``save(changes:)`` took: a save runs its index upkeep beside the
+    /// write only when writes take long enough (see ``IndexUpkeepWorker/overlaps(operations:lastWrite:)``).
+    var lastWriteNanoseconds: UInt64 = 0
     /// The integer reference the next inserted object gets. References go from 1 up to
     /// `Int64.max - 1`; at `Int64.max` none is left and an insert fails with
     /// ``GraphError/referencesExhausted(store:entity:nextReference:)``.
@@ -247,15 +250,20 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             for node in removed { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
         }
 
-        // The indexes take the changes in while the save is written: a worker starts on them
-        // (the write mostly waits for the disk), this thread finishes them after the write.
+        // When this store's writes are slow (waiting for a disk), the indexes take the changes in
+        // while the save is written: a worker starts on them, this thread finishes them after the
+        // write. Otherwise this thread takes them in after the write.
         let upkeep = storeIndexes.isStale ? nil
             : storeIndexes.upkeep(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
-        if let upkeep, upkeep.operations >= IndexUpkeepWorker.overlapThreshold { IndexUpkeepWorker.shared.offer(upkeep) }
+        if let upkeep, IndexUpkeepWorker.overlaps(operations: upkeep.operations, lastWrite: lastWriteNanoseconds) {
+            IndexUpkeepWorker.shared.offer(upkeep)
+        }
+        let writeStart = DispatchTime.now().uptimeNanoseconds
         do {
             try save(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node), deleted: removed,
                                                  nextReference: nextReference))
         } catch {
+            lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
             upkeep?.finish()
             let saved = previous.map { (node: $0.node, values: $0.node.values) }
             for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
@@ -265,6 +273,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             if upkeep != nil { storeIndexes.undo(inserted: insertedNodes, updated: saved, removed: removed) }
             throw error
         }
+        lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
         upkeep?.finish()
         return result
     }

@@ -3,8 +3,8 @@ import Testing
 @testable import GraphCore
 import ServerTestSupport
 
-/// An atomic store whose write takes a moment (as a journal append waits for `fdatasync`), so
-/// that the index upkeep runs beside it, and fails while `failing` is set.
+/// An atomic store whose write waits long (as a journal append on a slow disk waits for
+/// `fdatasync`), so that the index upkeep runs beside it, and fails while `failing` is set.
 private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
     struct WriteFailed: Error {}
     // Set by the test between saves, read by the save: the coordinator lends the store to one
@@ -15,7 +15,7 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
         // Reads every node, as a journal encoder does, while the indexes take the save in.
         var sum = 0
         for node in changes.inserted + changes.updated { sum &+= node.values.count }
-        usleep(2_000)
+        usleep(15_000)
         if failing || sum < 0 { throw WriteFailed() }
     }
 }
@@ -92,7 +92,9 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
                                                 "d": n % 10 == 0 ? .double(.nan) : .double(Double(n))])
         }
         store.failing = true
+        let offers = IndexUpkeepWorker.shared.offerCount
         #expect(throws: IndexUpkeepSlowStore.WriteFailed.self) { try context.save() }
+        #expect(IndexUpkeepWorker.shared.offerCount > offers, "the save did not run its index upkeep beside its write")
         store.failing = false
 
         #expect(Self.differing(Self.contents(of: store), before).isEmpty)
@@ -106,7 +108,8 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
     @Test func savesAndFetchesFromManyThreadsOnAStoreWithIndexesGiveTheAnswersOfAScan() throws {
         let container = try container()
         let store = try store(container)
-        let threads = 4, rounds = 12
+        let threads = 4, rounds = 8
+        let offers = IndexUpkeepWorker.shared.offerCount
         let failures = Locked<[String]>([])
         let coordinator = container.coordinator
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
@@ -151,6 +154,7 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
             }
         }
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(IndexUpkeepWorker.shared.offerCount > offers, "no save ran its index upkeep beside its write")
         #expect(try store.explain(FetchRequest(entityName: "Item", predicate: .key("i") == 1 && .key("u") == 0)).access != .scan)
         #expect(Self.differing(Self.contents(of: store), Self.rebuilt(store)).isEmpty)
     }
