@@ -6,6 +6,11 @@ import GraphCore
 /// what its load costs with and without indexes is the nodes plus the index build.
 final class PreparedSongStore: AtomicStore, @unchecked Sendable {
     nonisolated(unsafe) static var rows: [[Value]] = []
+    /// How long a save's write sleeps (a disk's wait, the CPU idle); none by default.
+    nonisolated(unsafe) static var writeMicroseconds: UInt32 = 0
+    override func save() throws {
+        if Self.writeMicroseconds > 0 { usleep(Self.writeMicroseconds) }
+    }
     override func load() throws {
         guard let model, let song = model.entity(named: "Song") else { return }
         var nodes: [CacheNode] = []

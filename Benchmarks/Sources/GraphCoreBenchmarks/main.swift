@@ -41,6 +41,18 @@ if CommandLine.arguments.dropFirst().first == "json-indexes" {
     exit(0)
 }
 
+// The CPU time two indexes add to saves, without a disk (caches flushed before each save
+// unless the third argument is "warm"; each write sleeping writeMicroseconds, 0 by default):
+//
+//   swift run -c release --package-path Benchmarks GraphCoreBenchmarks index-saves [N] [saves] [warm|cold] [writeMicroseconds]
+if CommandLine.arguments.dropFirst().first == "index-saves" {
+    try IndexSaveBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000,
+                               saves: CommandLine.arguments.dropFirst(3).first.flatMap(Int.init) ?? 400,
+                               cold: CommandLine.arguments.dropFirst(4).first != "warm",
+                               writeMicroseconds: CommandLine.arguments.dropFirst(5).first.flatMap(UInt32.init) ?? 0)
+    exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "indexes" {
     try IndexBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000)
     exit(0)

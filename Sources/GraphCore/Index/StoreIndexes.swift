@@ -37,14 +37,26 @@ struct StoreIndexes {
     /// Takes one save into the indexes: inserted nodes, updated nodes with their values
     /// before the save, removed nodes.
     func apply(inserted: [CacheNode], updated: [(node: CacheNode, values: [Value])], removed: [CacheNode]) {
+        upkeep(inserted: inserted, updated: updated, removed: removed)?.finish()
+    }
+
+    /// One save's changes to the indexes as jobs that may run beside the save's write (see
+    /// ``IndexUpkeep``); nil when the save touches no index.
+    func upkeep(inserted: [CacheNode], updated: [(node: CacheNode, values: [Value])], removed: [CacheNode]) -> IndexUpkeep? {
+        IndexUpkeep(byEntity, inserted: inserted, updated: updated, removed: removed)
+    }
+
+    /// Takes back what ``apply(inserted:updated:removed:)`` took in, once the nodes are back as
+    /// they were before the save: `updated` holds the values the save had given each node.
+    func undo(inserted: [CacheNode], updated: [(node: CacheNode, values: [Value])], removed: [CacheNode]) {
         guard !byEntity.isEmpty else { return }
-        for node in inserted {
+        for node in removed {
             for index in byEntity[node.objectID.entityName] ?? [] { index.insert(node) }
         }
         for (node, values) in updated {
             for index in byEntity[node.objectID.entityName] ?? [] { index.update(node, from: values) }
         }
-        for node in removed {
+        for node in inserted {
             for index in byEntity[node.objectID.entityName] ?? [] { index.remove(node, values: node.values) }
         }
     }

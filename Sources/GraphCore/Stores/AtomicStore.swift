@@ -17,6 +17,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     private var nodesByEntity: [String: ObjectIDTable<CacheNode>] = [:]
     /// The fetch indexes of the model's entities, over the nodes (see `Index/`).
     var storeIndexes = StoreIndexes()
+    /// How long the last ``save(changes:)`` took: a save runs its index upkeep beside the
+    /// write only when writes take long enough (see ``IndexUpkeepWorker/overlaps(operations:lastWrite:)``).
+    var lastWriteNanoseconds: UInt64 = 0
     /// The integer reference the next inserted object gets. References go from 1 up to
     /// `Int64.max - 1`; at `Int64.max` none is left and an insert fails with
     /// ``GraphError/referencesExhausted(store:entity:nextReference:)``.
@@ -31,6 +34,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Writes what one save changed; called by ``save(_:)`` after the nodes were changed.
     /// The default calls ``save()`` (write everything); a store that can write only the
     /// changes (a journal) overrides it. When it throws, the nodes are rolled back.
+    ///
+    /// It runs while the store's fetch indexes take in the save on another thread: it may read
+    /// every node but must not change one, nor fetch from the store.
     open func save(changes: AtomicStoreChanges) throws {
         try save()
     }
@@ -244,19 +250,31 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             for node in removed { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
         }
 
+        // When this store's writes are slow (waiting for a disk), the indexes take the changes in
+        // while the save is written: a worker starts on them, this thread finishes them after the
+        // write. Otherwise this thread takes them in after the write.
+        let upkeep = storeIndexes.isStale ? nil
+            : storeIndexes.upkeep(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
+        if let upkeep, IndexUpkeepWorker.overlaps(operations: upkeep.operations, lastWrite: lastWriteNanoseconds) {
+            IndexUpkeepWorker.shared.offer(upkeep)
+        }
+        let writeStart = DispatchTime.now().uptimeNanoseconds
         do {
             try save(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node), deleted: removed,
                                                  nextReference: nextReference))
         } catch {
+            lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
+            upkeep?.finish()
+            let saved = previous.map { (node: $0.node, values: $0.node.values) }
             for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
             for (node, values, version) in previous { node.values = values; node.version = version }
             insertNodes(removed)
             nextReference = savedNextReference
+            if upkeep != nil { storeIndexes.undo(inserted: insertedNodes, updated: saved, removed: removed) }
             throw error
         }
-        if !storeIndexes.isStale {
-            storeIndexes.apply(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
-        }
+        lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
+        upkeep?.finish()
         return result
     }
 
