@@ -111,7 +111,9 @@ private final class PieceSlots: @unchecked Sendable {
         let replay: JournalReplay
     }
 
-    private(set) var slots: [Slot?]
+    /// One slot per piece, written through the pointer (each thread its own element: no
+    /// thread changes the array's storage while another writes to it).
+    private let storage: UnsafeMutableBufferPointer<Slot?>
     let bytes: UnsafeRawBufferPointer
     let bounds: [Int]
     let path: String
@@ -120,7 +122,8 @@ private final class PieceSlots: @unchecked Sendable {
     let baseSequence: Int64
 
     init(bytes: UnsafeRawBufferPointer, bounds: [Int], path: String, plan: ModelPlan, store: AtomicStore, baseSequence: Int64) {
-        slots = Array(repeating: nil, count: bounds.count - 1)
+        storage = .allocate(capacity: max(bounds.count - 1, 0))
+        storage.initialize(repeating: nil)
         self.bytes = bytes
         self.bounds = bounds
         self.path = path
@@ -128,6 +131,14 @@ private final class PieceSlots: @unchecked Sendable {
         self.store = store
         self.baseSequence = baseSequence
     }
+
+    deinit {
+        storage.deinitialize()
+        storage.deallocate()
+    }
+
+    /// The slots, once every piece has been read.
+    var slots: [Slot?] { Array(storage) }
 
     /// Reads piece `index` into its slot.
     func read(_ index: Int) {
@@ -138,6 +149,6 @@ private final class PieceSlots: @unchecked Sendable {
         let reader = JournalReader(path: path, decoder: decoder, replay: replay, baseSequence: baseSequence,
                                    checksStart: index == 0)
         let piece = reader.read(piece: UnsafeRawBufferPointer(rebasing: bytes[range]), at: range.lowerBound)
-        slots.withUnsafeMutableBufferPointer { $0[index] = Slot(piece: piece, decoder: decoder, replay: replay) }
+        storage[index] = Slot(piece: piece, decoder: decoder, replay: replay)
     }
 }

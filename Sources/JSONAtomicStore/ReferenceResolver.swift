@@ -123,18 +123,25 @@ struct ReferenceResolver {
         // resolver is only read. The errors are read after both are done.
         let resolver: ReferenceResolver
         let pending: UnsafeMutableBufferPointer<StoreFileDecoder.PendingReference>
-        var errors: [Error?] = [nil, nil]
+        /// One slot per half, written through the pointer (each thread its own element).
+        let errors = UnsafeMutableBufferPointer<Error?>.allocate(capacity: 2)
 
         init(resolver: ReferenceResolver, pending: UnsafeMutableBufferPointer<StoreFileDecoder.PendingReference>) {
             self.resolver = resolver
             self.pending = pending
+            errors.initialize(repeating: nil)
+        }
+
+        deinit {
+            errors.deinitialize()
+            errors.deallocate()
         }
 
         func resolve(_ half: Int, _ range: Range<Int>) {
             do {
                 try resolver.resolveToOne(pending, range)
             } catch {
-                errors.withUnsafeMutableBufferPointer { $0[half] = error }
+                errors[half] = error
             }
         }
     }
