@@ -11,6 +11,8 @@
 /// The entries end in the same order as inserted one at a time (the leaves may be cut
 /// elsewhere).
 extension IndexTree {
+    /// Inserts `entries` (of nodes not in the tree, in any order), as inserting them one at a
+    /// time would.
     mutating func insert(contentsOf entries: [IndexEntry]) {
         guard entries.count > 1, !leaves.isEmpty else {
             for entry in entries { insert(entry) }
