@@ -83,17 +83,18 @@ extension IndexTree {
                         bounds[target] = (0, leaves[leaf].count)
                     }
                 }
-                // The offset in the leaf. Each leaf's storage stays where it is while the tree
-                // is not changed: its address is read once a search, not under a retain a probe.
-                let bases = places.indices.map { target -> UnsafePointer<IndexEntry>? in
-                    bounds[target].high == 0 ? nil : leaves[places[target].leaf].withUnsafeBufferPointer { $0.baseAddress }
-                }
-                Self.search(bounds) { target, probe in
-                    guard let base = bases[target] else { return true }
-                    return Self.isAfter(base + probe, targets + target)
-                }
-                for target in bounds.indices where bases[target] != nil {
-                    places[target].offset = bounds[target].low
+                // The offset in the leaf, one search after another: each reads its leaf's
+                // entries in place (no copy, so no retain of their nodes).
+                for target in bounds.indices where bounds[target].high > 0 {
+                    places[target].offset = leaves[places[target].leaf].withUnsafeBufferPointer { leaf -> Int in
+                        guard let base = leaf.baseAddress else { return 0 }
+                        var low = 0, high = leaf.count
+                        while low < high {
+                            let mid = (low + high) / 2
+                            if Self.isAfter(base + mid, targets + target) { high = mid } else { low = mid + 1 }
+                        }
+                        return low
+                    }
                 }
             }
         }
