@@ -63,6 +63,22 @@ final class AttributeIndex {
         tree.insert(IndexEntry(key: keys.first, rest: keys.rest, node: node))
     }
 
+    /// Inserts nodes at once (a save's inserted nodes): as inserting them one at a time, with
+    /// their searches side by side (see ``IndexTree/insert(contentsOf:)``).
+    func insert(contentsOf nodes: [CacheNode]) {
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(nodes.count)
+        for node in nodes {
+            guard let keys = definition.keys(in: node.values) else {
+                unindexedCount += 1
+                continue
+            }
+            if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+            entries.append(IndexEntry(key: keys.first, rest: keys.rest, node: node))
+        }
+        tree.insert(contentsOf: entries)
+    }
+
     /// Removes a node that held `values`.
     func remove(_ node: CacheNode, values: [Value]) {
         guard let keys = definition.keys(in: values) else {

@@ -26,7 +26,7 @@ final class IndexUpkeep: @unchecked Sendable {
         var operations: Int { inserted.count + updated.count + removed.count }
 
         func run() {
-            for node in inserted { index.insert(node) }
+            index.insert(contentsOf: inserted)
             for (node, values) in updated { index.update(node, from: values) }
             for node in removed { index.remove(node, values: node.values) }
         }
