@@ -55,28 +55,24 @@ final class AttributeIndex {
     }
 
     func insert(_ node: CacheNode) {
-        guard let keys = definition.keys(in: node.values) else {
-            unindexedCount += 1
-            return
-        }
-        if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
-        tree.insert(IndexEntry(key: keys.first, rest: keys.rest, node: node))
+        if let entry = entry(of: node) { tree.insert(entry) }
     }
 
     /// Inserts nodes at once (a save's inserted nodes): as inserting them one at a time, with
-    /// their searches side by side (see ``IndexTree/insert(contentsOf:)``).
+    /// the searches for their leaves side by side (see ``IndexTree/insert(contentsOf:)``).
     func insert(contentsOf nodes: [CacheNode]) {
-        var entries: [IndexEntry] = []
-        entries.reserveCapacity(nodes.count)
-        for node in nodes {
-            guard let keys = definition.keys(in: node.values) else {
-                unindexedCount += 1
-                continue
-            }
-            if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
-            entries.append(IndexEntry(key: keys.first, rest: keys.rest, node: node))
+        tree.insert(contentsOf: nodes.compactMap(entry(of:)))
+    }
+
+    /// The entry of a node about to be inserted, counted among the NaN or unindexed ones; nil
+    /// when a value of the node is of a kind the index does not cover.
+    private func entry(of node: CacheNode) -> IndexEntry? {
+        guard let keys = definition.keys(in: node.values) else {
+            unindexedCount += 1
+            return nil
         }
-        tree.insert(contentsOf: entries)
+        if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+        return IndexEntry(key: keys.first, rest: keys.rest, node: node)
     }
 
     /// Removes a node that held `values`.

@@ -3,8 +3,9 @@
 /// One insert at a time waits for each of its search's cache misses in turn (the leaves' last
 /// entries, the leaf's buffer, its probed entries: a dozen misses on a large tree whose leaves
 /// a save's write has pushed out of the cache). Here the places of all entries are found
-/// first, their searches interleaved step by step: each step of every search before the next
-/// step, so that the misses of different searches are in flight together. Then each leaf takes
+/// first: the searches for their leaves interleaved step by step (each step of every search
+/// before the next step, so that the misses of different searches are in flight together),
+/// then the search within each leaf, one after another. Then each leaf takes
 /// its entries from the last place to the first (an earlier place stays valid), and a leaf
 /// that grew past ``IndexTree/leafCapacity`` splits into leaves of at most that many.
 ///

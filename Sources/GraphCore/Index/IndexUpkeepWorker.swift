@@ -25,7 +25,7 @@ final class IndexUpkeepWorker: @unchecked Sendable {
     /// `lastWrite` nanoseconds, should run its index jobs beside its write.
     static func overlaps(operations: Int, lastWrite: UInt64) -> Bool {
         guard operations >= overlapThreshold else { return false }
-        let (needed, overflow) = UInt64(operations).multipliedReportingOverflow(by: writeNanosecondsPerOperation)
+        let (needed, overflow) = UInt64(clamping: operations).multipliedReportingOverflow(by: writeNanosecondsPerOperation)
         return !overflow && lastWrite >= needed
     }
 
