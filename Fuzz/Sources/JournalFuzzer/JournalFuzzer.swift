@@ -20,15 +20,20 @@ private let model: ObjectModel = {
 }()
 private let scratch = ScratchDirectory("journal-fuzz")
 
+/// Adds the JSON store at `url` to `coordinator` (no checkpoint while it is open).
+private func addStore(at url: URL, to coordinator: StoreCoordinator) throws -> JSONAtomicStore {
+    let store = try coordinator.addPersistentStore(
+        type: JSONAtomicStore.storeType, at: url,
+        options: StoreOptions(values: [JSONAtomicStore.journalCheckpointBytesOption: "0"]))
+    guard let json = store as? JSONAtomicStore else { fuzzFailure("a JSON store is not a JSONAtomicStore") }
+    return json
+}
+
 /// Opens the store at `url`; nil when it does not load (which is allowed).
 private func open(_ url: URL) -> (StoreCoordinator, JSONAtomicStore)? {
     let coordinator = StoreCoordinator(model: model)
     do {
-        let store = try coordinator.addPersistentStore(
-            type: JSONAtomicStore.storeType, at: url,
-            options: StoreOptions(values: [JSONAtomicStore.journalCheckpointBytesOption: "0"]))
-        guard let json = store as? JSONAtomicStore else { fuzzFailure("a JSON store is not a JSONAtomicStore") }
-        return (coordinator, json)
+        return (coordinator, try addStore(at: url, to: coordinator))
     } catch {
         if "\(error)".isEmpty { fuzzFailure("a load error without a message: \(type(of: error))") }
         return nil
@@ -39,12 +44,9 @@ private func open(_ url: URL) -> (StoreCoordinator, JSONAtomicStore)? {
 private func outcome(_ url: URL) -> String {
     let coordinator = StoreCoordinator(model: model)
     do {
-        let store = try coordinator.addPersistentStore(
-            type: JSONAtomicStore.storeType, at: url,
-            options: StoreOptions(values: [JSONAtomicStore.journalCheckpointBytesOption: "0"]))
-        guard let json = store as? JSONAtomicStore else { fuzzFailure("a JSON store is not a JSONAtomicStore") }
-        defer { coordinator.remove(json) }
-        return "opened at \(json.commitSequence): \(summary(json))"
+        let store = try addStore(at: url, to: coordinator)
+        defer { coordinator.remove(store) }
+        return "opened at \(store.commitSequence): \(summary(store))"
     } catch {
         return "refused: \(error)"
     }
