@@ -16,9 +16,16 @@ final class AttributeIndex {
     var isComplete: Bool { unindexedCount == 0 }
 
     /// The index of `definition` over `nodes` (all of one concrete entity), built in bulk: the
-    /// keys are sorted once (see ``IndexBulkOrder``) and the leaves filled in order.
+    /// keys are sorted once (see ``IndexExactBuild`` where it applies, else ``IndexBulkOrder``)
+    /// and the leaves filled in order.
     init(_ definition: IndexDefinition, nodes: [CacheNode]) {
         self.definition = definition
+        if let built = IndexExactBuild.build(definition, nodes: nodes) {
+            tree = built.tree
+            nanCount = built.nanCount
+            unindexedCount = built.unindexedCount
+            return
+        }
         let width = definition.elements.count
         var columns = [[IndexKey]](repeating: [], count: width)
         var identities: [UInt64] = []

@@ -66,7 +66,7 @@ enum IndexBulkOrder {
     /// The positions ordered by `ties` (ascending): the positions as they are when they are
     /// already; merged when they are a few ascending runs (the nodes a loader made, on a few
     /// threads, lie in a few increasing runs of addresses); else sorted by a radix sort.
-    private static func tieOrder(_ ties: [UInt64]) -> [Int] {
+    static func tieOrder(_ ties: [UInt64]) -> [Int] {
         let descents = zip(ties, ties.dropFirst()).reduce(0) { $0 + ($1.1 < $1.0 ? 1 : 0) }
         if descents == 0 { return Array(ties.indices) }
         if descents < ties.count / 1024 {
@@ -126,9 +126,15 @@ extension IndexBulkOrder {
     }
 }
 
+/// What a radix sort orders: 128 bits, by their unsigned order.
+protocol RadixSortable {
+    var high: UInt64 { get }
+    var low: UInt64 { get }
+}
+
 /// A key as 128 bits whose unsigned order is the key's order (equal bits: equal keys, except
 /// for strings, whose bits are only their first 16 bytes), and its position.
-struct RadixItem {
+struct RadixItem: RadixSortable {
     var high: UInt64
     var low: UInt64
     var position: Int
@@ -196,7 +202,7 @@ struct RadixItem {
 
     /// Sorts `items` by their bits (a stable least-significant-digit radix sort that skips
     /// the bytes all items share).
-    static func sort(_ items: inout [RadixItem]) {
+    static func sort<Item: RadixSortable>(_ items: inout [Item]) {
         let count = items.count
         guard count > 1 else { return }
         var histograms = [Int](repeating: 0, count: 16 * 256)

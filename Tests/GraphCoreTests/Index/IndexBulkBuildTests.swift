@@ -64,6 +64,13 @@ import ServerTestSupport
         }
     }
 
+    /// A key as text that tells every key apart, strings by their scalars (`==` on strings
+    /// would call "é" and "e\u{301}" equal).
+    static func exactly(_ key: IndexKey) -> String {
+        if case .string(let s) = key { return "string " + s.unicodeScalars.map { String($0.value) }.joined(separator: " ") }
+        return String(reflecting: key)
+    }
+
     @Test func aBulkBuiltStoreIndexEqualsTheIndexInsertsBuildForEveryKindOfKey() throws {
         let model = try IndexFixture.model(indexed: true)
         let attributes = IndexDefinition.all(of: try #require(model.entity(named: "Item")))
@@ -76,6 +83,8 @@ import ServerTestSupport
                 for node in nodes { inserted.insert(node) }
                 let entries = bulk.tree.leaves.joined().map { ObjectIdentifier($0.node) }
                 #expect(entries == inserted.tree.leaves.joined().map { ObjectIdentifier($0.node) }, "\(name) in \(attribute.name)")
+                #expect(bulk.tree.leaves.joined().map { Self.exactly($0.key) } == inserted.tree.leaves.joined().map { Self.exactly($0.key) },
+                        "\(name) in \(attribute.name)")
                 #expect(bulk.tree.count == inserted.tree.count && bulk.nanCount == inserted.nanCount
                         && bulk.unindexedCount == inserted.unindexedCount, "\(name) in \(attribute.name)")
                 let all = bulk.tree.leaves.joined().map { $0 }

@@ -1,0 +1,100 @@
+/// The bulk build of a one-element index whose keys are all integers, or all strings of at
+/// most 16 ASCII bytes without NUL, besides nil (and NaN among integers): keys whose radix bits
+/// are the whole key (``RadixItem/bits(of:)``).
+///
+/// The radix sort then carries each entry's node with its bits, and the leaves are filled in
+/// order from the sorted items alone, each key made again from its bits. The general build
+/// (``IndexBulkOrder``) sorts positions and then gathers each key and node from arrays in the
+/// nodes' order: two reads at random per entry, most of them cache misses on a large store,
+/// and two more arrays as large as the index to fill first.
+///
+/// Ties keep the order of the nodes' identities, as in every index: the nodes are visited in
+/// that order and the radix sort is stable.
+enum IndexExactBuild {
+    struct Built {
+        let tree: IndexTree
+        let nanCount: Int
+        let unindexedCount: Int
+    }
+
+    /// A key's bits and the node of its entry, retained for the entry.
+    private struct NodeItem: RadixSortable {
+        let high: UInt64
+        let low: UInt64
+        let node: Unmanaged<CacheNode>
+    }
+
+    /// The kinds of key whose bits this build turns back into keys.
+    private enum Kind { case int, string }
+
+    /// The index of `definition` over `nodes`, or nil when it has more than one element or a key
+    /// that is not exact (then the caller builds it the general way; nothing is kept).
+    static func build(_ definition: IndexDefinition, nodes: [CacheNode]) -> Built? {
+        guard definition.elements.count == 1, let element = definition.elements.first else { return nil }
+        let identities = nodes.map { UInt64(truncatingIfNeeded: UInt(bitPattern: ObjectIdentifier($0))) }
+        let visit = IndexBulkOrder.tieOrder(identities)
+        // Each kept node retained here, while its memory is at hand, and handed to its entry.
+        var items: [NodeItem] = []
+        items.reserveCapacity(nodes.count)
+        var nulls: [Unmanaged<CacheNode>] = []
+        var nans: [Unmanaged<CacheNode>] = []
+        var unindexed = 0
+        var kind: Kind?
+        var isExact = true
+        scan: for position in visit {
+            let node = nodes[position]
+            guard let key = element.key(in: node.values) else {
+                unindexed += 1
+                continue
+            }
+            let keyKind: Kind
+            switch key {
+            case .null:
+                nulls.append(.passRetained(node))
+                continue
+            case .nan:
+                nans.append(.passRetained(node))
+                continue
+            case .int: keyKind = .int
+            case .string: keyKind = .string
+            default:
+                isExact = false
+                break scan
+            }
+            guard kind == nil || kind == keyKind, let bits = RadixItem.bits(of: key), bits.isWhole else {
+                isExact = false
+                break scan
+            }
+            kind = keyKind
+            items.append(NodeItem(high: bits.high, low: bits.low, node: .passRetained(node)))
+        }
+        // NaN sorts between numbers and strings: only an index of numbers takes it after them.
+        if kind == .string && !nans.isEmpty { isExact = false }
+        guard isExact else {
+            for item in items { item.node.release() }
+            for node in nulls + nans { node.release() }
+            return nil
+        }
+        RadixItem.sort(&items)
+        let sortedEnd = nulls.count + items.count
+        let tree = IndexTree(count: sortedEnd + nans.count, key: { place in
+            if place < nulls.count { return .null }
+            if place >= sortedEnd { return .nan }
+            let item = items[place - nulls.count]
+            return kind == .int ? .int(Int64(bitPattern: item.high ^ (1 << 63))) : .string(string(item))
+        }, rest: { _ in [] }, retainedNode: { place in
+            if place < nulls.count { return nulls[place] }
+            if place >= sortedEnd { return nans[place - sortedEnd] }
+            return items[place - nulls.count].node
+        })
+        return Built(tree: tree, nanCount: nans.count, unindexedCount: unindexed)
+    }
+
+    /// The string whose bytes the item's bits are: at most 16 ASCII bytes, zeros after them.
+    private static func string(_ item: NodeItem) -> String {
+        var bytes = (item.high.bigEndian, item.low.bigEndian)
+        return withUnsafeBytes(of: &bytes) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+}

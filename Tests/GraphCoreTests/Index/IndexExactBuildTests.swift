@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import GraphCore
+import ServerTestSupport
+
+/// The bulk build that carries nodes through the radix sort and makes keys again from their
+/// bits (``IndexExactBuild``) takes exactly the indexes whose keys its bits hold whole, builds
+/// what inserting one at a time builds, and keeps no node it does not index.
+@Suite struct IndexExactBuildTests {
+    static func definition(_ name: String) throws -> IndexDefinition {
+        let model = try IndexFixture.model(indexed: true)
+        let item = try #require(model.entity(named: "Item"))
+        return try #require(IndexDefinition.all(of: item).first { $0.name == name })
+    }
+
+    static func nodes(_ values: [Value], in definition: IndexDefinition) throws -> [CacheNode] {
+        try IndexBulkBuildTests.nodes(values, at: definition.elements[0].propertyIndex, model: try IndexFixture.model(indexed: true))
+    }
+
+    @Test func itTakesIntegersAndShortASCIIStringsAndLeavesEveryOtherIndexToTheGeneralBuild() throws {
+        let byI = try Self.definition("byI"), byS = try Self.definition("byS")
+        let taken: [(IndexDefinition, [Value])] = [
+            (byI, []),
+            (byI, [.null, .null]),
+            (byI, [.int(3), .int(-1), .int(.min), .int(.max), .null, .int(3), .bool(true)]),
+            (byI, [.int(2), .double(.nan), .null, .int(1), .double(.nan)]),  // NaN after the numbers
+            (byS, [.string("key 10"), .string(""), .string("b"), .null, .string("0123456789abcdef"), .string("key 10")]),
+        ]
+        for (definition, values) in taken {
+            let nodes = try Self.nodes(values, in: definition)
+            let built = try #require(IndexExactBuild.build(definition, nodes: nodes.shuffled()), "\(values)")
+            let inserted = AttributeIndex(definition, nodes: [])
+            for node in nodes { inserted.insert(node) }
+            #expect(built.tree.leaves.joined().map { ObjectIdentifier($0.node) } == inserted.tree.leaves.joined().map { ObjectIdentifier($0.node) })
+            #expect(built.tree.leaves.joined().map { IndexBulkBuildTests.exactly($0.key) }
+                    == inserted.tree.leaves.joined().map { IndexBulkBuildTests.exactly($0.key) }, "\(values)")
+            #expect(built.nanCount == inserted.nanCount && built.unindexedCount == inserted.unindexedCount)
+        }
+        let left: [(IndexDefinition, [Value])] = [
+            (byI, [.int(1), .double(1.5)]),                              // a double: -0 and 0 share their bits
+            (byS, [.string("b"), .string("0123456789abcdefg")]),        // longer than 16 bytes
+            (byS, [.string("é")]),                                      // not ASCII
+            (byS, [.string("ab\u{0}")]),                                // a NUL: "ab" and "ab\0" share their bits
+            (byS, [.string("a"), .double(.nan)]),                       // NaN sorts before strings
+            (byS, [.string("a"), .int(1)]),                             // two kinds
+            (try Self.definition("byT"), [.date(Date(timeIntervalSinceReferenceDate: 1))]),
+            (try Self.definition("byCW"), [.int(1)]),                   // two elements
+        ]
+        for (definition, values) in left {
+            #expect(IndexExactBuild.build(definition, nodes: try Self.nodes(values, in: definition)) == nil, "\(values)")
+        }
+    }
+
+    @Test func nodesAreReleasedWhenItGivesUpAndWhenItsIndexGoes() throws {
+        let byS = try Self.definition("byS")
+        for values in [[Value.string("a"), .null, .string("b"), .string("a long string past sixteen bytes")],
+                       [.string("a"), .null, .string("b"), .double(.nan)],
+                       [.string("a"), .null, .string("b")]] {
+            weak var first: CacheNode?
+            weak var last: CacheNode?
+            do {
+                let nodes = try Self.nodes(values, in: byS)
+                first = nodes.first
+                last = nodes.last
+                let built = IndexExactBuild.build(byS, nodes: nodes)
+                #expect((built == nil) == (values.count == 4))
+            }
+            #expect(first == nil && last == nil, "\(values)")
+        }
+    }
+}
