@@ -183,64 +183,90 @@ struct RadixItem: RadixSortable {
     }
 
     /// The first 16 bytes, big-endian and padded with zeros, when they and the byte after
-    /// them are ASCII: no later character can change them in the normalized form.
-    private static func bits(ofASCII bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, isWhole: Bool)? {
-        var high: UInt64 = 0, low: UInt64 = 0
-        var isWhole = bytes.count <= 16
-        for offset in 0..<min(17, bytes.count) {
-            let byte = bytes[offset]
-            if byte >= 0x80 { return nil }
-            if byte == 0 { isWhole = false }
-            if offset < 8 {
-                high |= UInt64(byte) << (56 - 8 * offset)
-            } else if offset < 16 {
-                low |= UInt64(byte) << (56 - 8 * (offset - 8))
-            }
+    /// them are ASCII: no later character can change them in the normalized form. Read as two
+    /// words, tested for non-ASCII and NUL bytes a word at a time.
+    static func bits(ofASCII bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, isWhole: Bool)? {
+        var words: (first: UInt64, second: UInt64) = (0, 0)
+        let prefix = min(16, bytes.count)
+        if let base = bytes.baseAddress {
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: prefix)) }
         }
-        return (high, low, isWhole)
+        let first = UInt64(littleEndian: words.first), second = UInt64(littleEndian: words.second)
+        if (first | second) & highBits != 0 { return nil }
+        if bytes.count > 16, bytes[16] >= 0x80 { return nil }
+        let isWhole = bytes.count <= 16 && !holdsZeroByte(first, bytes: min(8, prefix)) && !holdsZeroByte(second, bytes: max(0, prefix - 8))
+        return (first.byteSwapped, second.byteSwapped, isWhole)
     }
 
-    /// Sorts `items` by their bits (a stable least-significant-digit radix sort that skips
-    /// the bytes all items share).
-    static func sort<Item: RadixSortable>(_ items: inout [Item]) {
+    private static let lowBits: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether one of the first `count` bytes (0...8, in memory order) of an ASCII word is zero.
+    private static func holdsZeroByte(_ word: UInt64, bytes count: Int) -> Bool {
+        // The bytes past `count` made nonzero; then the classic test for a zero byte.
+        let padding: UInt64 = count >= 8 ? 0 : ~0 << (8 * count)
+        let value = word | (padding & lowBits)
+        return (value &- lowBits) & ~value & highBits != 0
+    }
+
+    /// Sorts `items` by their bits: a stable least-significant-digit radix sort, one pass per
+    /// byte in which the items differ (found first by one pass of ORs and ANDs), between the
+    /// items and a buffer that is never initialized as a whole.
+    static func sort<Item: RadixSortable & BitwiseCopyable>(_ items: inout [Item]) {
         let count = items.count
         guard count > 1 else { return }
-        var histograms = [Int](repeating: 0, count: 16 * 256)
-        items.withUnsafeBufferPointer { source in
+        var anyHigh: UInt64 = 0, everyHigh = UInt64.max, anyLow: UInt64 = 0, everyLow = UInt64.max
+        items.withUnsafeBufferPointer { items in
+            for item in items {
+                anyHigh |= item.high
+                everyHigh &= item.high
+                anyLow |= item.low
+                everyLow &= item.low
+            }
+        }
+        // Digit d < 8 is byte d of `low`, digit d >= 8 byte d - 8 of `high` (least significant first).
+        let digits = (0..<16).filter { digit in
+            let differing = digit < 8 ? anyLow ^ everyLow : anyHigh ^ everyHigh
+            return (differing >> (8 * (digit % 8))) & 0xFF != 0
+        }
+        guard !digits.isEmpty else { return }
+        var histograms = [Int](repeating: 0, count: digits.count * 256)
+        items.withUnsafeBufferPointer { items in
             histograms.withUnsafeMutableBufferPointer { counts in
-                for item in source {
-                    for digit in 0..<8 {
-                        counts[digit * 256 + Int(truncatingIfNeeded: (item.low >> (8 * digit)) & 0xFF)] += 1
-                        counts[(8 + digit) * 256 + Int(truncatingIfNeeded: (item.high >> (8 * digit)) & 0xFF)] += 1
-                    }
+                for item in items {
+                    for (slot, digit) in digits.enumerated() { counts[slot * 256 + byte(digit, of: item)] += 1 }
                 }
             }
         }
-        var scratch = items
-        for digit in 0..<16 {
-            let base = digit * 256
-            let first = digit < 8 ? Int(truncatingIfNeeded: (items[0].low >> (8 * digit)) & 0xFF)
-                                  : Int(truncatingIfNeeded: (items[0].high >> (8 * (digit - 8))) & 0xFF)
-            if histograms[base + first] == count { continue }  // every item has this byte
+        items.withUnsafeMutableBufferPointer { items in
+            guard let itemsBase = items.baseAddress else { return }
+            let scratch = UnsafeMutableBufferPointer<Item>.allocate(capacity: count)
+            defer { scratch.deallocate() }
+            guard let scratchBase = scratch.baseAddress else { return }
+            var source = itemsBase, target = scratchBase
             var offsets = [Int](repeating: 0, count: 256)
-            var total = 0
-            for byte in 0..<256 {
-                offsets[byte] = total
-                total += histograms[base + byte]
-            }
-            items.withUnsafeBufferPointer { source in
-                scratch.withUnsafeMutableBufferPointer { target in
-                    offsets.withUnsafeMutableBufferPointer { next in
-                        for item in source {
-                            let byte = digit < 8 ? Int(truncatingIfNeeded: (item.low >> (8 * digit)) & 0xFF)
-                                                 : Int(truncatingIfNeeded: (item.high >> (8 * (digit - 8))) & 0xFF)
-                            target[next[byte]] = item
-                            next[byte] += 1
-                        }
+            for (slot, digit) in digits.enumerated() {
+                var total = 0
+                for byte in 0..<256 {
+                    offsets[byte] = total
+                    total += histograms[slot * 256 + byte]
+                }
+                offsets.withUnsafeMutableBufferPointer { next in
+                    for index in 0..<count {
+                        let item = source[index]
+                        let byte = byte(digit, of: item)
+                        (target + next[byte]).initialize(to: item)
+                        next[byte] += 1
                     }
                 }
+                swap(&source, &target)
             }
-            swap(&items, &scratch)
+            if source != itemsBase { itemsBase.update(from: source, count: count) }
         }
+    }
+
+    @inline(__always)
+    private static func byte<Item: RadixSortable>(_ digit: Int, of item: Item) -> Int {
+        Int(truncatingIfNeeded: ((digit < 8 ? item.low : item.high) >> (8 * (digit % 8))) & 0xFF)
     }
 }

@@ -8,8 +8,10 @@
 /// nodes' order: two reads at random per entry, most of them cache misses on a large store,
 /// and two more arrays as large as the index to fill first.
 ///
-/// Ties keep the order of the nodes' identities, as in every index: the nodes are visited in
-/// that order and the radix sort is stable.
+/// Entries of equal keys are in the order of their nodes' identities, as in every index: each
+/// run of equal bits the sort leaves is sorted by node. The runs are short unless the index
+/// has few distinct keys, and then the standard sort merges the few increasing runs of
+/// addresses a loader leaves its nodes in.
 enum IndexExactBuild {
     struct Built {
         let tree: IndexTree
@@ -31,8 +33,6 @@ enum IndexExactBuild {
     /// that is not exact (then the caller builds it the general way; nothing is kept).
     static func build(_ definition: IndexDefinition, nodes: [CacheNode]) -> Built? {
         guard definition.elements.count == 1, let element = definition.elements.first else { return nil }
-        let identities = nodes.map { UInt64(truncatingIfNeeded: UInt(bitPattern: ObjectIdentifier($0))) }
-        let visit = IndexBulkOrder.tieOrder(identities)
         // Each kept node retained here, while its memory is at hand, and handed to its entry.
         var items: [NodeItem] = []
         items.reserveCapacity(nodes.count)
@@ -41,8 +41,7 @@ enum IndexExactBuild {
         var unindexed = 0
         var kind: Kind?
         var isExact = true
-        scan: for position in visit {
-            let node = nodes[position]
+        scan: for node in nodes {
             guard let key = element.key(in: node.values) else {
                 unindexed += 1
                 continue
@@ -76,6 +75,9 @@ enum IndexExactBuild {
             return nil
         }
         RadixItem.sort(&items)
+        orderTies(&items)
+        nulls.sort { $0.toOpaque() < $1.toOpaque() }
+        nans.sort { $0.toOpaque() < $1.toOpaque() }
         let sortedEnd = nulls.count + items.count
         let tree = IndexTree(count: sortedEnd + nans.count, key: { place in
             if place < nulls.count { return .null }
@@ -88,6 +90,22 @@ enum IndexExactBuild {
             return items[place - nulls.count].node
         })
         return Built(tree: tree, nanCount: nans.count, unindexedCount: unindexed)
+    }
+
+    /// Orders each run of items with equal bits (equal keys) by their nodes' identities.
+    private static func orderTies(_ items: inout [NodeItem]) {
+        items.withUnsafeMutableBufferPointer { items in
+            var start = 0
+            while start < items.count {
+                var end = start + 1
+                while end < items.count, items[end].high == items[start].high, items[end].low == items[start].low { end += 1 }
+                if end - start > 1 {
+                    var run = UnsafeMutableBufferPointer(rebasing: items[start..<end])
+                    run.sort { $0.node.toOpaque() < $1.node.toOpaque() }
+                }
+                start = end
+            }
+        }
     }
 
     /// The string whose bytes the item's bits are: at most 16 ASCII bytes, zeros after them.

@@ -68,4 +68,30 @@ import ServerTestSupport
             #expect(first == nil && last == nil, "\(values)")
         }
     }
+
+    /// The bits of a string, byte by byte: the first 16 bytes big-endian, when they and the
+    /// 17th are ASCII; whole when at most 16 bytes without NUL.
+    static func referenceBits(_ bytes: [UInt8]) -> (high: UInt64, low: UInt64, isWhole: Bool)? {
+        var high: UInt64 = 0, low: UInt64 = 0
+        for (offset, byte) in bytes.prefix(17).enumerated() {
+            if byte >= 0x80 { return nil }
+            if offset < 8 { high |= UInt64(byte) << (56 - 8 * offset) } else if offset < 16 { low |= UInt64(byte) << (56 - 8 * (offset - 8)) }
+        }
+        return (high, low, bytes.count <= 16 && !bytes.prefix(16).contains(0))
+    }
+
+    @Test func theBitsOfAStringReadAWordAtATimeAreThoseReadAByteAtATime() {
+        var rng = SplitMix64(seed: 41)
+        let pool: [UInt8] = [0, 1, 0x20, 0x41, 0x61, 0x7F, 0x80, 0xC3, 0xA9, 0xFF]
+        for length in 0...24 {
+            for _ in 0..<300 {
+                // Mostly ASCII, sometimes one byte of the pool anywhere.
+                var bytes = (0..<length).map { _ in UInt8.random(in: 0x21...0x7E, using: &rng) }
+                if length > 0, Bool.random(using: &rng) { bytes[Int.random(in: 0..<length, using: &rng)] = pool[Int.random(in: 0..<pool.count, using: &rng)] }
+                let bits = bytes.withUnsafeBufferPointer { RadixItem.bits(ofASCII: $0) }
+                let expected = Self.referenceBits(bytes)
+                #expect(bits?.high == expected?.high && bits?.low == expected?.low && bits?.isWhole == expected?.isWhole, "\(bytes)")
+            }
+        }
+    }
 }
