@@ -18,14 +18,20 @@ final class AttributeIndex {
     /// The index of `definition` over `nodes` (all of one concrete entity), built in bulk: the
     /// keys are sorted once (see ``IndexExactBuild`` where it applies, else ``IndexBulkOrder``)
     /// and the leaves filled in order.
-    init(_ definition: IndexDefinition, nodes: [CacheNode]) {
+    convenience init(_ definition: IndexDefinition, nodes: [CacheNode]) {
+        self.init(definition, nodes: IndexedNodes(nodes))
+    }
+
+    /// The index of `definition` over `nodes`, walked in place where the build allows.
+    init(_ definition: IndexDefinition, nodes indexed: IndexedNodes) {
         self.definition = definition
-        if let built = IndexExactBuild.build(definition, nodes: nodes) {
+        if let built = IndexExactBuild.build(definition, nodes: indexed) {
             tree = built.tree
             nanCount = built.nanCount
             unindexedCount = built.unindexedCount
             return
         }
+        let nodes = indexed.array
         let width = definition.elements.count
         var columns = [[IndexKey]](repeating: [], count: width)
         var identities: [UInt64] = []

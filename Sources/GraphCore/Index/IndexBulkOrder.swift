@@ -66,7 +66,7 @@ enum IndexBulkOrder {
     /// The positions ordered by `ties` (ascending): the positions as they are when they are
     /// already; merged when they are a few ascending runs (the nodes a loader made, on a few
     /// threads, lie in a few increasing runs of addresses); else sorted by a radix sort.
-    static func tieOrder(_ ties: [UInt64]) -> [Int] {
+    private static func tieOrder(_ ties: [UInt64]) -> [Int] {
         let descents = zip(ties, ties.dropFirst()).reduce(0) { $0 + ($1.1 < $1.0 ? 1 : 0) }
         if descents == 0 { return Array(ties.indices) }
         if descents < ties.count / 1024 {

@@ -31,7 +31,7 @@ enum IndexExactBuild {
 
     /// The index of `definition` over `nodes`, or nil when it has more than one element or a key
     /// that is not exact (then the caller builds it the general way; nothing is kept).
-    static func build(_ definition: IndexDefinition, nodes: [CacheNode]) -> Built? {
+    static func build(_ definition: IndexDefinition, nodes: IndexedNodes) -> Built? {
         guard definition.elements.count == 1, let element = definition.elements.first else { return nil }
         // Each kept node retained here, while its memory is at hand, and handed to its entry.
         var items: [NodeItem] = []
@@ -41,28 +41,29 @@ enum IndexExactBuild {
         var unindexed = 0
         var kind: Kind?
         var isExact = true
-        scan: for node in nodes {
+        nodes.forEach { node in
+            guard isExact else { return }
             guard let key = element.key(in: node.values) else {
                 unindexed += 1
-                continue
+                return
             }
             let keyKind: Kind
             switch key {
             case .null:
                 nulls.append(.passRetained(node))
-                continue
+                return
             case .nan:
                 nans.append(.passRetained(node))
-                continue
+                return
             case .int: keyKind = .int
             case .string: keyKind = .string
             default:
                 isExact = false
-                break scan
+                return
             }
             guard kind == nil || kind == keyKind, let bits = RadixItem.bits(of: key), bits.isWhole else {
                 isExact = false
-                break scan
+                return
             }
             kind = keyKind
             items.append(NodeItem(high: bits.high, low: bits.low, node: .passRetained(node)))

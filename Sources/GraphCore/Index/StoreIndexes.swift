@@ -8,17 +8,21 @@ struct StoreIndexes {
     var isStale = true
 
     /// Builds every index from the nodes, in bulk, independent indexes side by side.
-    mutating func rebuild(model: ObjectModel?, nodes: (String) -> [CacheNode], entityNames: [String]) {
+    mutating func rebuild(model: ObjectModel?, nodes: (String) -> IndexedNodes, entityNames: [String]) {
         byEntity = [:]
         isStale = false
         guard let model else { return }
-        var jobs: [(entity: String, definition: IndexDefinition, nodes: [CacheNode])] = []
+        var jobs: [(entity: String, definition: IndexDefinition, nodes: IndexedNodes)] = []
         for name in entityNames {
             guard let entity = model.entity(named: name) else { continue }
             let definitions = IndexDefinition.all(of: entity)
             guard !definitions.isEmpty else { continue }
             let entityNodes = nodes(name)
-            jobs += definitions.map { (name, $0, entityNodes) }
+            for (position, definition) in definitions.enumerated() {
+                var walked = entityNodes
+                walked.backwards = position % 2 == 1
+                jobs.append((name, definition, walked))
+            }
         }
         let built = IndexBuildJobs.map(jobs, size: \.nodes.count) { AttributeIndex($0.definition, nodes: $0.nodes) }
         for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }

@@ -54,7 +54,10 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Rebuilds the indexes when nodes were added or removed outside a save.
     func refreshIndexes() {
         guard storeIndexes.isStale else { return }
-        storeIndexes.rebuild(model: model, nodes: { [nodesByEntity] in nodesByEntity[$0]?.values ?? [] },
+        storeIndexes.rebuild(model: model, nodes: { [nodesByEntity] name in
+            guard let table = nodesByEntity[name] else { return IndexedNodes([]) }
+            return IndexedNodes(count: table.count) { table.forEach(backwards: $0, $1) }
+        },
                              entityNames: model?.entities.map(\.name) ?? [])
     }
 

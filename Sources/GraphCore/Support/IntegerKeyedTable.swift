@@ -83,9 +83,15 @@ struct IntegerKeyedTable<Element> {
         }
     }
 
-    /// Calls `body` with every element: dense keys in increasing order, then the others.
-    func forEach(_ body: (Element) throws -> Void) rethrows {
-        for slot in slots { if let element = slot { try body(element) } }
-        for element in sparse.values { try body(element) }
+    /// Calls `body` with every element: dense keys in increasing order, then the others;
+    /// `backwards`, in the opposite order.
+    func forEach(backwards: Bool = false, _ body: (Element) throws -> Void) rethrows {
+        if backwards {
+            for element in sparse.values.reversed() { try body(element) }
+            for slot in slots.reversed() { if let element = slot { try body(element) } }
+        } else {
+            for slot in slots { if let element = slot { try body(element) } }
+            for element in sparse.values { try body(element) }
+        }
     }
 }

@@ -87,10 +87,16 @@ struct ObjectIDTable<Element> {
         return all
     }
 
-    /// Calls `body` with every element, in no particular order.
-    func forEach(_ body: (Element) throws -> Void) rethrows {
-        for partition in partitions { try partition.table.forEach(body) }
-        for element in others.values { try body(element) }
+    /// Calls `body` with every element, in no particular order; `backwards`, in the opposite
+    /// order (two threads walking one table from its two ends share no memory until they meet).
+    func forEach(backwards: Bool = false, _ body: (Element) throws -> Void) rethrows {
+        if backwards {
+            for element in others.values.reversed() { try body(element) }
+            for partition in partitions.reversed() { try partition.table.forEach(backwards: true, body) }
+        } else {
+            for partition in partitions { try partition.table.forEach(body) }
+            for element in others.values { try body(element) }
+        }
     }
 
     /// How many elements have temporary IDs.

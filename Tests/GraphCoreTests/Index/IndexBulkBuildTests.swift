@@ -194,7 +194,7 @@ import ServerTestSupport
         let nodes = try Self.nodes((0..<count).map { .int(Int64($0 % 1_000)) }, at: 1, model: model)
         let entity = try #require(model.entity(named: "Item"))
         var indexes = StoreIndexes()
-        indexes.rebuild(model: model, nodes: { $0 == "Item" ? nodes : [] }, entityNames: ["Item"])
+        indexes.rebuild(model: model, nodes: { IndexedNodes($0 == "Item" ? nodes : []) }, entityNames: ["Item"])
         let built = try #require(indexes.byEntity["Item"])
         #expect(built.map(\.name) == IndexDefinition.all(of: entity).map(\.name))
         let byI = try #require(indexes.index(ofEntity: "Item", firstKey: "i"))

@@ -28,7 +28,7 @@ import ServerTestSupport
         ]
         for (definition, values) in taken {
             let nodes = try Self.nodes(values, in: definition)
-            let built = try #require(IndexExactBuild.build(definition, nodes: nodes.shuffled()), "\(values)")
+            let built = try #require(IndexExactBuild.build(definition, nodes: IndexedNodes(nodes.shuffled())), "\(values)")
             let inserted = AttributeIndex(definition, nodes: [])
             for node in nodes { inserted.insert(node) }
             #expect(built.tree.leaves.joined().map { ObjectIdentifier($0.node) } == inserted.tree.leaves.joined().map { ObjectIdentifier($0.node) })
@@ -47,7 +47,7 @@ import ServerTestSupport
             (try Self.definition("byCW"), [.int(1)]),                   // two elements
         ]
         for (definition, values) in left {
-            #expect(IndexExactBuild.build(definition, nodes: try Self.nodes(values, in: definition)) == nil, "\(values)")
+            #expect(IndexExactBuild.build(definition, nodes: IndexedNodes(try Self.nodes(values, in: definition))) == nil, "\(values)")
         }
     }
 
@@ -62,7 +62,7 @@ import ServerTestSupport
                 let nodes = try Self.nodes(values, in: byS)
                 first = nodes.first
                 last = nodes.last
-                let built = IndexExactBuild.build(byS, nodes: nodes)
+                let built = IndexExactBuild.build(byS, nodes: IndexedNodes(nodes))
                 #expect((built == nil) == (values.count == 4))
             }
             #expect(first == nil && last == nil, "\(values)")
