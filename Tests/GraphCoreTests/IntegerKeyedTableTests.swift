@@ -27,6 +27,9 @@ import Testing
         var seen: [Int] = []
         table.forEach { seen.append($0) }
         #expect(seen.sorted() == reference.values.sorted())
+        var backwards: [Int] = []
+        table.forEach(backwards: true) { backwards.append($0) }
+        #expect(backwards == seen.reversed())
     }
 
     @Test func aKeyStoredApartMovesIntoTheArrayWhenTheArrayReachesIt() {
