@@ -57,9 +57,11 @@ final class AttributeIndex {
             IndexBulkOrder.positions(ofColumns: columns, ties: identities, tieLess: { identity[$0] < identity[$1] })
         }
         // `order` is a permutation of the kept positions: each retain is taken over exactly once.
-        tree = IndexTree(count: order.count, key: { columns[0][order[$0]] },
-                         rest: { place in width == 1 ? [] : (1..<width).map { columns[$0][order[place]] } },
-                         retainedNode: { retained[order[$0]] })
+        // Constants from here: the fill's closures read them without exclusivity checks.
+        let (keyColumns, retainedNodes) = (columns, retained)
+        tree = IndexTree(count: order.count, key: { keyColumns[0][order[$0]] },
+                         rest: { place in width == 1 ? [] : (1..<width).map { keyColumns[$0][order[place]] } },
+                         retainedNode: { retainedNodes[order[$0]] })
     }
 
     static func holdsNaN(_ first: IndexKey, _ rest: [IndexKey]) -> Bool {

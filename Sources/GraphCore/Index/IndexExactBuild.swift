@@ -79,18 +79,20 @@ enum IndexExactBuild {
         orderTies(&items)
         nulls.sort { $0.toOpaque() < $1.toOpaque() }
         nans.sort { $0.toOpaque() < $1.toOpaque() }
-        let sortedEnd = nulls.count + items.count
-        let tree = IndexTree(count: sortedEnd + nans.count, key: { place in
-            if place < nulls.count { return .null }
+        // Constants from here: the fill's closures read them without exclusivity checks.
+        let sorted = items, nullNodes = nulls, nanNodes = nans, isInteger = kind == .int
+        let sortedEnd = nullNodes.count + sorted.count
+        let tree = IndexTree(count: sortedEnd + nanNodes.count, key: { place in
+            if place < nullNodes.count { return .null }
             if place >= sortedEnd { return .nan }
-            let item = items[place - nulls.count]
-            return kind == .int ? .int(Int64(bitPattern: item.high ^ (1 << 63))) : .string(string(item))
+            let item = sorted[place - nullNodes.count]
+            return isInteger ? .int(Int64(bitPattern: item.high ^ (1 << 63))) : .string(string(item))
         }, rest: { _ in [] }, retainedNode: { place in
-            if place < nulls.count { return nulls[place] }
-            if place >= sortedEnd { return nans[place - sortedEnd] }
-            return items[place - nulls.count].node
+            if place < nullNodes.count { return nullNodes[place] }
+            if place >= sortedEnd { return nanNodes[place - sortedEnd] }
+            return sorted[place - nullNodes.count].node
         })
-        return Built(tree: tree, nanCount: nans.count, unindexedCount: unindexed)
+        return Built(tree: tree, nanCount: nanNodes.count, unindexedCount: unindexed)
     }
 
     /// Orders each run of items with equal bits (equal keys) by their nodes' identities.

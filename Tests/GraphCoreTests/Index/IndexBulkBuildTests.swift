@@ -208,4 +208,28 @@ import ServerTestSupport
             return -1
         }.sorted())
     }
+
+    @Test func aLargeBulkBuiltTreeIsInOrderWithItsLeavesHalfFullAndTheirLastEntries() throws {
+        let count = IndexBuildJobs.parallelThreshold * 2 + 77
+        let model = try IndexFixture.model(indexed: true)
+        let item = try #require(model.entity(named: "Item"))
+        var rng = SplitMix64(seed: 29)
+        for name in ["byI", "byD"] {  // the exact build, and the general one (doubles)
+            let definition = try #require(IndexDefinition.all(of: item).first { $0.name == name })
+            let values: [Value] = (0..<count).map { _ in
+                name == "byI" ? .int(Int64.random(in: 0..<5_000, using: &rng)) : .double(Double(Int.random(in: 0..<5_000, using: &rng)) / 4)
+            }
+            let nodes = try Self.nodes(values, at: definition.elements[0].propertyIndex, model: model)
+            let index = AttributeIndex(definition, nodes: nodes)
+            let tree = index.tree
+            let entries = Array(tree.leaves.joined())
+            #expect(entries.count == count && tree.count == count)
+            #expect(zip(entries, entries.dropFirst()).allSatisfy { IndexEntry.order($0, $1) < 0 }, "\(name)")
+            #expect(Set(entries.map { ObjectIdentifier($0.node) }) == Set(nodes.map { ObjectIdentifier($0) }))
+            #expect(tree.leaves.dropLast().allSatisfy { $0.count == IndexTree.leafCapacity / 2 })
+            #expect(tree.lasts.count == tree.leaves.count && tree.lastBits.count == tree.leaves.count)
+            for (leaf, last) in zip(tree.leaves, tree.lasts) { #expect(leaf.last?.node === last.node) }
+            #expect(zip(tree.lasts, tree.lastBits).allSatisfy { IndexSearchBits.of($0.key) == $1 })
+        }
+    }
 }
