@@ -213,16 +213,19 @@ struct RadixItem: RadixSortable {
     /// byte in which the items differ (found first by one pass of ORs and ANDs), between the
     /// items and a buffer that is never initialized as a whole.
     static func sort<Item: RadixSortable & BitwiseCopyable>(_ items: inout [Item]) {
+        items.withUnsafeMutableBufferPointer { sort($0) }
+    }
+
+    /// Sorts the items in place, as ``sort(_:)-([Item])`` does.
+    static func sort<Item: RadixSortable & BitwiseCopyable>(_ items: UnsafeMutableBufferPointer<Item>) {
         let count = items.count
         guard count > 1 else { return }
         var anyHigh: UInt64 = 0, everyHigh = UInt64.max, anyLow: UInt64 = 0, everyLow = UInt64.max
-        items.withUnsafeBufferPointer { items in
-            for item in items {
-                anyHigh |= item.high
-                everyHigh &= item.high
-                anyLow |= item.low
-                everyLow &= item.low
-            }
+        for item in items {
+            anyHigh |= item.high
+            everyHigh &= item.high
+            anyLow |= item.low
+            everyLow &= item.low
         }
         // Digit d < 8 is byte d of `low`, digit d >= 8 byte d - 8 of `high` (least significant first).
         let digits = (0..<16).filter { digit in
@@ -231,38 +234,34 @@ struct RadixItem: RadixSortable {
         }
         guard !digits.isEmpty else { return }
         var histograms = [Int](repeating: 0, count: digits.count * 256)
-        items.withUnsafeBufferPointer { items in
-            histograms.withUnsafeMutableBufferPointer { counts in
-                for item in items {
-                    for (slot, digit) in digits.enumerated() { counts[slot * 256 + byte(digit, of: item)] += 1 }
-                }
+        histograms.withUnsafeMutableBufferPointer { counts in
+            for item in items {
+                for (slot, digit) in digits.enumerated() { counts[slot * 256 + byte(digit, of: item)] += 1 }
             }
         }
-        items.withUnsafeMutableBufferPointer { items in
-            guard let itemsBase = items.baseAddress else { return }
-            let scratch = UnsafeMutableBufferPointer<Item>.allocate(capacity: count)
-            defer { scratch.deallocate() }
-            guard let scratchBase = scratch.baseAddress else { return }
-            var source = itemsBase, target = scratchBase
-            var offsets = [Int](repeating: 0, count: 256)
-            for (slot, digit) in digits.enumerated() {
-                var total = 0
-                for byte in 0..<256 {
-                    offsets[byte] = total
-                    total += histograms[slot * 256 + byte]
-                }
-                offsets.withUnsafeMutableBufferPointer { next in
-                    for index in 0..<count {
-                        let item = source[index]
-                        let byte = byte(digit, of: item)
-                        (target + next[byte]).initialize(to: item)
-                        next[byte] += 1
-                    }
-                }
-                swap(&source, &target)
+        guard let itemsBase = items.baseAddress else { return }
+        let scratch = HugePageBuffer<Item>(capacity: count)
+        defer { scratch.deallocate() }
+        guard let scratchBase = scratch.elements.baseAddress else { return }
+        var source = itemsBase, target = scratchBase
+        var offsets = [Int](repeating: 0, count: 256)
+        for (slot, digit) in digits.enumerated() {
+            var total = 0
+            for byte in 0..<256 {
+                offsets[byte] = total
+                total += histograms[slot * 256 + byte]
             }
-            if source != itemsBase { itemsBase.update(from: source, count: count) }
+            offsets.withUnsafeMutableBufferPointer { next in
+                for index in 0..<count {
+                    let item = source[index]
+                    let byte = byte(digit, of: item)
+                    (target + next[byte]).initialize(to: item)
+                    next[byte] += 1
+                }
+            }
+            swap(&source, &target)
         }
+        if source != itemsBase { itemsBase.update(from: source, count: count) }
     }
 
     @inline(__always)

@@ -34,8 +34,9 @@ enum IndexExactBuild {
     static func build(_ definition: IndexDefinition, nodes: IndexedNodes) -> Built? {
         guard definition.elements.count == 1, let element = definition.elements.first else { return nil }
         // Each kept node retained here, while its memory is at hand, and handed to its entry.
-        var items: [NodeItem] = []
-        items.reserveCapacity(nodes.count)
+        let buffer = HugePageBuffer<NodeItem>(capacity: nodes.count)
+        defer { buffer.deallocate() }
+        var itemCount = 0
         var nulls: [Unmanaged<CacheNode>] = []
         var nans: [Unmanaged<CacheNode>] = []
         var unindexed = 0
@@ -66,8 +67,14 @@ enum IndexExactBuild {
                 return
             }
             kind = keyKind
-            items.append(NodeItem(high: bits.high, low: bits.low, node: .passRetained(node)))
+            guard itemCount < buffer.elements.count, let base = buffer.elements.baseAddress else {
+                isExact = false  // more nodes than counted: a table changed while walked
+                return
+            }
+            (base + itemCount).initialize(to: NodeItem(high: bits.high, low: bits.low, node: .passRetained(node)))
+            itemCount += 1
         }
+        let items = UnsafeMutableBufferPointer(rebasing: buffer.elements[0..<itemCount])
         // NaN sorts between numbers and strings: only an index of numbers takes it after them.
         if kind == .string && !nans.isEmpty { isExact = false }
         guard isExact else {
@@ -75,12 +82,12 @@ enum IndexExactBuild {
             for node in nulls + nans { node.release() }
             return nil
         }
-        RadixItem.sort(&items)
-        orderTies(&items)
+        RadixItem.sort(items)
+        orderTies(items)
         nulls.sort { $0.toOpaque() < $1.toOpaque() }
         nans.sort { $0.toOpaque() < $1.toOpaque() }
         // Constants from here: the fill's closures read them without exclusivity checks.
-        let sorted = items, nullNodes = nulls, nanNodes = nans, isInteger = kind == .int
+        let sorted = UnsafeBufferPointer(items), nullNodes = nulls, nanNodes = nans, isInteger = kind == .int
         let sortedEnd = nullNodes.count + sorted.count
         let tree = IndexTree(count: sortedEnd + nanNodes.count, key: { place in
             if place < nullNodes.count { return .null }
@@ -96,18 +103,16 @@ enum IndexExactBuild {
     }
 
     /// Orders each run of items with equal bits (equal keys) by their nodes' identities.
-    private static func orderTies(_ items: inout [NodeItem]) {
-        items.withUnsafeMutableBufferPointer { items in
-            var start = 0
-            while start < items.count {
-                var end = start + 1
-                while end < items.count, items[end].high == items[start].high, items[end].low == items[start].low { end += 1 }
-                if end - start > 1 {
-                    var run = UnsafeMutableBufferPointer(rebasing: items[start..<end])
-                    run.sort { $0.node.toOpaque() < $1.node.toOpaque() }
-                }
-                start = end
+    private static func orderTies(_ items: UnsafeMutableBufferPointer<NodeItem>) {
+        var start = 0
+        while start < items.count {
+            var end = start + 1
+            while end < items.count, items[end].high == items[start].high, items[end].low == items[start].low { end += 1 }
+            if end - start > 1 {
+                var run = UnsafeMutableBufferPointer(rebasing: items[start..<end])
+                run.sort { $0.node.toOpaque() < $1.node.toOpaque() }
             }
+            start = end
         }
     }
 
