@@ -216,7 +216,7 @@ struct RadixItem: RadixSortable {
         items.withUnsafeMutableBufferPointer { sort($0) }
     }
 
-    /// Sorts the items in place, as ``sort(_:)-([Item])`` does.
+    /// Sorts the items of a buffer in place, as the sort of an array does.
     static func sort<Item: RadixSortable & BitwiseCopyable>(_ items: UnsafeMutableBufferPointer<Item>) {
         let count = items.count
         guard count > 1 else { return }

@@ -54,11 +54,11 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// Rebuilds the indexes when nodes were added or removed outside a save.
     func refreshIndexes() {
         guard storeIndexes.isStale else { return }
-        storeIndexes.rebuild(model: model, nodes: { [nodesByEntity] name in
-            guard let table = nodesByEntity[name] else { return IndexedNodes([]) }
+        let tables = nodesByEntity
+        storeIndexes.rebuild(model: model, nodes: { name in
+            guard let table = tables[name] else { return IndexedNodes([]) }
             return IndexedNodes(count: table.count) { table.forEach(backwards: $0, $1) }
-        },
-                             entityNames: model?.entities.map(\.name) ?? [])
+        }, entityNames: model?.entities.map(\.name) ?? [])
     }
 
     // MARK: - Hooks for subclasses
