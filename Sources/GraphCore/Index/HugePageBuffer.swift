@@ -27,7 +27,7 @@ struct HugePageBuffer<Element: BitwiseCopyable> {
             mapping = nil
             return
         }
-        let offset = (huge - Int(bitPattern: UInt(bitPattern: mapped) % UInt(huge))) % huge
+        let offset = (huge - Int(bitPattern: UInt(bitPattern: mapped) % UInt(bitPattern: huge))) % huge
         let start = mapped + offset
         _ = madvise(start, bytes, MADV_HUGEPAGE)
         elements = UnsafeMutableBufferPointer(start: start.bindMemory(to: Element.self, capacity: capacity), count: capacity)
