@@ -73,6 +73,19 @@ import Testing
         #expect { try XcodeFixtures.importing(xml) } throws: { "\($0)".contains("a document type declaration") }
     }
 
+    @Test(arguments: ["<?xmlcodeGeneration?>\n<model/>", "<?xml?>\n<model/>", "<?xml-stylesheet?>\n<model/>",
+                      "\u{FEFF}<?x?>\n<model/>", "<?xmlx version=\"1.0\"?>\n<model/>"])
+    func aProcessingInstructionAtTheStartThatIsNotTheDeclarationIsRefused(_ xml: String) {
+        // Foundation's XMLParser crashes on a processing instruction without data; one at the
+        // very start must not pass for the XML declaration.
+        #expect { try XcodeFixtures.importing(xml) } throws: { "\($0)".contains("a processing instruction '<?' that is not the XML declaration") }
+    }
+
+    @Test(arguments: ["<?xml version=\"1.0\"?>\n<model/>", "<?xml\tversion=\"1.0\"?><model/>", "\u{FEFF}<?xml\nversion=\"1.0\"?>\n<model/>"])
+    func theXMLDeclarationWithAnyBlankIsRead(_ xml: String) throws {
+        _ = try XcodeFixtures.importing(xml)
+    }
+
     @Test func deeplyNestedElementsAreRefused() {
         let xml = String(repeating: "<model>", count: 200) + String(repeating: "</model>", count: 200)
         #expect(throws: ModelError.self) { try XcodeFixtures.importing(xml) }

@@ -79,7 +79,13 @@ enum XMLTree {
                 throw XMLTreeError(line: line, column: column + 1, reason: "the file is not UTF-8 text (Xcode writes model files in UTF-8)")
             }
         }
-        guard prefix.hasPrefix("<?xml") || prefix.hasPrefix("\u{FEFF}<?xml"),
+        let declaration = prefix.hasPrefix("\u{FEFF}") ? prefix.dropFirst() : Substring(prefix)
+        if declaration.hasPrefix("<?") && !isXMLDeclaration(declaration) {
+            // libxml2 takes `<?` at the start for the XML declaration only when `xml` and a
+            // blank follow; anything else there is a processing instruction.
+            throw XMLTreeError(line: 1, column: 1, reason: "a processing instruction '<?' that is not the XML declaration '<?xml '; a model file has none but the XML declaration")
+        }
+        guard declaration.hasPrefix("<?xml"),
               let end = prefix.range(of: "?>"), let key = prefix.range(of: "encoding", range: prefix.startIndex..<end.lowerBound)
         else { return }
         let rest = prefix[key.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "=" || $0 == "\t" }
@@ -88,6 +94,13 @@ enum XMLTree {
         guard ["utf-8", "utf8"].contains(name.lowercased()) else {
             throw XMLTreeError(line: 1, column: 1, reason: "the file declares encoding \"\(name)\"; the importer reads UTF-8 only, as Xcode writes")
         }
+    }
+
+    /// Whether `text` starts with the XML declaration: `<?xml` and a blank, as libxml2 reads it.
+    private static func isXMLDeclaration(_ text: Substring) -> Bool {
+        let scalars = Array(text.unicodeScalars.prefix(6))
+        return scalars.count == 6 && String(String.UnicodeScalarView(scalars[..<5])) == "<?xml"
+            && [" ", "\t", "\r", "\n"].contains(scalars[5])
     }
 
     private static func describe(_ error: Error) -> String {
