@@ -5,7 +5,7 @@
 /// a save's write has pushed out of the cache). Here the places of all entries are found
 /// first: the searches for their leaves interleaved step by step (each step of every search
 /// before the next step, so that the misses of different searches are in flight together),
-/// then the search within each leaf, one after another. Then each leaf takes
+/// then the searches within the leaves, interleaved the same way. Then each leaf takes
 /// its entries from the last place to the first (an earlier place stays valid), and a leaf
 /// that grew past ``IndexTree/leafCapacity`` splits into leaves of at most that many.
 ///
@@ -48,7 +48,7 @@ extension IndexTree {
         let length = leaves[leaf].count
         let pieces = (length + Self.leafCapacity - 1) / Self.leafCapacity
         let cuts = (0...pieces).map { length * $0 / pieces }
-        let uppers = (1..<pieces).map { Array(leaves[leaf][cuts[$0]..<cuts[$0 + 1]]) }
+        let uppers = (1..<pieces).map { Self.newLeaf(leaves[leaf][cuts[$0]..<cuts[$0 + 1]]) }
         leaves[leaf].removeSubrange(cuts[1]...)
         setLast(leaf)
         leaves.insert(contentsOf: uppers, at: leaf + 1)
@@ -74,32 +74,58 @@ extension IndexTree {
                         }
                     }
                 }
+                var inLeaves: [Int] = []
                 for target in bounds.indices {
                     let leaf = bounds[target].low
                     if leaf == leaves.count {
                         places[target] = IndexPosition(leaf: leaves.count - 1, offset: leaves[leaves.count - 1].count)
-                        bounds[target] = (0, 0)
                     } else {
                         places[target].leaf = leaf
-                        bounds[target] = (0, leaves[leaf].count)
+                        inLeaves.append(target)
                     }
                 }
-                // The offset in the leaf, one search after another: each reads its leaf's
-                // entries in place (no copy, so no retain of their nodes).
-                for target in bounds.indices where bounds[target].high > 0 {
-                    places[target].offset = leaves[places[target].leaf].withUnsafeBufferPointer { leaf -> Int in
-                        guard let base = leaf.baseAddress else { return 0 }
-                        var low = 0, high = leaf.count
-                        while low < high {
-                            let mid = (low + high) / 2
-                            if Self.isAfter(base + mid, targets + target) { high = mid } else { low = mid + 1 }
+                // The offset in the leaf: the searches interleaved too, a group at a time, each
+                // reading its leaf's entries in place (no copy, so no retain of their nodes).
+                // Each leaf's length first, in a tight loop: its buffer's header is a cache miss
+                // that these loads take together (in the nested calls below, one after another).
+                let lengths = inLeaves.map { leaves[places[$0].leaf].count }
+                var groupStart = 0
+                while groupStart < inLeaves.count {
+                    let group = inLeaves[groupStart..<min(groupStart + Self.searchGroup, inLeaves.count)]
+                    withLeaves(group.map { places[$0].leaf }) { leafEntries in
+                        var groupBounds = lengths[group.indices].map { (low: 0, high: $0) }
+                        groupBounds.withUnsafeMutableBufferPointer { groupBounds in
+                            Self.search(groupBounds) { member, probe in
+                                guard let base = leafEntries[member].baseAddress else { return true }
+                                return Self.isAfter(base + probe, targets + group[group.startIndex + member])
+                            }
                         }
-                        return low
+                        for (member, target) in group.enumerated() { places[target].offset = groupBounds[member].low }
                     }
+                    groupStart += Self.searchGroup
                 }
             }
         }
         return places
+    }
+
+    /// How many searches within leaves run side by side: enough to keep the core's outstanding
+    /// cache misses busy; each holds a closure's frame of ``withLeaves(_:_:)`` on the stack.
+    private static let searchGroup = 32
+
+    /// Calls `body` with the entries of each leaf numbered in `numbers`, in place, all at once
+    /// (one `withUnsafeBufferPointer` inside the other).
+    private func withLeaves(_ numbers: [Int], _ body: ([UnsafeBufferPointer<IndexEntry>]) -> Void) {
+        var buffers: [UnsafeBufferPointer<IndexEntry>] = []
+        buffers.reserveCapacity(numbers.count)
+        func nest(_ position: Int) {
+            guard position < numbers.count else { return body(buffers) }
+            leaves[numbers[position]].withUnsafeBufferPointer { entries in
+                buffers.append(entries)
+                nest(position + 1)
+            }
+        }
+        nest(0)
     }
 
     /// Runs binary searches side by side, one step of each in turn: search `t` narrows

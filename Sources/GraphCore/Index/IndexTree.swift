@@ -46,6 +46,9 @@ struct IndexPosition: Comparable {
 /// last entry (two cache misses a step on a large tree).
 struct IndexTree {
     static let leafCapacity = 256
+    /// Room a new leaf gets beyond its entries: the first inserts into a leaf that a build or a
+    /// split made need no new buffer (a bigger one, its page faults, a copy of the leaf).
+    static let leafRoom = leafCapacity / 8
     // Set only here and in the batch insert (`IndexTree+Batch.swift`).
     var leaves: [[IndexEntry]] = []
     /// `lasts[l]` is the last entry of `leaves[l]` (a leaf is never empty): kept by every change.
@@ -65,7 +68,7 @@ struct IndexTree {
     /// keys `key(i)` and `rest(i)` and the node `retainedNode(i)`, retained once for its entry (the
     /// retain is handed over: the entries are filled without touching the nodes, which in index
     /// order lie at random in memory). Leaves half full (room for inserts before the first splits),
-    /// filled in order.
+    /// filled in order, each with ``leafRoom`` to spare.
     init(count: Int, key: (Int) -> IndexKey, rest: (Int) -> [IndexKey], retainedNode: (Int) -> Unmanaged<CacheNode>) {
         let half = Self.leafCapacity / 2
         leaves.reserveCapacity((count + half - 1) / half)
@@ -74,7 +77,7 @@ struct IndexTree {
         var start = 0
         while start < count {
             let end = min(start + half, count)
-            let leaf = [IndexEntry](unsafeUninitializedCapacity: end - start) { buffer, initialized in
+            let leaf = [IndexEntry](unsafeUninitializedCapacity: end - start + Self.leafRoom) { buffer, initialized in
                 initialized = 0
                 guard let base = buffer.baseAddress else { return }
                 for position in start..<end {
@@ -205,12 +208,20 @@ struct IndexTree {
         leaves[position.leaf].insert(entry, at: position.offset)
         if position.offset == leaves[position.leaf].count - 1 { setLast(position.leaf) }
         if leaves[position.leaf].count > Self.leafCapacity {
-            let upper = Array(leaves[position.leaf][(Self.leafCapacity / 2)...])
+            let upper = Self.newLeaf(leaves[position.leaf][(Self.leafCapacity / 2)...])
             leaves[position.leaf].removeSubrange((Self.leafCapacity / 2)...)
             leaves.insert(upper, at: position.leaf + 1)
             setLast(position.leaf)
             insertLasts(of: [upper], at: position.leaf + 1)
         }
+    }
+
+    /// A leaf of `entries`, with ``leafRoom`` to spare.
+    static func newLeaf(_ entries: ArraySlice<IndexEntry>) -> [IndexEntry] {
+        var leaf: [IndexEntry] = []
+        leaf.reserveCapacity(entries.count + leafRoom)
+        leaf.append(contentsOf: entries)
+        return leaf
     }
 
     /// Removes the entry of `node` under `key` and `rest`; false when there is none.
