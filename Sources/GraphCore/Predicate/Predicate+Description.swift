@@ -59,8 +59,9 @@ extension Expression {
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(\(collection), $\(variable), \(predicate))"
         case .function(let function, let arguments):
+            if let negated = negatedOperand { return "-" + Self.prefixOperand(negated) }
             if function.infixOperator != nil, arguments.count == 2 { return infixText(minimumLevel: 0) }
-            if function == .onesComplement, arguments.count == 1 { return "~\(Self.operand(arguments[0]))" }
+            if function == .onesComplement, arguments.count == 1 { return "~" + Self.prefixOperand(arguments[0]) }
             // `sqrt(x)`, `now()`, `modulus:by:(a, b)`: the call spelling that names the function.
             let selector = function.rawValue
             let name = selector.split(separator: ":").count > 1 || !selector.hasSuffix(":") ? selector : String(selector.dropLast())
@@ -81,15 +82,57 @@ extension Expression {
         }
     }
 
-    /// An expression as the operand of a prefix or postfix operator: a negative number
-    /// and an operator's function keep parentheses around them.
+    /// An expression as the operand of a postfix operator (`.key`, `[i]`, `.@count`): a negative
+    /// number, an infix operator's function and a prefix operator's keep parentheses around them.
     static func operand(_ expression: Expression) -> String {
         switch expression {
         case .constant(.int(let i)) where i < 0: return "(\(expression))"
         case .constant(.double(let d)) where d.sign == .minus: return "(\(expression))"
         case .function(let function, let arguments) where function.infixOperator != nil && arguments.count == 2:
             return "(\(expression))"
+        case .function(.onesComplement, let arguments) where arguments.count == 1:
+            return "(\(expression))"
         default: return expression.description
+        }
+    }
+
+    /// An expression as the operand of a prefix operator (`-`, `~`): as after a postfix one,
+    /// except that a prefix operator's function needs no parentheses (`--x`, `~-x`), so a chain
+    /// of them prints as deep as the parser nests it.
+    static func prefixOperand(_ expression: Expression) -> String {
+        if expression.negatedOperand != nil { return expression.description }
+        if case .function(.onesComplement, let arguments) = expression, arguments.count == 1 { return expression.description }
+        return operand(expression)
+    }
+
+    /// `x` when this is `0 - x` that prints as `-x`, the way the parser reads a unary minus:
+    /// one level of nesting, not the two of `0 - (x)`. Not when `x` is a number (the parser
+    /// takes `-` and a number for a negative number) or its text starts with one (the lexer
+    /// would join the two).
+    var negatedOperand: Expression? {
+        guard case .function(.subtract, let arguments) = self, arguments.count == 2, case .constant(.int(0)) = arguments[0] else {
+            return nil
+        }
+        let operand = arguments[1]
+        switch operand {
+        case .constant(.int), .constant(.double): return nil
+        default: break
+        }
+        return operand.printsLeadingNumber ? nil : operand
+    }
+
+    /// Whether the text of this expression as a prefix operator's operand starts with a
+    /// number: a number's key, element or aggregate (`5.x`, `5[0]`), unparenthesized.
+    private var printsLeadingNumber: Bool {
+        switch self {
+        case .path(let base, _), .index(let base, _), .aggregate(_, let base, _):
+            switch base {
+            case .constant(.int(let i)): return i >= 0
+            case .constant(.double(let d)): return d.isFinite && d.sign == .plus
+            case .path, .index, .aggregate: return base.printsLeadingNumber
+            default: return false
+            }
+        default: return false
         }
     }
 
@@ -113,7 +156,8 @@ extension Expression {
         }
         let level = Self.infixLevel(function)
         func side(_ expression: Expression, _ minimum: Int) -> String {
-            if case .function(let inner, let innerArguments) = expression, inner.infixOperator != nil, innerArguments.count == 2 {
+            if case .function(let inner, let innerArguments) = expression, inner.infixOperator != nil, innerArguments.count == 2,
+               expression.negatedOperand == nil {
                 return expression.infixText(minimumLevel: minimum)
             }
             return expression.description

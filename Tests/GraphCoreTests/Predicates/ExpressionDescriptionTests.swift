@@ -14,7 +14,18 @@ import Testing
             ("2 + 3 * plays == 152", "2 + 3 * plays == 152"),
             ("(plays & 2) | 1 == 3", "plays & 2 | 1 == 3"),
             ("plays & (2 | 1) == 3", "plays & (2 | 1) == 3"),
-            ("-plays == -50", "0 - plays == -50"),
+            ("-plays == -50", "-plays == -50"),
+            ("0 - plays == -50", "-plays == -50"),
+            ("--plays == 50", "--plays == 50"),
+            ("~-~plays == 0", "~-~plays == 0"),
+            ("-(plays + 1) * 2 == 0", "-(plays + 1) * 2 == 0"),
+            ("3 - -plays == 0", "3 - -plays == 0"),
+            ("(-plays).x == 0", "(-plays).x == 0"),
+            ("(~plays).x == 0", "(~plays).x == 0"),
+            ("0 - 5 == -5", "0 - 5 == -5"),
+            ("0 - (-5) == 5", "0 - -5 == 5"),
+            ("0 - 5.x == 0", "0 - 5.x == 0"),
+            ("0 - 9223372036854775807 - 1 == 0", "0 - 9223372036854775807 - 1 == 0"),
             ("~(plays + 1) == 0", "~(plays + 1) == 0"),
             ("(plays + 1).x == 0", "(plays + 1).x == 0"),
             ("plays ** -1 == 0.5", "plays ** -1 == 0.5"),
@@ -33,6 +44,19 @@ import Testing
         let predicate = try GraphCore.Predicate(format: format)
         #expect(predicate.description == "plays" + String(repeating: " - 1", count: 60) + " < 0")
         #expect(try GraphCore.Predicate(format: predicate.description) == predicate)
+    }
+
+    /// A unary minus nests one level, as `-x`; printed as `0 - (x)` it took two, so a chain of
+    /// them that parsed did not parse back (found by the predicate fuzzer).
+    @Test func aChainOfUnaryMinusesPrintsAsDeepAsItParsed() throws {
+        for count in [1, 2, 33, 63] {
+            let format = String(repeating: "-", count: count) + "plays < 0"
+            let predicate = try GraphCore.Predicate(format: format)
+            #expect(predicate.description == format)
+            #expect(try GraphCore.Predicate(format: predicate.description) == predicate)
+        }
+        let mixed = String(repeating: "~-", count: 31) + "plays < 0"
+        #expect(try GraphCore.Predicate(format: GraphCore.Predicate(format: mixed).description) == GraphCore.Predicate(format: mixed))
     }
 
     /// The tree of a chain is as deep as the chain is long: a chain of any length from the
