@@ -12,8 +12,11 @@
 # a leak, a timeout or an out-of-memory, printing the reproducer's path.
 #
 # Settings (environment): FUZZ_TIMEOUT seconds one input may take (default 10),
-# FUZZ_RSS_MB memory limit in MB (default 2048), FUZZ_ARGS more libFuzzer options
-# (for example "-jobs=2 -workers=2" or "-fork=1 -ignore_crashes=1").
+# FUZZ_RSS_MB memory limit in MB (default 2048), FUZZ_SEED libFuzzer's random seed (default:
+# a new one each run), FUZZ_RUNS the most inputs to try per target (default: no limit; the run
+# stops at whichever of SECONDS and FUZZ_RUNS comes first), FUZZ_ARGS more libFuzzer options
+# (for example "-jobs=2 -workers=2" or "-fork=1 -ignore_crashes=1"). With FUZZ_SEED set, Swift's
+# hashing is made deterministic too, so that one seed replays the same inputs on any machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
@@ -103,10 +106,13 @@ fuzz() {
     work="$(mktemp -d "${TMPDIR:-/tmp}/fuzz-$target.XXXXXX")"
     mkdir -p "$work/corpus" "$work/artifacts"
     cp -R "Fuzz/Corpus/$target/." "$work/corpus/" 2>/dev/null || true
-    echo "== fuzzing $target for $RUN_SECONDS s (work directory $work)" >&2
+    local limits=(-max_total_time="$RUN_SECONDS") seeding=() environment=(LSAN_OPTIONS="$(lsan_options "$target")")
+    if [ -n "${FUZZ_RUNS:-}" ]; then limits+=(-runs="$FUZZ_RUNS"); fi
+    if [ -n "${FUZZ_SEED:-}" ]; then seeding=(-seed="$FUZZ_SEED"); environment+=(SWIFT_DETERMINISTIC_HASHING=1); fi
+    echo "== fuzzing $target for $RUN_SECONDS s${FUZZ_RUNS:+ or $FUZZ_RUNS inputs}${FUZZ_SEED:+, seed $FUZZ_SEED} (work directory $work)" >&2
     local status=0
     # shellcheck disable=SC2046,SC2086
-    LSAN_OPTIONS="$(lsan_options "$target")" "$BIN/$(binary_name "$target")" "$work/corpus" -max_total_time="$RUN_SECONDS" -timeout="$TIMEOUT" \
+    env "${environment[@]}" "$BIN/$(binary_name "$target")" "$work/corpus" "${limits[@]}" "${seeding[@]}" -timeout="$TIMEOUT" \
         -rss_limit_mb="$RSS_MB" -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
         $(dictionary_option "$target") ${FUZZ_ARGS:-} >"$work/log" 2>&1 || status=$?
     grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs|stat::)' "$work/log" >&2 || tail -n 5 "$work/log" >&2
@@ -115,6 +121,7 @@ fuzz() {
         echo "FAILED: fuzzing $target (exit $status). Reproducers:" >&2
         ls -1 "$work/artifacts"/* >&2 2>/dev/null || true
         echo "Replay one: $BIN/$(binary_name "$target") <reproducer>; keep it in Fuzz/Regressions/$target/ once fixed. Log: $work/log" >&2
+        grep -m1 -E '^INFO: Seed: ' "$work/log" >&2 || true
         return 1
     fi
     rm -rf "$work"
