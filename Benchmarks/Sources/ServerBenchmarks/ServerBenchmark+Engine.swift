@@ -37,6 +37,13 @@ extension ServerBenchmark {
                 say("    meanwhile: \(grouped(Int(saves.requestsPerSecond.rounded()))) durable saves/s by the 50 saving clients,"
                     + " p50 \(fixed(saves.p50, 3)) ms, p99 \(fixed(saves.p99, 3)) ms"
                     + (saves.errors > 0 ? "; WITH ERRORS: \(saves.errors) failed, first: \(saves.firstError ?? "?")" : ""))
+                if run.key.hasPrefix("get"), let ours = reports[run.key] {
+                    let peer = try await redisGetWhileSetting(redis, clients: 50)
+                    redisGetBesideSets = peer.get
+                    say("    docserver get while saving = \(fixed(ours.measurement.requestsPerSecond / peer.get.requestsPerSecond, 3)) x Redis GET while setting,"
+                        + " p99 \(fixed(ours.measurement.p99, 3)) ms against Redis's \(fixed(peer.get.p99, 3)) ms;"
+                        + " writes meanwhile \(grouped(Int(saves.requestsPerSecond.rounded()))) saves/s against \(grouped(Int(peer.sets.requestsPerSecond.rounded()))) SETs/s")
+                }
             }
         }
     }

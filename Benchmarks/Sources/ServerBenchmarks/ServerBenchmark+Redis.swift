@@ -69,6 +69,33 @@ extension ServerBenchmark {
         return figure
     }
 
+    /// Redis GET with `clients` connections of our load generator while 50 other connections
+    /// (on the second event loop, as the docserver's savers) SET keys of their own on the durable
+    /// Redis (`appendfsync always`): the peer of `get` while 50 clients save, under the same kind
+    /// of load. Both figures are printed; returns the GET figure and the SETs made meanwhile.
+    func redisGetWhileSetting(_ redis: RedisServers, clients: Int) async throws -> (get: RedisBaseline.Figure, sets: Measurement) {
+        try redis.tool.set(on: redis.durable, key: RedisServers.getKey, value: RedisServers.getValue)
+        let setter = LoadGenerator(group: backgroundGroup, host: "127.0.0.1", port: redis.durable.port,
+                                   warmup: .milliseconds(1), duration: options.warmup + options.duration + .milliseconds(500))
+        let start = CPUShare.Start(serverPID: redis.durable.child.processIdentifier)
+        async let setting = setter.run(connections: 50, workload: RedisSetWorkload.factory)
+        let load = LoadGenerator(group: group, host: "127.0.0.1", port: redis.durable.port, warmup: options.warmup, duration: options.duration)
+        let measurement = try await load.run(connections: clients, workload: RedisGetWorkload.factory(key: RedisServers.getKey, value: RedisServers.getValue))
+        let cpu = start.share()
+        let sets = try await setting
+        if measurement.errors > 0 || measurement.answers == 0 || sets.errors > 0 || sets.answers == 0 {
+            throw BenchmarkError("Redis GET while setting failed: \(measurement.errors) GET errors, \(sets.errors) SET errors, first: "
+                                 + "\(measurement.firstError ?? sets.firstError ?? "no answers")")
+        }
+        let figure = RedisBaseline.Figure(requestsPerSecond: measurement.requestsPerSecond, p50: measurement.p50, p99: measurement.p99, cpu: cpu)
+        say("Redis GET, \(clients) connections of OUR load generator, WHILE 50 other connections SET durably (appendonly yes, appendfsync always;"
+            + " both loads through our load generator, as the docserver's get and saves):")
+        say("    \(Self.describe(figure, client: "load clients"))")
+        say("    meanwhile: \(grouped(Int(sets.requestsPerSecond.rounded()))) durable SETs/s by the 50 setting connections,"
+            + " p50 \(fixed(sets.p50, 3)) ms, p99 \(fixed(sets.p99, 3)) ms")
+        return (figure, sets)
+    }
+
     /// Redis SET with `appendfsync always` and 50 clients; prints the figure.
     func redisDurableSet(_ redis: RedisServers) throws -> RedisBaseline.Figure {
         let figure = try redis.tool.benchmark(on: redis.durable, test: "set", clients: 50, requests: options.redisDurableRequests)

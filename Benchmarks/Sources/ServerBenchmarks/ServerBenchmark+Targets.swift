@@ -24,6 +24,15 @@ extension ServerBenchmark {
                                       measured: "\(grouped(Int(get.measurement.requestsPerSecond))) req/s = \(fixed(ratio, 3)) x"
                                           + " (\(fixed(sameClient, 3)) x Redis through our load generator), p99 \(fixed(get.measurement.p99, 3)) ms",
                                       met: ratio >= 1.0 && get.measurement.p99 < 1, hasErrors: get.hasErrors))
+            if let peer = redisGetBesideSets {
+                checks.append(TargetCheck(target: "get with 50 connections while 50 other clients save: >= 1.0 x Redis GET while 50 other clients SET durably"
+                                              + " (both through our load generator), p99 < 1 ms",
+                                          measured: "\(grouped(Int(get.measurement.requestsPerSecond))) / \(grouped(Int(peer.requestsPerSecond))) req/s"
+                                              + " = \(fixed(get.measurement.requestsPerSecond / peer.requestsPerSecond, 3)) x,"
+                                              + " p99 \(fixed(get.measurement.p99, 3)) ms (Redis's \(fixed(peer.p99, 3)) ms)",
+                                          met: get.measurement.requestsPerSecond >= peer.requestsPerSecond && get.measurement.p99 < 1,
+                                          hasErrors: get.hasErrors))
+            }
         }
         if let one = reports["fetch-1"], let fifty = reports["fetch-50"] {
             let ratio = fifty.measurement.requestsPerSecond / max(one.measurement.requestsPerSecond, 1e-9)

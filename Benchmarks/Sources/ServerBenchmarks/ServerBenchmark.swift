@@ -22,6 +22,9 @@ final class ServerBenchmark {
     var reports: [String: FigureReport] = [:]
     /// The saves that ran beside each read figure measured while saving, by its key.
     var savesBesideReads: [String: Measurement] = [:]
+    /// Redis GET (our load generator, 50 connections) while 50 other connections SET durably:
+    /// the like-for-like peer of `get` while 50 clients save.
+    var redisGetBesideSets: RedisBaseline.Figure?
     /// Saves made, resident bytes after them, resident bytes of a fresh start.
     var memory: (saves: Int, after: Int, fresh: Int)?
     /// Live changes: save -> notification latency, Redis publish -> message latency, and the
