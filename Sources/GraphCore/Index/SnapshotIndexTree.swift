@@ -37,27 +37,56 @@ struct SnapshotIndexEntry: Sendable {
 ///
 /// Removals leave nodes under-full rather than merging them: the depth never grows from
 /// a removal, and a rebuild (at load) packs the nodes again.
+///
+/// An inner node keeps its children and its own last entry, not an array of its children's
+/// last entries: a change then copies, per inner node on its path, the children's references
+/// and one entry, where an array of entries would copy every child's last entry (each entry a
+/// snapshot: several references to retain now and release when the old path is freed). The
+/// search in an inner node reads each probed child's last entry through the child.
 struct SnapshotIndexTree: Sendable {
     /// The most entries of a leaf and the most children of an inner node.
     static let fanout = 64
 
-    /// A node: a leaf holds entries, an inner node children with their last entries.
+    /// A node: a leaf holds entries, an inner node children; each knows its last entry.
     final class Node: Sendable {
-        /// A leaf's entries; an inner node's children's last entries.
+        /// A leaf's entries (never empty); empty for an inner node.
         let entries: [SnapshotIndexEntry]
-        /// Empty for a leaf.
+        /// An inner node's children (never empty); empty for a leaf.
         let children: [Node]
+        /// The last entry of the node's last leaf.
+        let last: SnapshotIndexEntry?
 
-        init(entries: [SnapshotIndexEntry], children: [Node]) {
+        private init(entries: [SnapshotIndexEntry], children: [Node], last: SnapshotIndexEntry?) {
             self.entries = entries
             self.children = children
+            self.last = last
         }
 
         var isLeaf: Bool { children.isEmpty }
-        var last: SnapshotIndexEntry? { entries.last }
+
+        static func leaf(_ entries: [SnapshotIndexEntry]) -> Node {
+            Node(entries: entries, children: [], last: entries.last)
+        }
 
         static func inner(_ children: [Node]) -> Node {
-            Node(entries: children.compactMap(\.last), children: children)
+            Node(entries: [], children: children, last: children.last?.last)
+        }
+
+        /// How many entries (a leaf) or children (an inner node) the node has.
+        var width: Int { isLeaf ? entries.count : children.count }
+
+        /// The first position whose entry (a leaf) or child's last entry (an inner node)
+        /// satisfies `isAfter`, which must be false for a prefix of them and true for the rest.
+        func partition(_ isAfter: (SnapshotIndexEntry) -> Bool) -> Int {
+            var low = 0, high = width
+            while low < high {
+                let mid = (low + high) / 2
+                let probe = isLeaf ? entries[mid] : children[mid].last
+                // A child is never empty, so it has a last entry; were one missing, it would
+                // count as before the searched place.
+                if let probe, isAfter(probe) { high = mid } else { low = mid + 1 }
+            }
+            return low
         }
     }
 
@@ -87,7 +116,7 @@ struct SnapshotIndexTree: Sendable {
             var entries: [SnapshotIndexEntry] = []
             entries.reserveCapacity(min(fill, count - start))
             for position in start..<min(start + fill, count) { entries.append(entry(position)) }
-            level.append(Node(entries: entries, children: []))
+            level.append(Node.leaf(entries))
         }
         while level.count > 1 {
             level = stride(from: 0, to: level.count, by: fill).map { start in
@@ -112,20 +141,10 @@ struct SnapshotIndexTree: Sendable {
         }
     }
 
-    /// The index of the first element of `entries` for which `isAfter` holds (a suffix).
-    private static func partition(_ entries: [SnapshotIndexEntry], _ isAfter: (SnapshotIndexEntry) -> Bool) -> Int {
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if isAfter(entries[mid]) { high = mid } else { low = mid + 1 }
-        }
-        return low
-    }
-
     /// False once the walk is to stop (the range ended or `body` said so).
     private static func walkForwards(_ node: Node, below: (IndexKey, [IndexKey]) -> Bool, above: (IndexKey, [IndexKey]) -> Bool,
                                      _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
-        let start = partition(node.entries) { !below($0.key, $0.rest) }
+        let start = node.partition { !below($0.key, $0.rest) }
         if node.isLeaf {
             for entry in node.entries[start...] {
                 if above(entry.key, entry.rest) { return false }
@@ -141,7 +160,7 @@ struct SnapshotIndexTree: Sendable {
 
     private static func walkBackwards(_ node: Node, below: (IndexKey, [IndexKey]) -> Bool, above: (IndexKey, [IndexKey]) -> Bool,
                                       _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
-        let end = partition(node.entries) { above($0.key, $0.rest) }
+        let end = node.partition { above($0.key, $0.rest) }
         if node.isLeaf {
             for entry in node.entries[..<end].reversed() {
                 if below(entry.key, entry.rest) { return false }
@@ -162,7 +181,7 @@ struct SnapshotIndexTree: Sendable {
     mutating func insert(_ entry: SnapshotIndexEntry) {
         count += 1
         guard let root else {
-            root = Node(entries: [entry], children: [])
+            root = Node.leaf([entry])
             return
         }
         let parts = Self.inserting(entry, into: root)
@@ -172,11 +191,11 @@ struct SnapshotIndexTree: Sendable {
     /// The node with `entry` added: one node, or two when it split.
     private static func inserting(_ entry: SnapshotIndexEntry, into node: Node) -> [Node] {
         // The first element not before the entry; past the end, the last one.
-        let position = partition(node.entries) { SnapshotIndexEntry.order($0, entry) > 0 }
+        let position = node.partition { SnapshotIndexEntry.order($0, entry) > 0 }
         if node.isLeaf {
             var entries = node.entries
             entries.insert(entry, at: position)
-            return split(entries) { Node(entries: Array($0), children: []) }
+            return split(entries) { Node.leaf(Array($0)) }
         }
         let at = min(position, node.children.count - 1)
         var children = node.children
@@ -205,13 +224,13 @@ struct SnapshotIndexTree: Sendable {
     /// The node without `entry` (nil when it held only that entry); `.some(node)` unchanged
     /// is never returned: nil from the outer optional means the entry is not there.
     private static func removing(_ entry: SnapshotIndexEntry, from node: Node) -> Node?? {
-        let position = partition(node.entries) { SnapshotIndexEntry.order($0, entry) >= 0 }
-        guard position < node.entries.count else { return nil }
+        let position = node.partition { SnapshotIndexEntry.order($0, entry) >= 0 }
+        guard position < node.width else { return nil }
         if node.isLeaf {
             guard SnapshotIndexEntry.order(node.entries[position], entry) == 0 else { return nil }
             var entries = node.entries
             entries.remove(at: position)
-            return .some(entries.isEmpty ? nil : Node(entries: entries, children: []))
+            return .some(entries.isEmpty ? nil : Node.leaf(entries))
         }
         guard let changed = removing(entry, from: node.children[position]) else { return nil }
         var children = node.children
