@@ -16,7 +16,7 @@
 # a new one each run), FUZZ_RUNS the most inputs to try per target (default: no limit; the run
 # stops at whichever of SECONDS and FUZZ_RUNS comes first), FUZZ_ARGS more libFuzzer options
 # (for example "-jobs=2 -workers=2" or "-fork=1 -ignore_crashes=1"). With FUZZ_SEED set, Swift's
-# hashing is made deterministic too, so that one seed replays the same inputs on any machine.
+# hashing is made deterministic too, so that the same code from one seed tries the same inputs on any machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh

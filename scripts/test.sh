@@ -38,10 +38,10 @@ python3 Tests/Container/check_container.py
 
 # Fuzzing (Fuzz/README.md): the seeds and saved regressions once, then each target briefly.
 # The brief runs are reproducible: one fixed seed (FUZZ_SEED, default 1) and a fixed number of
-# inputs per target, stopped early after FUZZ_SECONDS (default 60) on a slow machine, so that this
-# step tries the same inputs on every machine and passes or fails alike; a crash it reports
-# replays with the seed it prints. `scripts/fuzz.sh` alone fuzzes from a new seed each run: that
-# is how new inputs are explored.
+# inputs per target, stopped early after FUZZ_SECONDS (default 60) on a slow machine, so that for
+# the same code this step tries the same inputs on every machine and passes or fails alike; a
+# crash it reports replays with the seed it prints. `scripts/fuzz.sh` alone fuzzes from a new
+# seed each run: that is how new inputs are explored.
 scripts/fuzz.sh --replay all
 if [ "${FUZZ_SECONDS:-60}" -gt 0 ]; then
     fuzz_failed=0
