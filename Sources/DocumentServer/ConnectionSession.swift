@@ -8,7 +8,8 @@ import NIOCore
 /// keeps whether the client has authenticated, and spots HTTP.
 ///
 /// What can be answered at once (errors, `ping`, `hello`, `model`, a `get` of a few
-/// objects, from the latest published state) is answered on the connection's event loop;
+/// objects, a `fetch` an index answers in a few steps, from the latest published state) is
+/// answered on the connection's event loop;
 /// the rest is a ``StoreJob`` for the engine (fetches on reader threads, saves on the
 /// writer). Not `Sendable`: it belongs to its connection, which runs one request at a time.
 final class ConnectionSession {
@@ -210,6 +211,10 @@ final class ConnectionSession {
                 return .reply(.result(shared.modelResult), close: false)
             case "fetch":
                 let call = try FetchCall.parse(request.params, model: shared.model)
+                // A fetch an index answers in a few steps is answered here, as a small `get` is.
+                if !shared.worker.readsOnlyThroughReaders, let reply = shared.worker.reader.quickFetch(call) {
+                    return .reply(reply, close: false)
+                }
                 let format = try? Params(request.params).optionalString("predicate")
                 return .store(.fetch(call)) { PredicatePosition.placed($0, in: format) }
             case "get":

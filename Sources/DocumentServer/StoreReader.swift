@@ -48,81 +48,127 @@ struct StoreReader {
     /// `fetch`: count, IDs or objects, on the state's snapshots.
     func fetch(_ call: FetchCall) -> Reply {
         do {
-            let state = self.state
-            let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
-            let entities = state.model.entities.filter { !$0.isAbstract && fetch.includes($0) }
-            let included = entities.map(\.name).filter { !state.objects(ofEntity: $0).isEmpty }
-            let request = call.request
-            var plan: FetchPlan
-            var page: ArraySlice<ObjectSnapshot>
-            var total: Int?  // for a count without a predicate: the objects are not gathered
-            if let found = try fetch.indexed(state.indexes, included: included) {
-                plan = found.plan
-                page = found.plan.isSortedByIndex ? found.snapshots[...] : try paged(request, ordered(found.snapshots, fetch))
-            } else if call.resultType == .count, !fetch.hasPredicate {
-                let count = entities.reduce(0) { $0 + state.objects(ofEntity: $1.name).count }
-                plan = FetchPlan(access: .scan, objectsExamined: count)
-                page = []
-                total = count - min(max(0, request.fetchOffset), count)
-                if request.fetchLimit > 0, let remaining = total { total = min(remaining, request.fetchLimit) }
-            } else {
-                var matches: [ObjectSnapshot] = []
-                var examined = 0
-                for entity in entities {
-                    let objects = state.objects(ofEntity: entity.name)
-                    examined += objects.count
-                    for snapshot in objects where try fetch.matches(snapshot) { matches.append(snapshot) }
-                }
-                plan = FetchPlan(access: .scan, objectsExamined: examined)
-                page = try paged(request, call.resultType == .count ? matches : ordered(matches, fetch))
+            return try answer(call, matches(call))
+        } catch {
+            return Self.reply(to: error, of: call)
+        }
+    }
+
+    /// How many index entries a fetch answered on a connection's thread may visit.
+    static let quickFetchEntries = 64
+
+    /// The answer of `fetch` when it is sure to be quick, for a connection's thread: an index
+    /// answers the whole predicate within ``quickFetchEntries`` entries (an equality on a
+    /// unique attribute, the few first of an indexed order). Nil otherwise, or when the
+    /// fetch fails: a reader thread then answers it (and its error) the general way.
+    func quickFetch(_ call: FetchCall) -> Reply? {
+        do {
+            let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { [state] in state.storedSnapshot(of: $0) })
+            guard let found = try fetch.indexed(state.indexes, included: included(by: fetch).names,
+                                                visitingAtMost: Self.quickFetchEntries) else { return nil }
+            return try answer(call, indexedMatches(found, of: call.request, fetch))
+        } catch {
+            return nil
+        }
+    }
+
+    /// What a fetch found: the page of its answer, how, and (for a count without a predicate,
+    /// where the objects are not gathered) the count.
+    private struct Matches {
+        var plan: FetchPlan
+        var page: ArraySlice<ObjectSnapshot>
+        var total: Int?
+    }
+
+    /// The concrete entities `fetch` includes, and the names of those holding objects.
+    private func included(by fetch: SnapshotFetch) -> (entities: [EntityDescription], names: [String]) {
+        let entities = state.model.entities.filter { !$0.isAbstract && fetch.includes($0) }
+        return (entities, entities.map(\.name).filter { !state.objects(ofEntity: $0).isEmpty })
+    }
+
+    /// The page of the answer: through an index, counted, or by a scan.
+    private func matches(_ call: FetchCall) throws -> Matches {
+        let state = self.state
+        let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
+        let (entities, names) = included(by: fetch)
+        let request = call.request
+        if let found = try fetch.indexed(state.indexes, included: names) {
+            return try indexedMatches(found, of: request, fetch)
+        }
+        if call.resultType == .count, !fetch.hasPredicate {
+            let count = entities.reduce(0) { $0 + state.objects(ofEntity: $1.name).count }
+            var total = count - min(max(0, request.fetchOffset), count)
+            if request.fetchLimit > 0 { total = min(total, request.fetchLimit) }
+            return Matches(plan: FetchPlan(access: .scan, objectsExamined: count), page: [], total: total)
+        }
+        var matches: [ObjectSnapshot] = []
+        var examined = 0
+        for entity in entities {
+            let objects = state.objects(ofEntity: entity.name)
+            examined += objects.count
+            for snapshot in objects where try fetch.matches(snapshot) { matches.append(snapshot) }
+        }
+        return Matches(plan: FetchPlan(access: .scan, objectsExamined: examined),
+                       page: paged(request, call.resultType == .count ? matches : try ordered(matches, fetch)))
+    }
+
+    /// The page of what an index found.
+    private func indexedMatches(_ found: (snapshots: [ObjectSnapshot], plan: FetchPlan), of request: FetchRequest,
+                                _ fetch: SnapshotFetch) throws -> Matches {
+        Matches(plan: found.plan, page: found.plan.isSortedByIndex ? found.snapshots[...] : paged(request, try ordered(found.snapshots, fetch)))
+    }
+
+    /// The answer to `call`: its count, IDs or objects (and its plan, with `explain`).
+    private func answer(_ call: FetchCall, _ found: Matches) throws -> Reply {
+        let count = found.total ?? found.page.count
+        let explain = call.explain
+        switch call.resultType {
+        case .objects:
+            // Objects as `get` sends them: from the shared cache of wire forms.
+            var bytes = Array(#"{"objects":["#.utf8)
+            let epoch = state.clearingEpoch
+            for (index, snapshot) in found.page.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes += try wireEntry(for: snapshot, epoch: epoch).bytes
+                if bytes.count > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }
             }
-            let count = total ?? page.count
-            let objects = call.resultType == .objects
-            let explain = call.explain
-            if objects {
-                // Objects as `get` sends them: from the shared cache of wire forms.
-                var bytes = Array(#"{"objects":["#.utf8)
-                let epoch = state.clearingEpoch
-                for (index, snapshot) in page.enumerated() {
-                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                    bytes += try wireEntry(for: snapshot, epoch: epoch).bytes
-                    if bytes.count > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }
-                }
-                bytes.append(UInt8(ascii: "]"))
-                if explain {
-                    bytes += Array(#","plan":"#.utf8)
-                    bytes += try JSONText.make { try FetchPlanEncoder.writeValue(plan, to: $0) }
-                }
-                bytes.append(UInt8(ascii: "}"))
-                return .result(bytes)
+            bytes.append(UInt8(ascii: "]"))
+            if explain {
+                bytes += Array(#","plan":"#.utf8)
+                bytes += try JSONText.make { try FetchPlanEncoder.writeValue(found.plan, to: $0) }
             }
+            bytes.append(UInt8(ascii: "}"))
+            return .result(bytes)
+        case .ids, .count:
+            let maximumAnswerBytes = self.maximumAnswerBytes
             return .result { out in
                 try out.openObject()
                 if call.resultType == .count {
                     try out.string("count")
                     try out.integer(Int64(count))
                 } else {
-                    try out.string(objects ? "objects" : "ids")
+                    try out.string("ids")
                     try out.openArray()
-                    for snapshot in page {
-                        if !objects {
-                            try out.string(snapshot.objectID.uriRepresentation)
-                        } else {
-                            let cleared = state.dangling.isEmpty ? snapshot : state.dangling.cleared(snapshot) { state.exists($0) }
-                            try WireObjectEncoder.write(cleared, to: out)
-                        }
+                    for snapshot in found.page {
+                        try out.string(snapshot.objectID.uriRepresentation)
                         if out.bufferedCount > maximumAnswerBytes { throw AnswerTooLarge(limit: maximumAnswerBytes) }
                     }
                     try out.closeArray()
                 }
-                if explain { try FetchPlanEncoder.write(plan, to: out) }
+                if explain { try FetchPlanEncoder.write(found.plan, to: out) }
                 try out.closeObject()
             }
-        } catch let error as GraphCore.PredicateError {
+        }
+    }
+
+    /// The error answer of a fetch that failed.
+    private static func reply(to error: any Error, of call: FetchCall) -> Reply {
+        switch error {
+        case let error as GraphCore.PredicateError:
             var answer = RPCError.invalidParams("params.predicate", error.description, position: error.offset)
             answer.predicateSubject = PredicatePosition.subject(of: error)
             return .error(answer)
-        } catch let error as GraphError {
+        case let error as GraphError:
             switch error {
             case .unknownKey, .wrongKind, .typeMismatch:
                 return .error(.invalidParams("params", error.description))
@@ -131,7 +177,7 @@ struct StoreReader {
             default:
                 return .error(.storeUnavailable("the fetch failed: \(error)"))
             }
-        } catch {
+        default:
             return .error(.storeUnavailable("the fetch failed: \(error)"))
         }
     }

@@ -95,6 +95,35 @@ import Testing
         #expect(gone["count"].int == 1 && gone["plan"]["objectsExamined"].int == 1)
     }
 
+    /// A fetch an index answers in a few entries is answered on the connection's thread; one
+    /// that walks more is left to a reader thread. Both answer as a scan does.
+    @Test func fetchesWithinAndPastTheQuickWalkAnswerAsAScan() throws {
+        let directory = try TemporaryDirectory()
+        let server = try Self.server(songs: 300, in: directory)
+        defer { withExtendedLifetime(server) {} }
+        let client = try server.connect()
+        let few = try client.result("fetch", ["entity": "Song", "predicate": "plays == 7", "resultType": "ids", "explain": true])
+        #expect(few["plan"]["objectsExamined"].int == 6 && few["plan"]["index"].string == "byPlays")
+        let fewScan = try client.result("fetch", ["entity": "Song", "predicate": "NOT (plays != 7)", "resultType": "ids", "explain": true])
+        #expect(fewScan["plan"]["access"].string == "scan")
+        #expect(Set(try #require(few["ids"].strings)) == Set(try #require(fewScan["ids"].strings)))
+
+        // 20 equalities, 120 songs: more entries than a connection's thread walks.
+        let many = try client.result("fetch", ["entity": "Song", "predicate": "plays IN %@", "arguments": [Array(0..<20)],
+                                               "resultType": "ids", "explain": true])
+        #expect(many["plan"]["operation"].string == "IN" && many["plan"]["objectsExamined"].int == 120)
+        let manyScan = try client.result("fetch", ["entity": "Song", "predicate": "NOT (plays >= 20)", "resultType": "ids"])
+        #expect(Set(try #require(many["ids"].strings)) == Set(try #require(manyScan["ids"].strings)) && many["ids"].count == 120)
+
+        // The 70 most played through the index's order, against the sort of every song.
+        let top = try client.result("fetch", ["entity": "Song", "sort": [["key": "plays", "ascending": false]], "limit": 70,
+                                              "resultType": "ids", "explain": true])
+        #expect(top["plan"]["sortedByIndex"].bool == true && top["plan"]["objectsExamined"].int == 70)
+        let all = try client.result("fetch", ["entity": "Song", "predicate": "NOT (plays < 0)", "sort": [["key": "plays", "ascending": false]],
+                                              "resultType": "ids"])
+        #expect(top["ids"].strings == Array(try #require(all["ids"].strings).prefix(70)))
+    }
+
     @Test func explainMustBeABoolean() throws {
         let directory = try TemporaryDirectory()
         let server = try Self.server(songs: 1, in: directory)

@@ -75,12 +75,40 @@ public struct SnapshotFetch {
     ///   the predicate throws.
     public func indexed(_ indexes: SnapshotIndexes, included: [String]) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
         guard !indexes.isEmpty else { return nil }
-        let choice: IndexChoice<SnapshotIndex> = IndexPlanner.choose(request, included: included.sorted()) { name in
-            indexes.indexes(ofEntity: name)
+        return try run(choose(indexes, included: included), budget: .max)
+    }
+
+    /// The answer through one of `indexes` when it is sure to be quick: the index answers
+    /// the whole predicate (no object is judged by it) and the walk visits at most
+    /// `entries` index entries. Nil otherwise: the request needs a scan, judging, or a
+    /// longer walk, and its caller answers it where time matters less (with
+    /// ``indexed(_:included:)`` or a scan). What the index gives is as ``indexed(_:included:)``
+    /// says; the work before giving up is bounded by `entries`.
+    ///
+    /// - Throws: what ``indexed(_:included:)`` throws.
+    public func indexed(_ indexes: SnapshotIndexes, included: [String], visitingAtMost entries: Int) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
+        guard !indexes.isEmpty else { return nil }
+        let choice = choose(indexes, included: included)
+        switch choice {
+        case .scan: return nil
+        case .ordered(_, _, _, _, _, let answered), .ranges(_, _, _, let answered):
+            guard answered || evaluator == nil else { return nil }
         }
+        do {
+            return try run(choice, budget: entries)
+        } catch is IndexWalkBudgetExceeded {
+            return nil
+        }
+    }
+
+    private func choose(_ indexes: SnapshotIndexes, included: [String]) -> IndexChoice<SnapshotIndex> {
+        IndexPlanner.choose(request, included: included.sorted()) { name in indexes.indexes(ofEntity: name) }
+    }
+
+    private func run(_ choice: IndexChoice<SnapshotIndex>, budget: Int) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
         var snapshots: [ObjectSnapshot] = []
         let evaluator = self.evaluator
-        guard let plan = try IndexPlanner.run(choice, request, deadline: deadline,
+        guard let plan = try IndexPlanner.run(choice, request, deadline: deadline, budget: budget,
                                               matches: { try evaluator?.matches($0) ?? true },
                                               identity: \.objectID, emit: { snapshots.append($0) }) else { return nil }
         return (snapshots, plan)

@@ -181,12 +181,22 @@ extension IndexPlanner {
     /// An ordered plan emits the page already sorted and paged (``FetchPlan/isSortedByIndex``),
     /// ties in reference order where the index orders them by a later element.
     ///
+    /// With a `budget`, the walk stops with ``IndexWalkBudgetExceeded`` once it has visited
+    /// more index entries than that (a caller that must not wait long then answers otherwise).
+    ///
     /// - Throws: ``GraphError/timeLimitExceeded(entity:)`` past the request's deadline; what
-    ///   `matches` throws.
+    ///   `matches` throws; ``IndexWalkBudgetExceeded``.
     static func run<Index: PlannableIndex>(_ choice: IndexChoice<Index>, _ request: FetchRequest, deadline: FetchDeadline?,
+                                           budget: Int = .max,
                                            matches: (Index.Record) throws -> Bool, identity: (Index.Record) -> ObjectID,
                                            emit: (Index.Record) -> Void) throws -> FetchPlan? {
         var examined = 0
+        var visits = 0
+        /// Counts one visited entry; throws past the budget.
+        func visit() throws(IndexWalkBudgetExceeded) {
+            visits += 1
+            if visits > budget { throw IndexWalkBudgetExceeded() }
+        }
         switch choice {
         case .scan:
             return nil
@@ -204,7 +214,10 @@ extension IndexPlanner {
                 return matched < stopAt
             }
             if element == index.elements.count - 1 {
-                try index.walk(range, backwards: !ascending) { _, _, record in try take(record) }
+                try index.walk(range, backwards: !ascending) { _, _, record in
+                    try visit()
+                    return try take(record)
+                }
             } else {
                 // Entries of one key of the element are ordered by the elements after it: taken
                 // as a group, in reference order (a stable sort's order of a scan).
@@ -217,6 +230,7 @@ extension IndexPlanner {
                     group.removeAll(keepingCapacity: true)
                 }
                 try index.walk(range, backwards: !ascending) { first, rest, record in
+                    try visit()
                     let key = element == 0 ? first : (element - 1 < rest.count ? rest[element - 1] : .null)
                     if let current = groupKey, IndexKey.order(current, key) != 0 {
                         try flush()
@@ -232,10 +246,12 @@ extension IndexPlanner {
             return FetchPlan(access: .index(name: use.name, key: use.key, operation: use.operation),
                              isSortedByIndex: true, objectsExamined: examined)
         case .ranges(let found, let ranges, let use, let answered):
+            if found.count * ranges.count > budget { throw IndexWalkBudgetExceeded() }
             var seen = Set<ObjectID>()
             for index in found {
                 for range in ranges {
                     try index.walk(range, backwards: false) { _, _, record in
+                        try visit()
                         // IN {1, 1.0} names one range twice: each object once.
                         if ranges.count > 1, !seen.insert(identity(record)).inserted { return true }
                         try deadline?.check()
@@ -249,3 +265,6 @@ extension IndexPlanner {
         }
     }
 }
+
+/// An index walk visited more entries than its caller's budget (``IndexPlanner/run(_:_:deadline:budget:matches:identity:emit:)``).
+struct IndexWalkBudgetExceeded: Error {}

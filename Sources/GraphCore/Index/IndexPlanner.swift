@@ -38,7 +38,7 @@ enum IndexPlanner {
     /// the same way (`==`, `IN`, `BEGINSWITH`), and plain `==` and `IN` too: equal strings have
     /// equal folded forms, so the folded constant's keys hold every match (judged exactly).
     static func term(_ c: Comparison, folding: Comparison.Options) -> IndexTerm? {
-        guard c.modifier == .direct, case .keyPath(let key) = c.left, !key.contains(".") else { return nil }
+        guard c.modifier == .direct, case .keyPath(let key) = c.left, !key.utf8.contains(UInt8(ascii: ".")) else { return nil }  // bytes: a String argument to `contains` would go through Foundation
         if folding.isEmpty {
             return c.options.isEmpty ? plainTerm(c, key: key) : nil
         }

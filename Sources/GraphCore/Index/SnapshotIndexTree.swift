@@ -77,14 +77,45 @@ struct SnapshotIndexTree: Sendable {
 
         /// The first position whose entry (a leaf) or child's last entry (an inner node)
         /// satisfies `isAfter`, which must be false for a prefix of them and true for the rest.
-        func partition(_ isAfter: (SnapshotIndexEntry) -> Bool) -> Int {
+        /// The probed entry is lent, not copied: a copy would retain (and then release) its
+        /// key, its other keys and every reference its snapshot holds.
+        func partition(_ isAfter: (borrowing SnapshotIndexEntry) -> Bool) -> Int {
             var low = 0, high = width
+            let leaf = isLeaf
             while low < high {
                 let mid = (low + high) / 2
-                let probe = isLeaf ? entries[mid] : children[mid].last
-                // A child is never empty, so it has a last entry; were one missing, it would
-                // count as before the searched place.
-                if let probe, isAfter(probe) { high = mid } else { low = mid + 1 }
+                let after: Bool
+                if leaf {
+                    after = isAfter(entries[mid])
+                } else {
+                    // A child is never empty, so it has a last entry; were one missing, it
+                    // would count as before the searched place.
+                    switch children[mid].last {
+                    case .some(let probe): after = isAfter(probe)
+                    case .none: after = false
+                    }
+                }
+                if after { high = mid } else { low = mid + 1 }
+            }
+            return low
+        }
+
+        /// ``partition(_:)`` for a search by key alone (a walk's range): only the probed
+        /// entry's keys are read, so a probe retains at most those two.
+        func partition(byKey isAfter: (IndexKey, [IndexKey]) -> Bool) -> Int {
+            var low = 0, high = width
+            let leaf = isLeaf
+            while low < high {
+                let mid = (low + high) / 2
+                let after: Bool
+                if leaf {
+                    after = isAfter(entries[mid].key, entries[mid].rest)
+                } else if let key = children[mid].last?.key, let rest = children[mid].last?.rest {
+                    after = isAfter(key, rest)
+                } else {
+                    after = false  // as in partition(_:)
+                }
+                if after { high = mid } else { low = mid + 1 }
             }
             return low
         }
@@ -130,7 +161,7 @@ struct SnapshotIndexTree: Sendable {
 
     /// Calls `body` with the entries in `range` (from lower to upper, or backwards), until it
     /// returns false.
-    func walk(_ range: EntryRange?, backwards: Bool, _ body: (SnapshotIndexEntry) throws -> Bool) rethrows {
+    func walk(_ range: EntryRange?, backwards: Bool, _ body: (borrowing SnapshotIndexEntry) throws -> Bool) rethrows {
         guard let root else { return }
         let below: (IndexKey, [IndexKey]) -> Bool = range?.below ?? { _, _ in false }
         let above: (IndexKey, [IndexKey]) -> Bool = range?.above ?? { _, _ in false }
@@ -143,12 +174,13 @@ struct SnapshotIndexTree: Sendable {
 
     /// False once the walk is to stop (the range ended or `body` said so).
     private static func walkForwards(_ node: Node, below: (IndexKey, [IndexKey]) -> Bool, above: (IndexKey, [IndexKey]) -> Bool,
-                                     _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
-        let start = node.partition { !below($0.key, $0.rest) }
+                                     _ body: (borrowing SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
+        let start = node.partition(byKey: { !below($0, $1) })
         if node.isLeaf {
-            for entry in node.entries[start...] {
-                if above(entry.key, entry.rest) { return false }
-                if try !body(entry) { return false }
+            let entries = node.entries
+            for position in start..<entries.count {
+                if above(entries[position].key, entries[position].rest) { return false }
+                if try !body(entries[position]) { return false }
             }
             return true
         }
@@ -159,8 +191,8 @@ struct SnapshotIndexTree: Sendable {
     }
 
     private static func walkBackwards(_ node: Node, below: (IndexKey, [IndexKey]) -> Bool, above: (IndexKey, [IndexKey]) -> Bool,
-                                      _ body: (SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
-        let end = node.partition { above($0.key, $0.rest) }
+                                      _ body: (borrowing SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
+        let end = node.partition(byKey: above)
         if node.isLeaf {
             for entry in node.entries[..<end].reversed() {
                 if below(entry.key, entry.rest) { return false }

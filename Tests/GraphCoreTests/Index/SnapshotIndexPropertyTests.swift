@@ -16,15 +16,19 @@ import ServerTestSupport
     }
 
     /// The `n` of each answer and the sort key's values, or the error's text: through the
-    /// indexes when `indexes` is given and the planner uses one, else by a scan.
+    /// indexes when `indexes` is given and the planner uses one (with `budget`, only when the
+    /// index answers within that many entries, as a server answers on its event loop), else
+    /// by a scan.
     static func answer(_ request: FetchRequest, _ model: ObjectModel, _ objects: [ObjectID: ObjectSnapshot],
-                       indexes: SnapshotIndexes?) -> (ns: [Int64], keys: [Value], plan: FetchPlan?, error: String?) {
+                       indexes: SnapshotIndexes?, budget: Int? = nil) -> (ns: [Int64], keys: [Value], plan: FetchPlan?, error: String?) {
         do {
             let fetch = try SnapshotFetch(request, model: model, resolve: { objects[$0] })
             let byReference = objects.values.filter { $0.objectID.entityName == "Item" }.sorted { SnapshotIndexEntry.referenceOrder($0.objectID, $1.objectID) < 0 }
             var page: [ObjectSnapshot]
             var plan: FetchPlan?
-            if let indexes, let found = try fetch.indexed(indexes, included: objects.isEmpty ? [] : ["Item"]) {
+            let included = objects.isEmpty ? [] : ["Item"]
+            if let indexes, let found = try budget.map({ try fetch.indexed(indexes, included: included, visitingAtMost: $0) })
+                ?? fetch.indexed(indexes, included: included) {
                 plan = found.plan
                 page = found.plan.isSortedByIndex ? found.snapshots : try paged(request, fetch.sorted(found.snapshots.sorted {
                     SnapshotIndexEntry.referenceOrder($0.objectID, $1.objectID) < 0
@@ -57,7 +61,7 @@ import ServerTestSupport
         var objects = try snapshots(container)
         var indexes = SnapshotIndexes(model: model, snapshots: objects.values)
         var earlier: (indexes: SnapshotIndexes, objects: [ObjectID: ObjectSnapshot])?
-        var indexPlans = 0
+        var indexPlans = 0, quickPlans = 0
         for iteration in 0..<iterations {
             if iteration % 40 == 39 {
                 // Random changes, taken into the indexes object by object as the server does.
@@ -83,6 +87,14 @@ import ServerTestSupport
                 let a = answer(request, model, state, indexes: kept), b = answer(request, model, state, indexes: nil)
                 if a.plan != nil { indexPlans += 1 }
                 #expect(a.error == b.error, "\(context)")
+                // A walk within a budget answers as the unbounded one, or leaves it to it.
+                let budget = [1, 4, 64].randomElement(using: &rng) ?? 64
+                let quick = answer(request, model, state, indexes: kept, budget: budget)
+                if let plan = quick.plan {
+                    quickPlans += 1
+                    #expect(plan == a.plan && plan.objectsExamined <= budget, "\(context), budget \(budget)")
+                    #expect(quick.ns == a.ns && quick.error == a.error, "\(context), budget \(budget)")
+                }
                 guard a.error == nil, b.error == nil else { continue }
                 let hasNaN = state.values.contains { snapshot in
                     snapshot.objectID.entityName == "Item" && request.sortDescriptors.contains { order in
@@ -97,6 +109,7 @@ import ServerTestSupport
             }
         }
         #expect(indexPlans * 4 > iterations, "only \(indexPlans) of \(iterations) requests used an index")
+        #expect(quickPlans * 20 > iterations, "only \(quickPlans) of \(iterations) requests were answered within a budget")
     }
 
     @Test func fetchesThroughSnapshotIndexesAnswerAsTheScanBeforeAndAfterChanges() throws {
