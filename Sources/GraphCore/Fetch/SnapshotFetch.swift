@@ -91,7 +91,11 @@ public struct SnapshotFetch {
         let choice = choose(indexes, included: included)
         switch choice {
         case .scan: return nil
-        case .ordered(_, _, _, _, _, let answered), .ranges(_, _, _, let answered):
+        case .ordered(_, _, _, _, _, let answered):
+            // A page past the budget is known before the walk: leave it at once.
+            guard answered || evaluator == nil, request.fetchLimit > 0, request.fetchOffset < entries,
+                  request.fetchLimit <= entries - request.fetchOffset else { return nil }
+        case .ranges(_, _, _, let answered):
             guard answered || evaluator == nil else { return nil }
         }
         do {
