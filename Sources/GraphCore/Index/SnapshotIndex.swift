@@ -61,6 +61,14 @@ struct SnapshotIndex: Sendable {
 
     /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
     mutating func apply(old: ObjectSnapshot?, new: ObjectSnapshot?) {
+        // An update that keeps the object's keys (another attribute changed): its entry stays
+        // in its place with the new snapshot.
+        if let old, let new, let oldKeys = definition.keys(in: old.values), let newKeys = definition.keys(in: new.values),
+           IndexKey.order(oldKeys.first, oldKeys.rest, newKeys.first, newKeys.rest) == 0,
+           AttributeIndex.holdsNaN(oldKeys.first, oldKeys.rest) == AttributeIndex.holdsNaN(newKeys.first, newKeys.rest),
+           tree.replace(with: SnapshotIndexEntry(key: newKeys.first, rest: newKeys.rest, snapshot: new)) {
+            return
+        }
         if let old {
             if let keys = definition.keys(in: old.values) {
                 if tree.remove(SnapshotIndexEntry(key: keys.first, rest: keys.rest, snapshot: old)),

@@ -55,6 +55,41 @@ import ServerTestSupport
         #expect(zip(beforeEntries, beforeEntries.dropFirst()).allSatisfy { SnapshotIndexEntry.order($0, $1) < 0 })
     }
 
+    /// A new snapshot of an object whose keys did not change takes its entry's place, in
+    /// every leaf position; a tree taken before still gives the old snapshot, and an entry the
+    /// tree does not hold (another key, another object) is refused without a change.
+    @Test func aReplacementTakesTheEntrysPlaceAndLeavesEarlierTreesAsTheyWere() throws {
+        var rng = SplitMix64(seed: 23)
+        let snapshots = try Self.snapshots(3_000)
+        var tree = SnapshotIndexTree()
+        var keys: [ObjectID: IndexKey] = [:]
+        for snapshot in snapshots.shuffled(using: &rng) {
+            let key = IndexKey.int(Int64(Int.random(in: 0..<200, using: &rng)))
+            keys[snapshot.objectID] = key
+            tree.insert(SnapshotIndexEntry(key: key, rest: [], snapshot: snapshot))
+        }
+        let before = tree
+        let beforeEntries = Self.all(before)
+        for snapshot in snapshots {
+            var next = snapshot
+            next.version = 2
+            let replaced = tree.replace(with: SnapshotIndexEntry(key: keys[snapshot.objectID] ?? .null, rest: [], snapshot: next))
+            #expect(replaced)
+        }
+        let walked = Self.all(tree)
+        #expect(walked.count == 3_000 && tree.count == 3_000)
+        #expect(Self.ids(walked) == Self.ids(beforeEntries) && walked.allSatisfy { $0.snapshot.version == 2 })
+        #expect(Self.all(before).allSatisfy { $0.snapshot.version == 1 })
+
+        let some = try #require(snapshots.first)
+        let otherKey = IndexKey.int(Int64(1_000))
+        let wrongKey = tree.replace(with: SnapshotIndexEntry(key: otherKey, rest: [], snapshot: some))
+        let stranger = ObjectSnapshot(objectID: ObjectID(entity: some.objectID.entity, store: .interned("tree"), reference: .int(-1)), version: 1, values: [])
+        let wrongObject = tree.replace(with: SnapshotIndexEntry(key: keys[some.objectID] ?? .null, rest: [], snapshot: stranger))
+        #expect(!wrongKey && !wrongObject)
+        #expect(Self.ids(Self.all(tree)) == Self.ids(walked) && Self.all(tree).allSatisfy { $0.snapshot.version == 2 })
+    }
+
     @Test func aRangeWalkedEitherWayHoldsExactlyTheEntriesBetweenItsBounds() throws {
         var rng = SplitMix64(seed: 12)
         let snapshots = try Self.snapshots(5_000)
