@@ -91,42 +91,34 @@ struct SnapshotIndexTree: Sendable {
         /// The probed entry is lent, not copied: a copy would retain (and then release) its
         /// key, its other keys and every reference its snapshot holds.
         func partition(_ isAfter: (borrowing SnapshotIndexEntry) -> Bool) -> Int {
-            var low = 0, high = width
-            let leaf = isLeaf
-            while low < high {
-                let mid = (low + high) / 2
-                let after: Bool
-                if leaf {
-                    after = isAfter(entries[mid])
-                } else {
-                    // A child is never empty, so it has a last entry; were one missing, it
-                    // would count as before the searched place.
-                    switch children[mid].last {
-                    case .some(let probe): after = isAfter(probe)
-                    case .none: after = false
-                    }
+            if isLeaf { return search { isAfter(entries[$0]) } }
+            return search { position in
+                // A child is never empty, so it has a last entry; were one missing, it would
+                // count as before the searched place.
+                switch children[position].last {
+                case .some(let probe): isAfter(probe)
+                case .none: false
                 }
-                if after { high = mid } else { low = mid + 1 }
             }
-            return low
         }
 
         /// ``partition(_:)`` for a search by key alone (a walk's range): only the probed
         /// entry's keys are read, so a probe retains at most those two.
         func partition(byKey isAfter: (IndexKey, [IndexKey]) -> Bool) -> Int {
+            if isLeaf { return search { isAfter(entries[$0].key, entries[$0].rest) } }
+            return search { position in
+                guard let key = children[position].last?.key, let rest = children[position].last?.rest else { return false }
+                return isAfter(key, rest)
+            }
+        }
+
+        /// The binary search of the partitions: the first position of `0..<width` for which
+        /// `isAfterAt` holds.
+        private func search(_ isAfterAt: (Int) -> Bool) -> Int {
             var low = 0, high = width
-            let leaf = isLeaf
             while low < high {
                 let mid = (low + high) / 2
-                let after: Bool
-                if leaf {
-                    after = isAfter(entries[mid].key, entries[mid].rest)
-                } else if let key = children[mid].last?.key, let rest = children[mid].last?.rest {
-                    after = isAfter(key, rest)
-                } else {
-                    after = false  // as in partition(_:)
-                }
-                if after { high = mid } else { low = mid + 1 }
+                if isAfterAt(mid) { high = mid } else { low = mid + 1 }
             }
             return low
         }

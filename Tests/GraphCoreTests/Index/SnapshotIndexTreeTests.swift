@@ -22,16 +22,23 @@ import ServerTestSupport
 
     static func ids(_ entries: [SnapshotIndexEntry]) -> [ObjectID] { entries.map(\.snapshot.objectID) }
 
+    /// A tree of `snapshots` inserted in random order, each under a random key below `keys`,
+    /// and the key of each object.
+    static func randomTree(_ snapshots: [ObjectSnapshot], keys: Int, _ rng: inout SplitMix64) -> (SnapshotIndexTree, [ObjectID: IndexKey]) {
+        var tree = SnapshotIndexTree()
+        var keyOf: [ObjectID: IndexKey] = [:]
+        for snapshot in snapshots.shuffled(using: &rng) {
+            let key = IndexKey.int(Int64(Int.random(in: 0..<keys, using: &rng)))
+            keyOf[snapshot.objectID] = key
+            tree.insert(SnapshotIndexEntry(key: key, rest: [], snapshot: snapshot))
+        }
+        return (tree, keyOf)
+    }
+
     @Test func insertsAndRemovalsInRandomOrderKeepEveryEntryInOrderAndLeaveEarlierTreesAsTheyWere() throws {
         var rng = SplitMix64(seed: 11)
         let snapshots = try Self.snapshots(8_000)
-        var tree = SnapshotIndexTree()
-        var keys: [ObjectID: IndexKey] = [:]
-        for snapshot in snapshots.shuffled(using: &rng) {
-            let key = IndexKey.int(Int64(Int.random(in: 0..<700, using: &rng)))
-            keys[snapshot.objectID] = key
-            tree.insert(SnapshotIndexEntry(key: key, rest: [], snapshot: snapshot))
-        }
+        var (tree, keys) = Self.randomTree(snapshots, keys: 700, &rng)
         let before = tree
         let beforeEntries = Self.all(before)
         #expect(beforeEntries.count == 8_000 && before.count == 8_000)
@@ -61,13 +68,7 @@ import ServerTestSupport
     @Test func aReplacementTakesTheEntrysPlaceAndLeavesEarlierTreesAsTheyWere() throws {
         var rng = SplitMix64(seed: 23)
         let snapshots = try Self.snapshots(3_000)
-        var tree = SnapshotIndexTree()
-        var keys: [ObjectID: IndexKey] = [:]
-        for snapshot in snapshots.shuffled(using: &rng) {
-            let key = IndexKey.int(Int64(Int.random(in: 0..<200, using: &rng)))
-            keys[snapshot.objectID] = key
-            tree.insert(SnapshotIndexEntry(key: key, rest: [], snapshot: snapshot))
-        }
+        var (tree, keys) = Self.randomTree(snapshots, keys: 200, &rng)
         let before = tree
         let beforeEntries = Self.all(before)
         for snapshot in snapshots {
