@@ -85,6 +85,13 @@ struct ReadState: Sendable {
         entities.mapValues(\.values)
     }
 
+    /// The stored snapshots of one concrete entity by reference, as the store holds them: how
+    /// the fetch indexes' entries find their objects (``SnapshotFetch/ReferenceLookup``).
+    func lookup(ofEntity name: String) -> (ReferenceObject) -> ObjectSnapshot? {
+        let objects = entities[name] ?? [:]
+        return { objects[StateKey($0)] }
+    }
+
     /// The stored snapshot of an object, as the store holds it (references not cleared).
     func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == storeIdentifier else { return nil }

@@ -1,7 +1,9 @@
 import GraphCore
 
-/// The key of an object in a ``ReadState``: its ``ObjectID``, hashed so that the state's
-/// hash trees keep objects with integer references in the order of their references.
+/// The key of an object in a ``ReadState``: its reference, hashed so that the state's hash
+/// trees keep objects with integer references in the order of their references. A state keeps
+/// one tree per concrete entity of one store, so the reference names the object there; and a
+/// fetch index's entries, which hold references, find their objects without making an ID.
 ///
 /// A hash tree iterates in the order of its hash values' bits, lowest 5 bits first. With
 /// ordinary hashing that order is random, and a `fetch`, which walks every object of an
@@ -12,20 +14,23 @@ import GraphCore
 /// distinct references never collide. References are numbered by the store, never chosen
 /// by a client; string references are hashed as usual.
 struct StateKey: Hashable, Sendable {
-    let id: ObjectID
+    let reference: ReferenceObject
 
-    init(_ id: ObjectID) {
-        self.id = id
+    init(_ reference: ReferenceObject) {
+        self.reference = reference
     }
 
-    static func == (left: StateKey, right: StateKey) -> Bool { left.id == right.id }
+    /// The key of `id` in its entity's tree.
+    init(_ id: ObjectID) {
+        reference = id.referenceObject
+    }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    func hash(into hasher: inout Hasher) { hasher.combine(reference) }
 
     func _rawHashValue(seed: Int) -> Int {
-        guard case .int(let reference) = id.referenceObject else {
+        guard case .int(let reference) = reference else {
             var hasher = Hasher()
-            hasher.combine(id)
+            hasher.combine(self.reference)
             return hasher.finalize()
         }
         let bits = UInt64(bitPattern: reference)

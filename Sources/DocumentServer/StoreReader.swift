@@ -67,7 +67,7 @@ struct StoreReader {
     func quickFetch(_ call: FetchCall) -> Reply? {
         do {
             let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { [state] in state.storedSnapshot(of: $0) })
-            guard let found = try fetch.indexed(state.indexes, included: included(by: fetch).names,
+            guard let found = try fetch.indexed(state.indexes, included: included(by: fetch).names, lookup: state.lookup(ofEntity:),
                                                 visitingAtMost: Self.quickFetchEntries) else { return nil }
             return try answer(call, indexedMatches(found, of: call.request, fetch))
         } catch {
@@ -95,7 +95,7 @@ struct StoreReader {
         let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
         let (entities, names) = included(by: fetch)
         let request = call.request
-        if let found = try fetch.indexed(state.indexes, included: names) {
+        if let found = try fetch.indexed(state.indexes, included: names, lookup: state.lookup(ofEntity:)) {
             return try indexedMatches(found, of: request, fetch)
         }
         if call.resultType == .count, !fetch.hasPredicate {

@@ -64,31 +64,39 @@ public struct SnapshotFetch {
         return true
     }
 
+    /// Finds the snapshot of an object of one concrete entity by its reference, in the state
+    /// of snapshots a ``SnapshotIndexes`` was advanced with (its entries name objects, they
+    /// do not hold them). Called once per entity a fetch includes; the function it returns,
+    /// once per index entry walked.
+    public typealias ReferenceLookup = (_ entity: String) -> (ReferenceObject) -> ObjectSnapshot?
+
     /// The answer through one of `indexes`, when the planner finds one that fits (the same
     /// planner as an ``AtomicStore``'s); nil when the request needs a scan. `included` names
-    /// the concrete entities the request includes that hold objects.
+    /// the concrete entities the request includes that hold objects; `lookup` finds the
+    /// objects the indexes name in the state they were advanced with.
     ///
     /// With ``FetchPlan/isSortedByIndex`` the snapshots are the request's page, sorted;
     /// otherwise they are every match, in the index's order, for the caller to sort and page.
     ///
     /// - Throws: ``GraphError/timeLimitExceeded(entity:)`` past the deadline; what judging
     ///   the predicate throws.
-    public func indexed(_ indexes: SnapshotIndexes, included: [String]) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
+    public func indexed(_ indexes: SnapshotIndexes, included: [String], lookup: ReferenceLookup) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
         guard !indexes.isEmpty else { return nil }
-        return try run(choose(indexes, included: included), budget: .max)
+        return try run(choose(indexes, included: included, lookup: lookup), budget: .max)
     }
 
     /// The answer through one of `indexes` when it is sure to be quick: the index answers
     /// the whole predicate (no object is judged by it) and the walk visits at most
     /// `entries` index entries. Nil otherwise: the request needs a scan, judging, or a
     /// longer walk, and its caller answers it where time matters less (with
-    /// ``indexed(_:included:)`` or a scan). What the index gives is as ``indexed(_:included:)``
-    /// says; the work before giving up is bounded by `entries`.
+    /// ``indexed(_:included:lookup:)`` or a scan). What the index gives is as
+    /// ``indexed(_:included:lookup:)`` says; the work before giving up is bounded by `entries`.
     ///
-    /// - Throws: what ``indexed(_:included:)`` throws.
-    public func indexed(_ indexes: SnapshotIndexes, included: [String], visitingAtMost entries: Int) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
+    /// - Throws: what ``indexed(_:included:lookup:)`` throws.
+    public func indexed(_ indexes: SnapshotIndexes, included: [String], lookup: ReferenceLookup,
+                        visitingAtMost entries: Int) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
         guard !indexes.isEmpty else { return nil }
-        let choice = choose(indexes, included: included)
+        let choice = choose(indexes, included: included, lookup: lookup)
         switch choice {
         case .scan: return nil
         case .ordered(_, _, _, _, _, let answered):
@@ -105,11 +113,16 @@ public struct SnapshotFetch {
         }
     }
 
-    private func choose(_ indexes: SnapshotIndexes, included: [String]) -> IndexChoice<SnapshotIndex> {
-        IndexPlanner.choose(request, included: included.sorted()) { name in indexes.indexes(ofEntity: name) }
+    private func choose(_ indexes: SnapshotIndexes, included: [String], lookup: ReferenceLookup) -> IndexChoice<ResolvedSnapshotIndex> {
+        IndexPlanner.choose(request, included: included.sorted()) { name in
+            let found = indexes.indexes(ofEntity: name)
+            if found.isEmpty { return [] }
+            let snapshot = lookup(name)
+            return found.map { ResolvedSnapshotIndex(index: $0, snapshot: snapshot) }
+        }
     }
 
-    private func run(_ choice: IndexChoice<SnapshotIndex>, budget: Int) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
+    private func run(_ choice: IndexChoice<ResolvedSnapshotIndex>, budget: Int) throws -> (snapshots: [ObjectSnapshot], plan: FetchPlan)? {
         var snapshots: [ObjectSnapshot] = []
         let evaluator = self.evaluator
         guard let plan = try IndexPlanner.run(choice, request, deadline: deadline, budget: budget,

@@ -1,6 +1,9 @@
 /// One fetch index of one concrete entity over immutable snapshots: a persistent
-/// ``SnapshotIndexTree`` ordered by the compound key of the index's keyed elements. A value: a
-/// copy taken by a reader stays as it was while the writer advances its own (O(log n) per change).
+/// ``SnapshotIndexTree`` ordered by the compound key of the index's keyed elements, whose
+/// entries name objects by reference. A value: a copy taken by a reader stays as it was while
+/// the writer advances its own (O(log n) per change of an indexed key, nothing for a change of
+/// another attribute). A reader walks it through ``ResolvedSnapshotIndex``, with the state of
+/// snapshots it was advanced with.
 struct SnapshotIndex: Sendable {
     let definition: IndexDefinition
     private(set) var tree: SnapshotIndexTree
@@ -16,14 +19,10 @@ struct SnapshotIndex: Sendable {
         self.definition = definition
         let width = definition.elements.count
         var columns = [[IndexKey]](repeating: [], count: width)
-        // The kept snapshots copied here in their order (while their memory is at hand) and
-        // moved into their entries below: copying them in the index's order would retain a
-        // million snapshots' references at random, a cache miss each.
-        let kept = UnsafeMutablePointer<ObjectSnapshot>.allocate(capacity: snapshots.count)
-        defer { kept.deallocate() }  // every snapshot in it is moved out below
-        var keptCount = 0
         for column in columns.indices { columns[column].reserveCapacity(snapshots.count) }
-        var references: [Int64] = []  // while every reference is an integer
+        var references: [ReferenceObject] = []
+        references.reserveCapacity(snapshots.count)
+        var integers: [Int64] = []  // while every reference is an integer
         var integerReferences = true
         for snapshot in snapshots {
             guard let keys = definition.keys(in: snapshot.values) else {
@@ -33,72 +32,69 @@ struct SnapshotIndex: Sendable {
             if AttributeIndex.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
             columns[0].append(keys.first)
             for (column, key) in keys.rest.enumerated() { columns[column + 1].append(key) }
-            (kept + keptCount).initialize(to: snapshot)
-            keptCount += 1
+            let reference = snapshot.objectID.referenceObject
+            references.append(reference)
             if integerReferences {
-                if case .int(let reference) = snapshot.objectID.referenceObject {
-                    references.append(reference)
+                if case .int(let number) = reference {
+                    integers.append(number)
                 } else {
                     integerReferences = false
                 }
             }
         }
         let order = integerReferences
-            ? references.withUnsafeBufferPointer { reference in
-                IndexBulkOrder.positions(ofColumns: columns, ties: references.map { UInt64(bitPattern: $0) ^ (1 << 63) },
-                                         tieLess: { reference[$0] < reference[$1] })
+            ? integers.withUnsafeBufferPointer { number in
+                IndexBulkOrder.positions(ofColumns: columns, ties: integers.map { UInt64(bitPattern: $0) ^ (1 << 63) },
+                                         tieLess: { number[$0] < number[$1] })
             }
             : IndexBulkOrder.positions(ofColumns: columns, tieLess: {
-                SnapshotIndexEntry.referenceOrder(kept[$0].objectID, kept[$1].objectID) < 0
+                SnapshotIndexEntry.referenceOrder(references[$0], references[$1]) < 0
             })
-        // `order` is a permutation of the kept positions: each snapshot is moved out once.
         tree = SnapshotIndexTree(count: order.count) { place in
             let position = order[place]
             let rest = width == 1 ? [] : (1..<width).map { columns[$0][position] }
-            return SnapshotIndexEntry(key: columns[0][position], rest: rest, snapshot: (kept + position).move())
+            return SnapshotIndexEntry(key: columns[0][position], rest: rest, reference: references[position])
         }
     }
 
     /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
+    /// A change that keeps the object's keys (another attribute changed) leaves the index as
+    /// it was: its entry names the object, not a snapshot of it.
     mutating func apply(old: ObjectSnapshot?, new: ObjectSnapshot?) {
-        // An update that keeps the object's keys (another attribute changed): its entry stays
-        // in its place with the new snapshot.
-        if let old, let new, let oldKeys = definition.keys(in: old.values), let newKeys = definition.keys(in: new.values),
+        let oldKeys = old.flatMap { definition.keys(in: $0.values) }
+        let newKeys = new.flatMap { definition.keys(in: $0.values) }
+        if let oldKeys, let newKeys,
            IndexKey.order(oldKeys.first, oldKeys.rest, newKeys.first, newKeys.rest) == 0,
-           AttributeIndex.holdsNaN(oldKeys.first, oldKeys.rest) == AttributeIndex.holdsNaN(newKeys.first, newKeys.rest),
-           tree.replace(with: SnapshotIndexEntry(key: newKeys.first, rest: newKeys.rest, snapshot: new)) {
+           AttributeIndex.holdsNaN(oldKeys.first, oldKeys.rest) == AttributeIndex.holdsNaN(newKeys.first, newKeys.rest) {
             return
         }
         if let old {
-            if let keys = definition.keys(in: old.values) {
-                if tree.remove(SnapshotIndexEntry(key: keys.first, rest: keys.rest, snapshot: old)),
+            if let keys = oldKeys {
+                if tree.remove(SnapshotIndexEntry(key: keys.first, rest: keys.rest, reference: old.objectID.referenceObject)),
                    AttributeIndex.holdsNaN(keys.first, keys.rest) { nanCount -= 1 }
             } else {
                 unindexedCount -= 1
             }
         }
         if let new {
-            if let keys = definition.keys(in: new.values) {
+            if let keys = newKeys {
                 if AttributeIndex.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
-                tree.insert(SnapshotIndexEntry(key: keys.first, rest: keys.rest, snapshot: new))
+                tree.insert(SnapshotIndexEntry(key: keys.first, rest: keys.rest, reference: new.objectID.referenceObject))
             } else {
                 unindexedCount += 1
             }
         }
     }
-}
 
-extension SnapshotIndex: PlannableIndex {
-    var name: String { definition.name }
-    var elements: [IndexedElement] { definition.elements }
-    var isComplete: Bool { unindexedCount == 0 }
-
+    /// Calls `body` with the compound key and reference of each entry in `range` (nil: all),
+    /// in the index's order or backwards, until it returns false.
+    ///
     /// Backwards, the keys come from the last down, but the objects of one key still in
     /// reference order: the order of a stable sort of objects taken in reference order, so
     /// that a descending page through the index is the page a sort of a scan gives.
-    func walk(_ range: EntryRange?, backwards: Bool, _ body: (IndexKey, [IndexKey], ObjectSnapshot) throws -> Bool) rethrows {
+    func walk(_ range: EntryRange?, backwards: Bool, _ body: (IndexKey, [IndexKey], ReferenceObject) throws -> Bool) rethrows {
         guard backwards else {
-            try tree.walk(range, backwards: false) { try body($0.key, $0.rest, $0.snapshot) }
+            try tree.walk(range, backwards: false) { try body($0.key, $0.rest, $0.reference) }
             return
         }
         let below = range?.below ?? { _, _ in false }
@@ -119,12 +115,37 @@ extension SnapshotIndex: PlannableIndex {
             let group = EntryRange(below: { below($0, $1) || IndexKey.order($0, $1, key.first, key.rest) < 0 },
                                    above: { above($0, $1) || IndexKey.order($0, $1, key.first, key.rest) > 0 })
             try tree.walk(group, backwards: false) { entry in
-                if try body(entry.key, entry.rest, entry.snapshot) { return true }
+                if try body(entry.key, entry.rest, entry.reference) { return true }
                 stopped = true
                 return false
             }
             if stopped { return }
             done = key
+        }
+    }
+}
+
+/// A ``SnapshotIndex`` with the snapshots its references name: the objects of its entity in
+/// the state it was advanced with. What the planner walks.
+struct ResolvedSnapshotIndex: PlannableIndex {
+    let index: SnapshotIndex
+    /// The snapshot of the object of the index's entity with a reference.
+    let snapshot: (ReferenceObject) -> ObjectSnapshot?
+
+    var name: String { index.definition.name }
+    var elements: [IndexedElement] { index.definition.elements }
+    var isComplete: Bool { index.unindexedCount == 0 }
+    var nanCount: Int { index.nanCount }
+
+    /// The state and its indexes advance together, so every entry names an object of the
+    /// state; one that did not would be left out (and stop a debug build), never trap.
+    func walk(_ range: EntryRange?, backwards: Bool, _ body: (IndexKey, [IndexKey], ObjectSnapshot) throws -> Bool) rethrows {
+        try index.walk(range, backwards: backwards) { key, rest, reference in
+            guard let found = snapshot(reference) else {
+                assertionFailure("an index entry names \(reference), which its state does not hold")
+                return true
+            }
+            return try body(key, rest, found)
         }
     }
 }

@@ -1,17 +1,24 @@
 /// One entry of a ``SnapshotIndexTree``: an object's compound key (its first element's key
-/// and the others') and its snapshot.
+/// and the others') and its reference. An index covers one concrete entity of one store, so
+/// the reference names the object; a reader finds its snapshot in the state the index
+/// belongs to (``ResolvedSnapshotIndex``).
+///
+/// An entry holds no snapshot, so that a change that keeps an object's keys (another
+/// attribute changed) leaves the index as it was, and a node copied on a change copies plain
+/// keys and references: nothing to retain for an integer key of an object with an integer
+/// reference.
 struct SnapshotIndexEntry: Sendable {
     let key: IndexKey
     /// The keys of the elements after the first (none for an index of one element).
     let rest: [IndexKey]
-    let snapshot: ObjectSnapshot
+    let reference: ReferenceObject
 
     /// The order of entries: by compound key, ties by the object's reference (integers by
     /// value, then strings), so each object has one place and equal keys come in reference order.
     static func order(_ a: SnapshotIndexEntry, _ b: SnapshotIndexEntry) -> Int {
         let byKey = IndexKey.order(a.key, a.rest, b.key, b.rest)
         if byKey != 0 { return byKey }
-        return referenceOrder(a.snapshot.objectID, b.snapshot.objectID)
+        return referenceOrder(a.reference, b.reference)
     }
 
     /// Integer references by value, before string references by their text.
@@ -41,15 +48,14 @@ struct SnapshotIndexEntry: Sendable {
 ///
 /// An inner node keeps its children and its own last entry, not an array of its children's
 /// last entries: a change then copies, per inner node on its path, the children's references
-/// and one entry, where an array of entries would copy every child's last entry (each entry a
-/// snapshot: several references to retain now and release when the old path is freed). The
-/// search in an inner node reads each probed child's last entry through the child.
+/// and one entry, where an array of entries would copy every child's last entry. The search
+/// in an inner node reads each probed child's last entry through the child.
 ///
 /// Nodes are small because a change's cost is its retains: copying a node retains every
-/// child, or every entry's key, other keys and snapshot (its ID and values), and freeing the
-/// old path releases them, each one a cache miss in a large store. An update of an indexed
-/// attribute on 300,000 snapshots took 35 µs into both indexes with leaves of 32 entries and
-/// 64 children, 31 µs with 16 and 32, 23-26 µs with 8 and 16
+/// child, or every entry's string keys and string references, and freeing the old path
+/// releases them, each one a cache miss in a large store. When entries held snapshots, an
+/// update of an indexed attribute on 300,000 snapshots took 35 µs into two indexes with
+/// leaves of 32 entries and 64 children, 31 µs with 16 and 32, 23-26 µs with 8 and 16
 /// (`GraphCoreBenchmarks indexes 300000`), while an indexed lookup stayed at 11 µs.
 struct SnapshotIndexTree: Sendable {
     /// The most children of an inner node.
@@ -89,7 +95,7 @@ struct SnapshotIndexTree: Sendable {
         /// The first position whose entry (a leaf) or child's last entry (an inner node)
         /// satisfies `isAfter`, which must be false for a prefix of them and true for the rest.
         /// The probed entry is lent, not copied: a copy would retain (and then release) its
-        /// key, its other keys and every reference its snapshot holds.
+        /// keys and its reference.
         func partition(_ isAfter: (borrowing SnapshotIndexEntry) -> Bool) -> Int {
             if isLeaf { return search { isAfter(entries[$0]) } }
             return search { position in
@@ -246,31 +252,6 @@ struct SnapshotIndexTree: Sendable {
         guard children.count > fanout else { return [Node.inner(children)] }
         let half = children.count / 2
         return [Node.inner(Array(children[..<half])), Node.inner(Array(children[half...]))]
-    }
-
-    /// Puts `entry` in the place of the entry of the same keys and object (an object's new
-    /// snapshot whose indexed keys did not change): one path copied, where a removal and an
-    /// insert copy two. False when the tree holds no such entry (then nothing changed).
-    @discardableResult
-    mutating func replace(with entry: SnapshotIndexEntry) -> Bool {
-        guard let root, let changed = Self.replacing(entry, in: root) else { return false }
-        self.root = changed
-        return true
-    }
-
-    private static func replacing(_ entry: SnapshotIndexEntry, in node: Node) -> Node? {
-        let position = node.partition { SnapshotIndexEntry.order($0, entry) >= 0 }
-        guard position < node.width else { return nil }
-        if node.isLeaf {
-            guard SnapshotIndexEntry.order(node.entries[position], entry) == 0 else { return nil }
-            var entries = node.entries  // a copy of the same size: the leaf is shared
-            entries[position] = entry
-            return Node.leaf(entries)
-        }
-        guard let child = replacing(entry, in: node.children[position]) else { return nil }
-        var children = node.children
-        children[position] = child
-        return Node.inner(children)
     }
 
     /// Removes `entry`; false when the tree does not hold it.

@@ -48,6 +48,6 @@ public struct SnapshotIndexes: Sendable {
 
     /// The names of the indexes kept for a concrete entity (for tests and diagnostics).
     public func indexNames(ofEntity name: String) -> [String] {
-        byEntity[name]?.map(\.name) ?? []
+        byEntity[name]?.map(\.definition.name) ?? []
     }
 }

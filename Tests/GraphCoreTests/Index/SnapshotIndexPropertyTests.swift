@@ -27,8 +27,12 @@ import ServerTestSupport
             var page: [ObjectSnapshot]
             var plan: FetchPlan?
             let included = objects.isEmpty ? [] : ["Item"]
-            if let indexes, let found = try budget.map({ try fetch.indexed(indexes, included: included, visitingAtMost: $0) })
-                ?? fetch.indexed(indexes, included: included) {
+            var byEntity: [String: [ReferenceObject: ObjectSnapshot]] = [:]
+            for (id, snapshot) in objects { byEntity[id.entityName, default: [:]][id.referenceObject] = snapshot }
+            let table = byEntity
+            let lookup: SnapshotFetch.ReferenceLookup = { entity in { table[entity]?[$0] } }
+            if let indexes, let found = try budget.map({ try fetch.indexed(indexes, included: included, lookup: lookup, visitingAtMost: $0) })
+                ?? fetch.indexed(indexes, included: included, lookup: lookup) {
                 plan = found.plan
                 page = found.plan.isSortedByIndex ? found.snapshots : try paged(request, fetch.sorted(found.snapshots.sorted {
                     SnapshotIndexEntry.referenceOrder($0.objectID, $1.objectID) < 0

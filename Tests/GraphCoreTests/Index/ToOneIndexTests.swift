@@ -96,7 +96,9 @@ import ServerTestSupport
         let byID = Dictionary(uniqueKeysWithValues: snapshots.map { ($0.objectID, $0) })
         let indexes = SnapshotIndexes(model: model, snapshots: snapshots)
         let fetch = try SnapshotFetch(Self.request("album == nil"), model: model, resolve: { byID[$0] })
-        let found = try #require(try fetch.indexed(indexes, included: ["Song"]))
+        let found = try #require(try fetch.indexed(indexes, included: ["Song"], lookup: { entity in
+            { reference in byID.values.first { $0.objectID.entityName == entity && $0.objectID.referenceObject == reference } }
+        }))
         #expect(found.snapshots.count == 11 && found.plan.description.hasPrefix("index byAlbum on album (==)"))
     }
 
