@@ -210,7 +210,7 @@ final class ConnectionSession {
                 _ = try Params(request.params, allowed: [])
                 return .reply(.result(shared.modelResult), close: false)
             case "fetch":
-                let call = try FetchCall.parse(request.params, model: shared.model)
+                let call = try FetchCall.parse(request.params, model: shared.model, predicates: shared.predicates)
                 // A fetch an index answers in a few steps is answered here, as a small `get` is.
                 if !shared.worker.readsOnlyThroughReaders, let reply = shared.worker.reader.quickFetch(call) {
                     return .reply(reply, close: false)

@@ -27,7 +27,9 @@ struct FetchCall: Sendable {
 
     static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType", "explain"]
 
-    static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> FetchCall {
+    /// The call `value` gives; its predicate's format parsed through `predicates` (the
+    /// server's, which keeps the formats it has seen), against `model`.
+    static func parse(_ value: JSONValue, model: ObjectModel, predicates: PredicateCache) throws(RPCError) -> FetchCall {
         let params = try Params(value, allowed: parameters)
         let entityName = try params.string("entity")
         guard let entity = model.entity(named: entityName) else {
@@ -40,7 +42,7 @@ struct FetchCall: Sendable {
         }
         if let format = try params.optionalString("predicate") {
             do {
-                request.predicate = try GraphCore.Predicate(format: format, arguments: arguments, model: model)
+                request.predicate = try predicates.predicate(format: format, arguments: arguments)
             } catch {
                 throw .invalidParams(params.path("predicate"), error.description, position: error.offset)
             }

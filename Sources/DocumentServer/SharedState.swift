@@ -6,6 +6,8 @@ import Logging
 /// What all connections share: the model, the engine and the settings.
 struct SharedState: Sendable {
     let model: ObjectModel
+    /// The fetch predicates' formats, parsed once each (``PredicateCache``).
+    let predicates: PredicateCache
     /// The `model` result: the model file as compact JSON.
     let modelResult: [UInt8]
     /// The members of the `hello` result before `seq`.
@@ -25,6 +27,7 @@ struct SharedState: Sendable {
          configuration: ServerConfiguration, logger: Logger) throws {
         let modelFile = try model.jsonRepresentation().withUnsafeBytes { try JSONValue.parse($0) }
         self.model = model
+        predicates = PredicateCache(model: model)
         modelResult = Array(modelFile.jsonText.utf8)
         helloMembers = [
             ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),

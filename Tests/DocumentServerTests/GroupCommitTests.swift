@@ -161,7 +161,8 @@ struct GroupCommitTests {
         fixture.graph.commit()
         let good = try fixture.answers.result("good")
         #expect(try fixture.version(string(good["ids"]?["s"])) == 1)
-        let count = try FetchCall.parse(try #"{"entity":"Song","resultType":"count"}"#.withParsedJSON(), model: fixture.graph.model)
+        let count = try FetchCall.parse(try #"{"entity":"Song","resultType":"count"}"#.withParsedJSON(), model: fixture.graph.model,
+                                        predicates: PredicateCache(model: fixture.graph.model))
         guard case .result(let bytes) = fixture.graph.reader.fetch(count) else { Issue.record("fetch failed"); return }
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"count":1}"#)
     }

@@ -21,6 +21,11 @@ extension Predicate {
     }
 
     func substituted(_ values: [String: PredicateValue]) -> Predicate {
+        substituted(expressions: values.mapValues { PredicateParser.expression($0) })
+    }
+
+    /// The predicate with each variable of `expressions` replaced by its expression.
+    func substituted(expressions values: [String: Expression]) -> Predicate {
         if values.isEmpty { return self }
         switch self {
         case .constant: return self
@@ -28,9 +33,9 @@ extension Predicate {
             c.left = c.left.substituted(values)
             c.right = c.right.substituted(values)
             return .comparison(c)
-        case .and(let parts): return .and(parts.map { $0.substituted(values) })
-        case .or(let parts): return .or(parts.map { $0.substituted(values) })
-        case .not(let p): return .not(p.substituted(values))
+        case .and(let parts): return .and(parts.map { $0.substituted(expressions: values) })
+        case .or(let parts): return .or(parts.map { $0.substituted(expressions: values) })
+        case .not(let p): return .not(p.substituted(expressions: values))
         }
     }
 
@@ -48,16 +53,16 @@ extension Predicate {
 }
 
 extension Expression {
-    func substituted(_ values: [String: PredicateValue]) -> Expression {
+    func substituted(_ values: [String: Expression]) -> Expression {
         switch self {
         case .constant, .evaluatedObject, .keyPath: return self
-        case .variable(let name): return values[name].map(PredicateParser.expression) ?? self
+        case .variable(let name): return values[name] ?? self
         case .path(let base, let path): return .path(base.substituted(values), path)
         case .array(let elements): return .array(elements.map { $0.substituted(values) })
         case .aggregate(let function, let base, let key): return .aggregate(function, base.substituted(values), key)
         case .function(let function, let arguments): return .function(function, arguments.map { $0.substituted(values) })
         case .ternary(let condition, let a, let b):
-            return .ternary(condition.substituted(values), a.substituted(values), b.substituted(values))
+            return .ternary(condition.substituted(expressions: values), a.substituted(values), b.substituted(values))
         case .cast(let expression, let type): return .cast(expression.substituted(values), type)
         case .index(let collection, let index):
             if case .position(let position) = index { return .index(collection.substituted(values), .position(position.substituted(values))) }
@@ -65,7 +70,7 @@ extension Expression {
         case .subquery(let collection, let variable, let predicate):
             var inner = values
             inner[variable] = nil
-            return .subquery(collection.substituted(values), variable: variable, predicate.substituted(inner))
+            return .subquery(collection.substituted(values), variable: variable, predicate.substituted(expressions: inner))
         }
     }
 

@@ -9,11 +9,25 @@ import Foundation
 // naming the specifier and its offset, never a truncation.
 
 extension PredicateParser {
-    /// The expression a format specifier stands for, taking the next argument.
+    /// The expression a format specifier stands for, taking the next argument. Parsing a
+    /// template, a slot instead (``PredicateTemplate``): what the argument gives is bound later.
     mutating func argument(_ specifier: String, at token: PredicateToken) throws(PredicateError) -> Expression {
+        if let found = slots {
+            // A key path's structure is the argument itself: no slot can stand for it.
+            if specifier == "%K" { slotsHold = false }
+            let slot = PredicateTemplate.Slot(specifier: specifier, offset: offset(token))
+            slots?.append(slot)
+            return .variable(PredicateTemplate.slotName(found.count))
+        }
         let argument = try nextArgument(specifier, at: token)
+        return try Self.expression(of: argument, for: specifier, offset: offset(token))
+    }
+
+    /// The expression `argument` gives a format `specifier` at `offset`: what it takes and
+    /// gives is listed at the top of this file.
+    static func expression(of argument: PredicateValue, for specifier: String, offset: Int) throws(PredicateError) -> Expression {
         func wrong(_ expected: String) -> PredicateError {
-            .wrongArgument(specifier: specifier, offset: offset(token), expected: expected, got: Self.describe(argument))
+            .wrongArgument(specifier: specifier, offset: offset, expected: expected, got: Self.describe(argument))
         }
         let conversion = specifier.last ?? "@"
         let length = String(specifier.dropFirst().dropLast())
@@ -73,6 +87,11 @@ extension PredicateParser {
 
     /// The key a `%K` (or a `%@` given a string) inside a key path stands for: `%K.%K`, `$x.%K`.
     mutating func keyArgument(_ specifier: String, at token: PredicateToken) throws(PredicateError) -> String {
+        if slots != nil {
+            // A key is structure: no slot can stand for it.
+            slotsHold = false
+            return "key"
+        }
         let argument = try nextArgument(specifier, at: token)
         guard case .value(.string(let path)) = argument, PredicateLexer.isKeyPath(path) else {
             throw PredicateError.wrongArgument(specifier: specifier, offset: offset(token), expected: "a non-empty key path string",

@@ -34,6 +34,7 @@ extension PredicateParser {
         advance()
         try expect(symbol: ")", "')' to close CAST")
         let at = offset(castToken)
+        inspect(expression)
         let source: Value
         switch expression {
         case .constant(.string(let s)): source = .string(s)

@@ -52,6 +52,7 @@ extension PredicateParser {
         defer { depth -= 1 }
         let operand = try parseUnary(expecting: "a value after '\(token.kind == .symbol("-") ? "-" : "~")'")
         if token.kind == .symbol("~") { return .function(.onesComplement, [operand]) }
+        inspect(operand)
         switch operand {
         case .constant(.int(let i)) where i != Int64.min: return .constant(.int(-i))
         case .constant(.double(let d)): return .constant(.double(-d))

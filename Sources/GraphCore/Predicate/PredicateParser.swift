@@ -15,6 +15,11 @@ struct PredicateParser {
     var argumentIndex = 0
     var depth = 0
     let model: ObjectModel?
+    /// Parsing a template: the slots found so far, one per format specifier, in order (nil:
+    /// an ordinary parse, which takes ``arguments``).
+    var slots: [PredicateTemplate.Slot]?
+    /// False once the template met a specifier no slot can stand for (`%K`, a key after `.`).
+    var slotsHold = true
 
     init(format: String, arguments: [PredicateValue], model: ObjectModel?) {
         bytes = Array(format.utf8)
@@ -46,6 +51,14 @@ struct PredicateParser {
     func expected(_ what: String) -> PredicateError {
         if case .invalid(let error) = current.kind { return error }
         return .syntax(expected: what, found: current.display, offset: offset(current))
+    }
+
+    /// Notes that the parse reads what `expression` is, not only where it goes (a negated
+    /// number is folded, `BETWEEN`'s bounds counted, a `CAST` of a constant made at once): a
+    /// template's slot there would be read as a variable where its argument is a constant, so
+    /// the template does not hold.
+    mutating func inspect(_ expression: Expression) {
+        if slots != nil, case .variable(let name) = expression, PredicateTemplate.isSlotName(name) { slotsHold = false }
     }
 
     mutating func advance() { if index < tokens.count - 1 { index += 1 } }
@@ -168,6 +181,7 @@ struct PredicateParser {
         advance()
         let options = try parseOptions()
         let right = try parseExpression(expecting: "a value after \(operatorToken.display.uppercased())")
+        if op == .between { inspect(right) }
         if op == .between, case .array(let bounds) = right, bounds.count != 2 {
             throw PredicateError.syntax(expected: "two values {low, high} after BETWEEN", found: "\(bounds.count) values",
                                         offset: offset(operatorToken))
