@@ -30,6 +30,36 @@ enum PredicateBenchmark {
     static func parse() throws {
         try parse(format, arguments: [])
         try parse(expressionFormat, arguments: expressionArguments)
+        try cachedParse("plays == %d", arguments: { [.value(.int(Int64($0)))] })
+        try cachedParse("title BEGINSWITH[c] %@ AND plays > %d AND album.title IN %@",
+                        arguments: { [.value(.string("t\($0 % 100)")), .value(.int(Int64($0))), .array([.value(.string("a")), .value(.string("b"))])] })
+    }
+
+    /// A format parsed each time against the same format through a ``PredicateCache`` (a
+    /// server's fetches: the format parsed once, each request's arguments bound into it),
+    /// with new arguments every time, alternated.
+    static func cachedParse(_ format: String, arguments: (Int) -> [PredicateValue]) throws {
+        let samples = 20_000
+        let cache = PredicateCache(model: nil)
+        var parsedTimes: [UInt64] = [], cachedTimes: [UInt64] = []
+        var same = true
+        for n in 0..<(samples + 1000) {
+            let values = arguments(n)
+            var parsed: GraphCore.Predicate = .true, cached: GraphCore.Predicate = .false
+            let parseTime = try nanoseconds { parsed = try GraphCore.Predicate(format: format, arguments: values) }
+            let cacheTime = try nanoseconds { cached = try cache.predicate(format: format, arguments: values) }
+            same = same && parsed == cached
+            if n >= 1000 {
+                parsedTimes.append(parseTime)
+                cachedTimes.append(cacheTime)
+            }
+        }
+        parsedTimes.sort()
+        cachedTimes.sort()
+        func us(_ ns: UInt64) -> String { String(format: "%.2f µs", Double(ns) / 1000) }
+        print("\(format.count)-character format with new arguments: parsed median \(us(parsedTimes[samples / 2])), "
+              + "through a PredicateCache median \(us(cachedTimes[samples / 2])) (p90 \(us(parsedTimes[samples * 9 / 10])) / "
+              + "\(us(cachedTimes[samples * 9 / 10])); \(samples) each, alternated; the same predicates: \(same))")
     }
 
     static func parse(_ format: String, arguments: [PredicateValue]) throws {

@@ -7,6 +7,8 @@
 // either work or fail with an error; when it works, the objects matching it and those
 // matching NOT it must split the entity's objects in two (each object in exactly one), and
 // counting must agree with fetching; its description must parse back to the same predicate.
+// Through a `PredicateCache` (a server's parse: a template made on a format's second use,
+// arguments bound into it), the format gives what a parse gives, with several arguments.
 import FuzzSupport
 import Foundation
 import GraphCore
@@ -45,6 +47,30 @@ private struct Setup: @unchecked Sendable {
 
 private let setup = Setup()
 
+/// Kept across inputs, as a server keeps its cache across requests.
+private let predicates = PredicateCache(model: setup.fixture.container.model)
+
+/// The format through the cache, with the arguments it takes from the list rotated four ways
+/// (a template made on the second), gives the predicate or the error a parse gives.
+private func checkTheCacheAgreesWithAParse(_ format: String) {
+    let model = setup.fixture.container.model
+    var used = setup.arguments.count
+    do {
+        _ = try GraphCore.Predicate(format: format, arguments: setup.arguments, model: model)
+    } catch PredicateError.unusedArguments(let count, _) {
+        used = count
+    } catch {}
+    func outcome(_ body: () throws -> GraphCore.Predicate) -> String {
+        do { return "predicate \(try body())" } catch { return "error \(error)" }
+    }
+    for rotation in 0..<4 {
+        let arguments = Array((setup.arguments[rotation...] + setup.arguments[..<rotation]).prefix(used))
+        let cached = outcome { try predicates.predicate(format: format, arguments: arguments) }
+        let parsed = outcome { try GraphCore.Predicate(format: format, arguments: arguments, model: model) }
+        if cached != parsed { fuzzFailure("\(format) with the arguments rotated by \(rotation): the cache gives \(cached), a parse \(parsed)") }
+    }
+}
+
 /// The objects fetched, as a set of their ids; nil when the fetch fails (allowed).
 private func fetch(_ entity: String, _ predicate: GraphCore.Predicate?) -> Set<ObjectID>? {
     let context = setup.fixture.container.newContext()
@@ -71,6 +97,7 @@ public func predicateFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         entity = String(text[..<newline])
         format = text[text.index(after: newline)...]
     }
+    checkTheCacheAgreesWithAParse(String(format))
     let predicate: GraphCore.Predicate
     do {
         predicate = try GraphCore.Predicate(format: String(format), arguments: setup.arguments, model: setup.fixture.container.model)
