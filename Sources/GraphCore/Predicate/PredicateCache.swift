@@ -77,6 +77,8 @@ public final class PredicateCache: Sendable {
 
     private func keep(_ entry: Entry, for format: String) {
         entries.withLock { entries in
+            // Another thread may have got further with the same format meanwhile.
+            if case .seen = entry, entries[format] != nil { return }
             if entries[format] == nil, entries.count >= capacity {
                 entries = entries.filter { if case .seen = $0.value { false } else { true } }
                 if entries.count >= capacity { entries.removeAll() }
