@@ -92,6 +92,10 @@ struct SnapshotIndex: Sendable {
     /// Backwards, the keys come from the last down, but the objects of one key still in
     /// reference order: the order of a stable sort of objects taken in reference order, so
     /// that a descending page through the index is the page a sort of a scan gives.
+    ///
+    /// One walk from the last entry down gathers each key's entries (at most
+    /// ``backwardGroup``) and gives them in reference order when the key ends. A key with more
+    /// entries than that is walked forwards from its first, and the walk down goes on below it.
     func walk(_ range: EntryRange?, backwards: Bool, _ body: (IndexKey, [IndexKey], ReferenceObject) throws -> Bool) rethrows {
         guard backwards else {
             try tree.walk(range, backwards: false) { try body($0.key, $0.rest, $0.reference) }
@@ -100,21 +104,41 @@ struct SnapshotIndex: Sendable {
         let below = range?.below ?? { _, _ in false }
         let above = range?.above ?? { _, _ in false }
         var done: (first: IndexKey, rest: [IndexKey])?  // the keys from this one up are walked
+        var group: [SnapshotIndexEntry] = []  // the current key's entries met so far, the last first
+        /// Gives the group's entries in reference order; false once `body` said to stop.
+        func flush() throws -> Bool {
+            defer { group.removeAll(keepingCapacity: true) }
+            for entry in group.reversed() where try !body(entry.key, entry.rest, entry.reference) { return false }
+            return true
+        }
         while true {
-            // The greatest key left: O(log n) per distinct key.
-            var found: (first: IndexKey, rest: [IndexKey])?
             let left = EntryRange(below: below, above: { first, rest in
                 above(first, rest) || done.map { IndexKey.order(first, rest, $0.first, $0.rest) >= 0 } ?? false
             })
-            tree.walk(left, backwards: true) { entry in
-                found = (entry.key, entry.rest)
-                return false
+            var stopped = false, large = false
+            try tree.walk(left, backwards: true) { entry in
+                if let last = group.last, IndexKey.order(entry.key, entry.rest, last.key, last.rest) != 0 {
+                    guard try flush() else {
+                        stopped = true
+                        return false
+                    }
+                } else if group.count == Self.backwardGroup {
+                    large = true
+                    return false
+                }
+                group.append(entry)
+                return true
             }
-            guard let key = found else { return }
-            var stopped = false
-            let group = EntryRange(below: { below($0, $1) || IndexKey.order($0, $1, key.first, key.rest) < 0 },
-                                   above: { above($0, $1) || IndexKey.order($0, $1, key.first, key.rest) > 0 })
-            try tree.walk(group, backwards: false) { entry in
+            if stopped { return }
+            guard large, let key = group.last.map({ (first: $0.key, rest: $0.rest) }) else {
+                _ = try flush()
+                return
+            }
+            // A key of many entries: walked forwards from its first, as far as `body` goes.
+            group.removeAll(keepingCapacity: true)
+            let keyRange = EntryRange(below: { below($0, $1) || IndexKey.order($0, $1, key.first, key.rest) < 0 },
+                                      above: { above($0, $1) || IndexKey.order($0, $1, key.first, key.rest) > 0 })
+            try tree.walk(keyRange, backwards: false) { entry in
                 if try body(entry.key, entry.rest, entry.reference) { return true }
                 stopped = true
                 return false
@@ -123,6 +147,9 @@ struct SnapshotIndex: Sendable {
             done = key
         }
     }
+
+    /// The most entries of one key a backward walk gathers before it walks that key forwards.
+    static let backwardGroup = 64
 }
 
 /// A ``SnapshotIndex`` with the snapshots its references name: the objects of its entity in
