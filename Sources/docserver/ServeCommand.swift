@@ -120,6 +120,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. [default: info]", valueName: "level"))
     var logLevel: String?
 
+    @Flag(help: "Stop as on SIGTERM when standard input reaches its end: a program that starts the server with a pipe on its standard input, and keeps the pipe's other end open, gets a server that stops when the program exits, however it exits.")
+    var stopWhenStdinCloses = false
+
     /// How long a graceful shutdown may take before the lines received but not started are
     /// dropped: under the 10 seconds after which `docker stop` kills.
     static let shutdownGrace = Duration.seconds(5)
@@ -195,10 +198,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // SIGTERM or SIGINT: graceful shutdown; past the grace the group cancels the server,
         // which then finishes only the requests in progress.
-        var lifecycle = ServiceGroupConfiguration(
-            services: [SignalLogService(logger: logger), server],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger)
+        var services = [ServiceGroupConfiguration.ServiceConfiguration(service: SignalLogService(logger: logger)),
+                        ServiceGroupConfiguration.ServiceConfiguration(service: server)]
+        if stopWhenStdinCloses {
+            // Last: shut down first, and its end shuts the group down gracefully.
+            services.append(.init(service: StandardInputWatch(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        var lifecycle = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         lifecycle.maximumGracefulShutdownDuration = Self.shutdownGrace
         do {
             try await ServiceGroup(configuration: lifecycle).run()

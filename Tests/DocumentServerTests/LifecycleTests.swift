@@ -105,6 +105,26 @@ import Glibc
         #expect(file.json["objects"]["Tag"][0]["values"]["label"].string == "here")
     }
 
+    /// With `--stop-when-stdin-closes` (as every server of the tests runs), the end of the
+    /// server's standard input stops it as SIGTERM does: a save made before is durable, the
+    /// store is released, and a test process that crashes leaves no server behind.
+    @Test func theEndOfStandardInputStopsAServerStartedToStopThen() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory)
+        let client = try server.connect()
+        _ = try client.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "kept"]]]])
+        #expect(server.process.isRunning)
+        try server.closeStandardInput()
+        #expect(server.waitForExit(timeout: 10))
+        #expect(server.process.terminationStatus == 0)
+        #expect(server.log.contains("standard input closed"))
+        let file = try StoreFileContents(directory.file("store.json"))
+        #expect(file.json["objects"]["Tag"][0]["values"]["label"].string == "kept")
+        let next = try ServerProcess(in: directory)
+        #expect(try next.connect().result("ping").string == "pong")
+        #expect(try next.stop() == 0)
+    }
+
     @Test func aSecondServerOnTheSameStoreRefusesToStart() throws {
         let directory = try TemporaryDirectory()
         let first = try ServerProcess(in: directory)

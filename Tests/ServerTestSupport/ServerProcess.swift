@@ -4,7 +4,9 @@ import Glibc
 #endif
 
 /// A running `docserver serve`, started on a free port. Killed with SIGKILL when deallocated while
-/// still running, so that a failing test leaves no process behind.
+/// still running, so that a failing test leaves no process behind; and started with
+/// `--stop-when-stdin-closes` on a pipe this object holds, so that a test process that crashes
+/// (and deallocates nothing) leaves none behind either.
 public final class ServerProcess {
     public let process = Process()
     public let host: String
@@ -13,6 +15,8 @@ public final class ServerProcess {
     /// Standard error of the server (its log), in a file so that it never blocks the server.
     public let logURL: URL
     private let output = Pipe()
+    /// The server's standard input: its end here closes when the test process ends.
+    private let input = Pipe()
     private let logHandle: FileHandle
     /// The directory the store lives in, kept until the server is gone.
     private let directory: TemporaryDirectory?
@@ -30,10 +34,10 @@ public final class ServerProcess {
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         logHandle = try FileHandle(forWritingTo: logURL)
         process.executableURL = try DocServerBinary.url()
-        process.arguments = ["serve", "--port", "0"] + (store.map { ["--store", $0.path] } ?? []) + arguments
+        process.arguments = ["serve", "--port", "0", "--stop-when-stdin-closes"] + (store.map { ["--store", $0.path] } ?? []) + arguments
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         process.environment = Self.environment(adding: environment)
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input
         process.standardOutput = output
         process.standardError = logHandle
         try process.run()
@@ -117,6 +121,12 @@ public final class ServerProcess {
             }
             return "[\(thread) " + lines.map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: ", ") + "]"
         }.joined(separator: " ")
+    }
+
+    /// Closes this end of the server's standard input, as the exit of the process that
+    /// started it does: the server then stops as on SIGTERM.
+    public func closeStandardInput() throws {
+        try input.fileHandleForWriting.close()
     }
 
     /// Kills the server with SIGKILL, as a crash would.
