@@ -46,7 +46,7 @@ struct StandardInputWatch: Service {
     /// The continuation waiting for the end of input, resumed once: by the reading thread or
     /// by cancellation, whichever comes first (cancellation may come before the wait begins).
     private final class Outcome: @unchecked Sendable {
-        // Safe to share: `state` is only touched under `lock`.
+        // Safe to share: `waiting` and `finished` are only touched under `lock`.
         private let lock = NSLock()
         private var waiting: CheckedContinuation<Bool, Never>?
         private var finished: Bool?
