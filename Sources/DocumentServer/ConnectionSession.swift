@@ -34,14 +34,14 @@ final class ConnectionSession {
     /// one goes to a reader thread, so that it does not hold the event loop.
     static let inlineGetLimit = 64
 
-    private let shared: SharedState
-    private let logger: Logger
-    private var authenticated: Bool
+    let shared: SharedState
+    let logger: Logger
+    private(set) var authenticated: Bool
     private var sawFirstLine = false
     /// The `client` of the connection's `hello`: the author of its saves.
     private var author: String?
     /// Reads the IDs of the connection's `get` requests (remembering the store key and entity).
-    private var idReader: ObjectIDReader
+    var idReader: ObjectIDReader
     /// Where the connection's subscriptions write (nil without a channel: no subscriptions).
     var sink: SubscriptionSink?
 
@@ -62,7 +62,7 @@ final class ConnectionSession {
                 return .finished(.answerAndClose(nil))
             }
         }
-        if let answer = directGet(line) { return .finished(answer) }
+        if let answer = directRead(line) { return .finished(answer) }
         let message: JSONValue
         do {
             message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128) }
@@ -91,30 +91,6 @@ final class ConnectionSession {
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.tooLarge(.batch, limit: shared.maximumBatchRequests)))))
         }
         return .batch(elements)
-    }
-
-    /// The answer of a plain `get` of a few objects read straight from the line
-    /// (``GetRequestLine``), or nil when the line must go the general way: it is anything else,
-    /// an ID in it is not a usual one, or the general way has more to do (authenticate, log
-    /// each request, hand the `get` to a reader thread). The answer is byte for byte the one
-    /// the general way gives.
-    private func directGet(_ line: ByteBuffer) -> Outcome? {
-        guard authenticated, logger.logLevel > .debug, !shared.worker.readsOnlyThroughReaders else { return nil }
-        return line.withUnsafeReadableBytes { bytes -> Outcome? in
-            guard let request = GetRequestLine.read(bytes), request.ids.count <= Self.inlineGetLimit else { return nil }
-            var ids: [ObjectID] = []
-            ids.reserveCapacity(request.ids.count)
-            for range in request.ids {
-                // An ID the reader refuses: the general way answers its error.
-                guard let id = try? idReader.objectID(utf8: UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
-                ids.append(id)
-            }
-            let idText = UnsafeRawBufferPointer(rebasing: bytes[request.id])
-            let id: JSONValue = idText.first == UInt8(ascii: "\"")
-                ? .string(String(decoding: idText.dropFirst().dropLast(), as: UTF8.self))
-                : .number(String(decoding: idText, as: UTF8.self))
-            return .answer(shared.encode(id: id, shared.worker.reader.get(GetCall(ids: ids))))
-        }
     }
 
     /// A batch: its requests one after another, their answers in one array. Once the

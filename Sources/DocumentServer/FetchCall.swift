@@ -25,6 +25,13 @@ struct FetchCall: Sendable {
         return call
     }
 
+    init(request: FetchRequest, resultType: ResultType, explain: Bool = false, timeLimit: Duration? = nil) {
+        self.request = request
+        self.resultType = resultType
+        self.explain = explain
+        self.timeLimit = timeLimit
+    }
+
     static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType", "explain"]
 
     /// The call `value` gives; its predicate's format parsed through `predicates` (the

@@ -75,6 +75,29 @@ struct StoreReader {
         }
     }
 
+    /// The answer of a `fetch` of objects whose predicate is one indexed equality (see
+    /// ``SnapshotIndexes/equalityMatches(_:ofEntity:atMost:)``), the same as ``fetch(_:)``
+    /// gives, for a connection's thread: the request's parts come from a line read without a
+    /// JSON tree (``FetchRequestLine``) and the fetch is not planned. Nil when the predicate is
+    /// not such an equality or more than ``quickFetchEntries`` objects match: the general way
+    /// answers it then.
+    func equalityFetch(_ predicate: Predicate, of entity: EntityDescription, limit: Int, offset: Int) -> Reply? {
+        guard let found = state.indexes.equalityMatches(predicate, ofEntity: entity, atMost: Self.quickFetchEntries) else { return nil }
+        let snapshot = state.lookup(ofEntity: entity.name)
+        var matches: [ObjectSnapshot] = []
+        matches.reserveCapacity(found.references.count)
+        for reference in found.references {
+            guard let match = snapshot(reference) else { return nil }
+            matches.append(match)
+        }
+        var request = FetchRequest(entityName: entity.name)
+        request.predicate = predicate
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        return try? answer(FetchCall(request: request, resultType: .objects),
+                           Matches(plan: found.plan, page: paged(request, Self.inReferenceOrder(matches))))
+    }
+
     /// What a fetch found: the page of its answer, how, and (for a count without a predicate,
     /// where the objects are not gathered) the count.
     private struct Matches {
@@ -188,9 +211,13 @@ struct StoreReader {
     /// Every match in the answer's order: the request's sort, ties (and an unsorted fetch) by
     /// reference, so that an answer is the same whichever way the matches were found.
     private func ordered(_ matches: [ObjectSnapshot], _ fetch: SnapshotFetch) throws -> [ObjectSnapshot] {
+        try fetch.sorted(Self.inReferenceOrder(matches))
+    }
+
+    /// `matches` by reference (unchanged when they already are).
+    private static func inReferenceOrder(_ matches: [ObjectSnapshot]) -> [ObjectSnapshot] {
         let inOrder = zip(matches, matches.dropFirst()).allSatisfy { !WireObjectEncoder.referenceOrder($1.objectID, $0.objectID) }
-        let byReference = inOrder ? matches : matches.sorted { WireObjectEncoder.referenceOrder($0.objectID, $1.objectID) }
-        return try fetch.sorted(byReference)
+        return inOrder ? matches : matches.sorted { WireObjectEncoder.referenceOrder($0.objectID, $1.objectID) }
     }
 
     /// The page `offset`/`limit` of the request picks from `items`.

@@ -99,6 +99,10 @@ import ServerTestSupport
                     #expect(plan == a.plan && plan.objectsExamined <= budget, "\(context), budget \(budget)")
                     #expect(quick.ns == a.ns && quick.error == a.error, "\(context), budget \(budget)")
                 }
+                if let found = kept.equalityMatches(request.predicate, ofEntity: try #require(model.entity(named: "Item")), atMost: budget) {
+                    #expect(found.references.count <= budget && found.plan.objectsExamined == found.references.count, "\(context)")
+                    #expect(equalityNs(found.references, state) == scanNs(request, model, state), "\(context), budget \(budget)")
+                }
                 guard a.error == nil, b.error == nil else { continue }
                 let hasNaN = state.values.contains { snapshot in
                     snapshot.objectID.entityName == "Item" && request.sortDescriptors.contains { order in
@@ -114,6 +118,68 @@ import ServerTestSupport
         }
         #expect(indexPlans * 4 > iterations, "only \(indexPlans) of \(iterations) requests used an index")
         #expect(quickPlans * 20 > iterations, "only \(quickPlans) of \(iterations) requests were answered within a budget")
+    }
+
+    /// ``SnapshotIndexes/equalityMatches(_:ofEntity:atMost:)`` finds what a scan matches, or
+    /// declines: over random equalities (keys with and without a plain index, constants of
+    /// the key's kind and of others, folded or not) on random data, before and after changes.
+    @Test func anIndexedEqualityLookedUpWithoutPlanningFindsWhatAScanMatches() throws {
+        let model = try IndexFixture.model(indexed: true)
+        let entity = try #require(model.entity(named: "Item"))
+        for seed: UInt64 in [6, 7] {
+            let container = try PersistentContainer.inMemory(model: model)
+            var rng = SplitMix64(seed: seed)
+            _ = try IndexFixture.insert(IndexFixture.items(300, &rng), into: container.viewContext)
+            var objects = try Self.snapshots(container)
+            var indexes = SnapshotIndexes(model: model, snapshots: objects.values)
+            var found = 0, declined = 0, tooMany = 0
+            for iteration in 0..<600 {
+                if iteration % 100 == 99 {
+                    try IndexPropertyTests.mutate(items: 300, &rng, container)
+                    let next = try Self.snapshots(container)
+                    for id in Set(objects.keys).union(next.keys) where objects[id] != next[id] { indexes.apply(old: objects[id], new: next[id]) }
+                    objects = next
+                }
+                let key = ["i", "s", "c", "i", "s", "c", "w", "d", "t", "b", "u", "n"].randomElement(using: &rng) ?? "i"
+                let pool = Int.random(in: 0..<5, using: &rng) == 0 ? IndexFixture.constants(IndexFixture.keys.randomElement(using: &rng) ?? "i")
+                    : IndexFixture.constants(key)
+                let options: Comparison.Options = Int.random(in: 0..<6, using: &rng) == 0 ? .caseInsensitive : []
+                let predicate = GraphCore.Predicate.comparison(Comparison(.keyPath(key), .equal, .constant(pool.randomElement(using: &rng) ?? .null),
+                                                                          options: options))
+                let request = FetchRequest(entityName: "Item", predicate: predicate)
+                let scanned = Self.scanNs(request, model, objects)
+                let limit = [1, 3, 1_000].randomElement(using: &rng) ?? 1_000
+                guard let matches = indexes.equalityMatches(predicate, ofEntity: entity, atMost: limit) else {
+                    declined += 1
+                    if ["i", "s", "c"].contains(key), options.isEmpty, let scanned, scanned.count > limit { tooMany += 1 }
+                    continue
+                }
+                found += 1
+                #expect(["i", "s", "c"].contains(key) && options.isEmpty, "seed \(seed) iteration \(iteration): \(predicate)")
+                #expect(Self.equalityNs(matches.references, objects) == scanned, "seed \(seed) iteration \(iteration): \(predicate)")
+            }
+            #expect(found > 60 && declined > 100 && tooMany > 5, "seed \(seed): \(found) found, \(declined) declined (\(tooMany) past the limit)")
+        }
+    }
+
+    /// The `n` of the objects `references` name, in reference order.
+    static func equalityNs(_ references: [ReferenceObject], _ objects: [ObjectID: ObjectSnapshot]) -> [Int64] {
+        var byReference: [ReferenceObject: ObjectSnapshot] = [:]
+        for (id, snapshot) in objects where id.entityName == "Item" { byReference[id.referenceObject] = snapshot }
+        return references.compactMap { byReference[$0] }
+            .sorted { SnapshotIndexEntry.referenceOrder($0.objectID, $1.objectID) < 0 }
+            .map { snapshot in
+                let n = snapshot.objectID.entity.index(ofProperty: "n").map { snapshot.values[$0] }
+                return if case .int(let number) = n { number } else { -1 }
+            }
+    }
+
+    /// The `n` of every object a scan matches (no sort, no page), in reference order; nil
+    /// when judging the predicate fails.
+    static func scanNs(_ request: FetchRequest, _ model: ObjectModel, _ objects: [ObjectID: ObjectSnapshot]) -> [Int64]? {
+        let all = FetchRequest(entityName: request.entityName, predicate: request.predicate)
+        let scanned = answer(all, model, objects, indexes: nil)
+        return scanned.error == nil ? scanned.ns : nil
     }
 
     @Test func fetchesThroughSnapshotIndexesAnswerAsTheScanBeforeAndAfterChanges() throws {

@@ -1,0 +1,65 @@
+import DocumentProtocol
+import GraphCore
+import JSONCore
+import NIOCore
+
+/// The fast paths of the two most frequent requests: a plain `get` of a few objects and a
+/// plain `fetch` by one indexed equality, read straight from their lines (no JSON tree) and
+/// answered on the connection's thread from the latest published state. Each answer is byte
+/// for byte the one the general way gives; any other line goes the general way.
+extension ConnectionSession {
+    /// The answer of a line one of the fast paths takes, or nil when the line must go the
+    /// general way: it is anything else, or the general way has more to do (authenticate, log
+    /// each request, hand the request to a reader thread).
+    func directRead(_ line: ByteBuffer) -> Outcome? {
+        guard authenticated, logger.logLevel > .debug, !shared.worker.readsOnlyThroughReaders else { return nil }
+        return line.withUnsafeReadableBytes { bytes -> Outcome? in
+            if let request = GetRequestLine.read(bytes) { return directGet(request, in: bytes) }
+            if let request = FetchRequestLine.read(bytes) { return directFetch(request, in: bytes) }
+            return nil
+        }
+    }
+
+    /// A `get` of at most ``inlineGetLimit`` IDs the ID reader takes; nil otherwise (the
+    /// general way answers an ID's error).
+    private func directGet(_ request: GetRequestLine, in bytes: UnsafeRawBufferPointer) -> Outcome? {
+        guard request.ids.count <= Self.inlineGetLimit else { return nil }
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(request.ids.count)
+        for range in request.ids {
+            guard let id = try? idReader.objectID(utf8: UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
+            ids.append(id)
+        }
+        return .answer(shared.encode(id: Self.requestID(request.id, in: bytes), shared.worker.reader.get(GetCall(ids: ids))))
+    }
+
+    /// A `fetch` whose predicate is one equality an index answers with a few objects
+    /// (``StoreReader/equalityFetch(_:of:limit:offset:)``); nil otherwise, and for any error
+    /// (an unknown entity, a predicate that does not parse), which the general way answers.
+    private func directFetch(_ request: FetchRequestLine, in bytes: UnsafeRawBufferPointer) -> Outcome? {
+        guard let format = request.predicate.map({ Self.text(bytes, $0) }),
+              let entity = shared.model.entity(named: Self.text(bytes, request.entity)) else { return nil }
+        let arguments: [PredicateValue] = request.arguments.map { argument in
+            switch argument {
+            case .integer(let number): .value(.int(number))
+            case .string(let range): .value(.string(Self.text(bytes, range)))
+            }
+        }
+        guard let predicate = try? shared.predicates.predicate(format: format, arguments: arguments),
+              let reply = shared.worker.reader.equalityFetch(predicate, of: entity, limit: request.limit ?? 0, offset: request.offset ?? 0)
+        else { return nil }
+        return .answer(shared.encode(id: Self.requestID(request.id, in: bytes), reply))
+    }
+
+    /// The request's `id` from its text in the line (a plain string with its quotes, or an integer).
+    private static func requestID(_ range: Range<Int>, in bytes: UnsafeRawBufferPointer) -> JSONValue {
+        let text = UnsafeRawBufferPointer(rebasing: bytes[range])
+        return text.first == UInt8(ascii: "\"")
+            ? .string(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))
+            : .number(String(decoding: text, as: UTF8.self))
+    }
+
+    private static func text(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+}
