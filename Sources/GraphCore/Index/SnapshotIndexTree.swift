@@ -181,6 +181,28 @@ struct SnapshotIndexTree: Sendable {
         }
     }
 
+    /// Calls `body` with the entries whose first element's key is `key`, in order, until it
+    /// returns false: a lookup's walk, straight down to the first of them, comparing keys
+    /// without the closures of a range.
+    func walk(firstKey key: IndexKey, _ body: (borrowing SnapshotIndexEntry) -> Bool) {
+        guard let root else { return }
+        _ = Self.walk(root, firstKey: key, body)
+    }
+
+    /// False once the walk is to stop (past the key, or `body` said so).
+    private static func walk(_ node: Node, firstKey key: IndexKey, _ body: (borrowing SnapshotIndexEntry) -> Bool) -> Bool {
+        let start = node.partition { IndexKey.order($0.key, key) >= 0 }
+        if node.isLeaf {
+            let entries = node.entries
+            for position in start..<entries.count {
+                guard IndexKey.order(entries[position].key, key) == 0, body(entries[position]) else { return false }
+            }
+            return true
+        }
+        for child in node.children[start...] where !walk(child, firstKey: key, body) { return false }
+        return true
+    }
+
     /// False once the walk is to stop (the range ended or `body` said so).
     private static func walkForwards(_ node: Node, below: (IndexKey, [IndexKey]) -> Bool, above: (IndexKey, [IndexKey]) -> Bool,
                                      _ body: (borrowing SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {

@@ -24,23 +24,24 @@ extension SnapshotIndexes {
         case (.int16, .int), (.int32, .int), (.int64, .int), (.string, .string): break
         default: return nil
         }
-        guard let index = indexes(ofEntity: entity.name).first(where: { index in
+        guard let point = IndexKey(value),
+              let index = indexes(ofEntity: entity.name).first(where: { index in
                   index.unindexedCount == 0 && index.definition.elements.first.map { $0.key == key && $0.folding.isEmpty } == true
-              }),
-              // The planner's own term: the same keys, the same refusals (a value no index holds).
-              let term = IndexPlanner.term(comparison, folding: []), term.isExact, term.point != nil, let range = term.ranges.first else { return nil }
+              }) else { return nil }
         var references: [ReferenceObject] = []
         var tooMany = false
-        index.walk(EntryRange(prefix: [], element: range), backwards: false) { _, _, reference in
+        // An integer or a string has its own key (the planner's point term for it): the
+        // index's entries of that first key are exactly the matches.
+        index.tree.walk(firstKey: point) { entry in
             guard references.count < limit else {
                 tooMany = true
                 return false
             }
-            references.append(reference)
+            references.append(entry.reference)
             return true
         }
         if tooMany { return nil }
-        return (references, FetchPlan(access: .index(name: index.definition.name, key: term.key, operation: term.operation),
+        return (references, FetchPlan(access: .index(name: index.definition.name, key: key, operation: "=="),
                                       objectsExamined: references.count))
     }
 }
