@@ -10,7 +10,8 @@
 // not driven here: it needs a socket's writability, and a channel whose loop the store
 // thread can call back into, which the deterministic `EmbeddedChannel` is not.
 //
-// Checks besides crashes: every answer is one line of valid JSON, a JSON-RPC response (or
+// Checks besides crashes: a line the fast readers take is read the same way by the general
+// path (LineReaderCheck.swift); every answer is one line of valid JSON, a JSON-RPC response (or
 // a non-empty array of them) whose `id` is the request's; after the input the store file
 // still loads.
 @testable import DocumentServer
@@ -179,6 +180,7 @@ public func wireFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     worker.start()
 
     lines: for line in lines {
+        checkLineReaders(line)
         let outcome: ConnectionSession.Outcome
         switch session.begin(line) {
         case .finished(let finished): outcome = finished
