@@ -3,6 +3,8 @@
 struct KeyRange {
     let below: (IndexKey) -> Bool
     let above: (IndexKey) -> Bool
+    /// The one key of the range, when it is a point (`==`): a walk can go straight to it.
+    var point: IndexKey?
 }
 
 /// A range of an index's entries by their compound keys (the first element's key and the
@@ -11,6 +13,9 @@ struct KeyRange {
 struct EntryRange {
     let below: (IndexKey, [IndexKey]) -> Bool
     let above: (IndexKey, [IndexKey]) -> Bool
+    /// When the range is every entry whose first element's key is this one (whatever the
+    /// others'): a walk can go straight down to it, comparing keys without the closures.
+    private(set) var firstKey: IndexKey?
 
     init(below: @escaping (IndexKey, [IndexKey]) -> Bool, above: @escaping (IndexKey, [IndexKey]) -> Bool) {
         self.below = below
@@ -21,6 +26,7 @@ struct EntryRange {
     /// (the one after the prefix) is in `element`; every entry of the prefix without one.
     init(prefix: [IndexKey], element: KeyRange?) {
         guard !prefix.isEmpty else {
+            firstKey = element?.point
             let below = element?.below ?? { _ in false }
             let above = element?.above ?? { _ in false }
             self.below = { first, _ in below(first) }
@@ -40,6 +46,7 @@ struct EntryRange {
         }
         func next(_ rest: [IndexKey]) -> IndexKey { count - 1 < rest.count ? rest[count - 1] : .null }
         guard let element else {
+            if count == 1 { firstKey = prefix[0] }
             below = { compare($0, $1) < 0 }
             above = { compare($0, $1) > 0 }
             return

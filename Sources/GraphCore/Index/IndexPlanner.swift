@@ -153,7 +153,7 @@ enum IndexPlanner {
 
     /// The keys equal to `k` (nil: only nil).
     private static func point(_ k: IndexKey) -> KeyRange {
-        KeyRange(below: { IndexKey.order($0, k) < 0 }, above: { IndexKey.order($0, k) > 0 })
+        KeyRange(below: { IndexKey.order($0, k) < 0 }, above: { IndexKey.order($0, k) > 0 }, point: k)
     }
 
     /// A string in Unicode normalization form C (ASCII strings are already).

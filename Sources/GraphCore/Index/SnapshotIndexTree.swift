@@ -172,6 +172,10 @@ struct SnapshotIndexTree: Sendable {
     /// returns false.
     func walk(_ range: EntryRange?, backwards: Bool, _ body: (borrowing SnapshotIndexEntry) throws -> Bool) rethrows {
         guard let root else { return }
+        if !backwards, let key = range?.firstKey {
+            _ = try Self.walk(root, firstKey: key, body)
+            return
+        }
         let below: (IndexKey, [IndexKey]) -> Bool = range?.below ?? { _, _ in false }
         let above: (IndexKey, [IndexKey]) -> Bool = range?.above ?? { _, _ in false }
         if backwards {
@@ -184,22 +188,22 @@ struct SnapshotIndexTree: Sendable {
     /// Calls `body` with the entries whose first element's key is `key`, in order, until it
     /// returns false: a lookup's walk, straight down to the first of them, comparing keys
     /// without the closures of a range.
-    func walk(firstKey key: IndexKey, _ body: (borrowing SnapshotIndexEntry) -> Bool) {
+    func walk(firstKey key: IndexKey, _ body: (borrowing SnapshotIndexEntry) throws -> Bool) rethrows {
         guard let root else { return }
-        _ = Self.walk(root, firstKey: key, body)
+        _ = try Self.walk(root, firstKey: key, body)
     }
 
     /// False once the walk is to stop (past the key, or `body` said so).
-    private static func walk(_ node: Node, firstKey key: IndexKey, _ body: (borrowing SnapshotIndexEntry) -> Bool) -> Bool {
+    private static func walk(_ node: Node, firstKey key: IndexKey, _ body: (borrowing SnapshotIndexEntry) throws -> Bool) rethrows -> Bool {
         let start = node.partition { IndexKey.order($0.key, key) >= 0 }
         if node.isLeaf {
             let entries = node.entries
             for position in start..<entries.count {
-                guard IndexKey.order(entries[position].key, key) == 0, body(entries[position]) else { return false }
+                guard IndexKey.order(entries[position].key, key) == 0, try body(entries[position]) else { return false }
             }
             return true
         }
-        for child in node.children[start...] where !walk(child, firstKey: key, body) { return false }
+        for child in node.children[start...] where try !walk(child, firstKey: key, body) { return false }
         return true
     }
 
