@@ -7,9 +7,10 @@
 /// (`"2.0"`), `id` (an integer, or a string of printable ASCII without escapes), `method`
 /// (`"fetch"`) and `params`, each once, in any order. `params` holds `entity` (such a string)
 /// and optionally `predicate` (such a string), `arguments` (an array of integers that fit
-/// 64 bits and such strings), `limit` and `offset` (integers from 0), each once. Anything
-/// else (`sort`, `resultType`, `explain`, other argument kinds, escapes, non-ASCII text, any
-/// error) gives nil, and the line goes the general way, which answers it or its error.
+/// 64 bits and such strings), `limit` and `offset` (integers from 0) and `resultType` (such a
+/// string), each once. Anything else (`sort`, `explain`, other argument kinds, escapes,
+/// non-ASCII text, any error) gives nil, and the line goes the general way, which answers it
+/// or its error.
 public struct FetchRequestLine: Sendable {
     /// A predicate argument as the general way reads it.
     public enum Argument: Sendable, Equatable {
@@ -29,13 +30,15 @@ public struct FetchRequestLine: Sendable {
     public let arguments: [Argument]
     public let limit: Int?
     public let offset: Int?
+    /// Where the `resultType`'s text is in the line, without its quotes (nil: not given).
+    public let resultType: Range<Int>?
 
     /// The request in `line` (without its `\n`), or nil when it is not a plain `fetch` request.
     public static func read(_ line: UnsafeRawBufferPointer) -> FetchRequestLine? {
         var reader = PlainLineReader(bytes: line)
         guard let (id, params) = reader.request(method: method, params: { $0.fetchParams() }) else { return nil }
         return FetchRequestLine(id: id, entity: params.entity, predicate: params.predicate, arguments: params.arguments,
-                                limit: params.limit, offset: params.offset)
+                                limit: params.limit, offset: params.offset, resultType: params.resultType)
     }
 
     private static let method = Array(#""fetch""#.utf8)
@@ -47,6 +50,7 @@ extension PlainLineReader {
     private static let arguments = Array(#""arguments""#.utf8)
     private static let limit = Array(#""limit""#.utf8)
     private static let offset = Array(#""offset""#.utf8)
+    private static let resultType = Array(#""resultType""#.utf8)
 
     fileprivate struct FetchParams {
         var entity: Range<Int>
@@ -54,16 +58,19 @@ extension PlainLineReader {
         var arguments: [FetchRequestLine.Argument] = []
         var limit: Int?
         var offset: Int?
+        var resultType: Range<Int>?
     }
 
-    /// `{"entity":…, "predicate":…, "arguments":[…], "limit":n, "offset":n}`, `entity` required.
+    /// `{"entity":…, "predicate":…, "arguments":[…], "limit":n, "offset":n, "resultType":…}`,
+    /// `entity` required.
     fileprivate mutating func fetchParams() -> FetchParams? {
         guard take(UInt8(ascii: "{")) else { return nil }
-        var seen: UInt8 = 0  // entity 1, predicate 2, arguments 4, limit 8, offset 16
+        var seen: UInt8 = 0  // entity 1, predicate 2, arguments 4, limit 8, offset 16, resultType 32
         var entity: Range<Int>?
         var predicate: Range<Int>?
         var arguments: [FetchRequestLine.Argument] = []
         var limit: Int?, offset: Int?
+        var resultType: Range<Int>?
         if take(UInt8(ascii: "}")) { return nil }  // no entity
         while true {
             let member: UInt8
@@ -91,6 +98,12 @@ extension PlainLineReader {
                 member = 16
                 guard take(UInt8(ascii: ":")), let number = count() else { return nil }
                 offset = number
+            } else if take(Self.resultType) {
+                member = 32
+                guard take(UInt8(ascii: ":")) else { return nil }
+                skipWhitespace()
+                guard let range = plainString() else { return nil }
+                resultType = range
             } else {
                 return nil
             }
@@ -101,7 +114,7 @@ extension PlainLineReader {
             break
         }
         guard let entity else { return nil }
-        return FetchParams(entity: entity, predicate: predicate, arguments: arguments, limit: limit, offset: offset)
+        return FetchParams(entity: entity, predicate: predicate, arguments: arguments, limit: limit, offset: offset, resultType: resultType)
     }
 
     /// `[…]` of integers that fit 64 bits and plain strings.

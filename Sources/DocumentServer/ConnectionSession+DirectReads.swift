@@ -34,11 +34,13 @@ extension ConnectionSession {
     }
 
     /// A `fetch` whose predicate is one equality an index answers with a few objects
-    /// (``StoreReader/equalityFetch(_:of:limit:offset:)``); nil otherwise, and for any error
-    /// (an unknown entity, a predicate that does not parse), which the general way answers.
+    /// (``StoreReader/equalityFetch(_:of:limit:offset:resultType:)``); nil otherwise, and for
+    /// any error (an unknown entity or result type, a predicate that does not parse), which
+    /// the general way answers.
     private func directFetch(_ request: FetchRequestLine, in bytes: UnsafeRawBufferPointer) -> Outcome? {
         guard let format = request.predicate.map({ Self.text(bytes, $0) }),
-              let entity = shared.model.entity(named: Self.text(bytes, request.entity)) else { return nil }
+              let entity = shared.model.entity(named: Self.text(bytes, request.entity)),
+              let resultType = FetchCall.ResultType(rawValue: request.resultType.map { Self.text(bytes, $0) } ?? "objects") else { return nil }
         let arguments: [PredicateValue] = request.arguments.map { argument in
             switch argument {
             case .integer(let number): .value(.int(number))
@@ -46,7 +48,8 @@ extension ConnectionSession {
             }
         }
         guard let predicate = try? shared.predicates.predicate(format: format, arguments: arguments),
-              let reply = shared.worker.reader.equalityFetch(predicate, of: entity, limit: request.limit ?? 0, offset: request.offset ?? 0)
+              let reply = shared.worker.reader.equalityFetch(predicate, of: entity, limit: request.limit ?? 0, offset: request.offset ?? 0,
+                                                             resultType: resultType)
         else { return nil }
         return .answer(shared.encode(id: Self.requestID(request.id, in: bytes), reply))
     }

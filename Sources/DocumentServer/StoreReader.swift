@@ -75,13 +75,14 @@ struct StoreReader {
         }
     }
 
-    /// The answer of a `fetch` of objects whose predicate is one indexed equality (see
+    /// The answer of a `fetch` whose predicate is one indexed equality (see
     /// ``SnapshotIndexes/equalityMatches(_:ofEntity:atMost:)``), the same as ``fetch(_:)``
     /// gives, for a connection's thread: the request's parts come from a line read without a
     /// JSON tree (``FetchRequestLine``) and the fetch is not planned. Nil when the predicate is
     /// not such an equality or more than ``quickFetchEntries`` objects match: the general way
     /// answers it then.
-    func equalityFetch(_ predicate: Predicate, of entity: EntityDescription, limit: Int, offset: Int) -> Reply? {
+    func equalityFetch(_ predicate: Predicate, of entity: EntityDescription, limit: Int, offset: Int,
+                       resultType: FetchCall.ResultType) -> Reply? {
         guard let found = state.indexes.equalityMatches(predicate, ofEntity: entity, atMost: Self.quickFetchEntries) else { return nil }
         let snapshot = state.lookup(ofEntity: entity.name)
         var matches: [ObjectSnapshot] = []
@@ -94,7 +95,7 @@ struct StoreReader {
         request.predicate = predicate
         request.fetchLimit = limit
         request.fetchOffset = offset
-        return try? answer(FetchCall(request: request, resultType: .objects),
+        return try? answer(FetchCall(request: request, resultType: resultType),
                            Matches(plan: found.plan, page: paged(request, Self.inReferenceOrder(matches))))
     }
 

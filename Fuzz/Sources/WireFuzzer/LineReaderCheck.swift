@@ -33,6 +33,7 @@ func checkLineReaders(_ line: ByteBuffer) {
             if let predicate = fetch.predicate { expected["predicate"] = string(predicate) }
             if let limit = fetch.limit { expected["limit"] = .number(String(limit)) }
             if let offset = fetch.offset { expected["offset"] = .number(String(offset)) }
+            if let resultType = fetch.resultType { expected["resultType"] = string(resultType) }
             var same = message["method"] == .string("fetch") && idMatches(fetch.id)
             for (key, value) in params {
                 switch key {
