@@ -76,15 +76,11 @@ extension PlainLineReader {
             let member: UInt8
             if take(Self.entity) {
                 member = 1
-                guard take(UInt8(ascii: ":")) else { return nil }
-                skipWhitespace()
-                guard let range = plainString() else { return nil }
+                guard let range = stringValue() else { return nil }
                 entity = range
             } else if take(Self.predicate) {
                 member = 2
-                guard take(UInt8(ascii: ":")) else { return nil }
-                skipWhitespace()
-                guard let range = plainString() else { return nil }
+                guard let range = stringValue() else { return nil }
                 predicate = range
             } else if take(Self.arguments) {
                 member = 4
@@ -100,9 +96,7 @@ extension PlainLineReader {
                 offset = number
             } else if take(Self.resultType) {
                 member = 32
-                guard take(UInt8(ascii: ":")) else { return nil }
-                skipWhitespace()
-                guard let range = plainString() else { return nil }
+                guard let range = stringValue() else { return nil }
                 resultType = range
             } else {
                 return nil
@@ -115,6 +109,13 @@ extension PlainLineReader {
         }
         guard let entity else { return nil }
         return FetchParams(entity: entity, predicate: predicate, arguments: arguments, limit: limit, offset: offset, resultType: resultType)
+    }
+
+    /// `: "…"`: a member's plain string value; the range of its text.
+    private mutating func stringValue() -> Range<Int>? {
+        guard take(UInt8(ascii: ":")) else { return nil }
+        skipWhitespace()
+        return plainString()
     }
 
     /// `[…]` of integers that fit 64 bits and plain strings.
