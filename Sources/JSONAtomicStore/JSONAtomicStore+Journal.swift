@@ -41,7 +41,7 @@ extension JSONAtomicStore {
             record = try encoder.record(sequence: commitSequence + 1, time: time, author: author, changes: changes)
         }
         do {
-            try journal.append(record)
+            try journal.append(record, whileSyncing: changes.whileWriting)
         } catch is JournalWriter.Missing {
             // The journal was removed (with its directory, say) after records were written to
             // it: only the nodes hold them now. The snapshot is written whole instead.

@@ -23,6 +23,11 @@ final class JournalWriter {
 
     /// For tests: the next append writes its bytes, then fails as a full disk would.
     var failNextAppendAfterWriting = false
+    /// How many appends ran their `whileSyncing` while ``FileSyncThread`` synced (for tests).
+    private(set) var syncsBeside = 0
+    /// For tests: the next append's `fdatasync` runs, then reports `EIO` as a failing disk would
+    /// (after `whileSyncing` ran).
+    var failNextSync = false
 
     /// A writer for the journal at `path` whose good records end at `length`.
     init(path: String, length: Int, newFileMode: mode_t) {
@@ -99,8 +104,10 @@ final class JournalWriter {
     }
 
     /// Writes `record` at the end of the last good record and makes it durable; on failure
-    /// the file is cut back to where it was.
-    func append(_ record: [UInt8]) throws {
+    /// the file is cut back to where it was. `whileSyncing` runs on this thread while
+    /// ``FileSyncThread`` waits for the disk, when that thread is free (else it is not run: the
+    /// caller runs it after).
+    func append(_ record: [UInt8], whileSyncing: (() -> Void)? = nil) throws {
         let handle = try open()
         do {
             var written = 0
@@ -119,7 +126,19 @@ final class JournalWriter {
                 failNextAppendAfterWriting = false
                 throw JSONStoreError.io(path: path, operation: "write", errno: ENOSPC)
             }
-            guard fdatasync(handle) == 0 else { throw JSONStoreError.io(path: path, operation: "fdatasync", errno: errno) }
+            var code: Int32
+            if let whileSyncing, let ticket = FileSyncThread.shared.start(handle) {
+                whileSyncing()
+                code = ticket.wait()
+                syncsBeside += 1
+            } else {
+                code = fdatasync(handle) == 0 ? 0 : errno
+            }
+            if failNextSync {
+                failNextSync = false
+                code = EIO
+            }
+            guard code == 0 else { throw JSONStoreError.io(path: path, operation: "fdatasync", errno: code) }
         } catch {
             _ = ftruncate(handle, off_t(length))
             _ = fdatasync(handle)

@@ -5,9 +5,11 @@ import JSONAtomicStore
 
 /// The load-time target on a real store file: a JSON store of N songs loaded with the two
 /// indexes of ``IndexBenchmark`` and without any, each load in a fresh process, alternated; and
-/// durable saves (journal append + `fdatasync`) on the JSON store with and without the indexes.
+/// durable saves (journal append + `fdatasync`) on the JSON store with and without the indexes:
+/// `saveBlocks` blocks of 25 saves of 100 songs each way (8 by default). `rounds` 0 skips the
+/// loads (for A/B runs of the saves alone).
 ///
-///   swift run -c release --package-path Benchmarks GraphCoreBenchmarks json-indexes [N] [rounds]
+///   swift run -c release --package-path Benchmarks GraphCoreBenchmarks json-indexes [N] [rounds] [saveBlocks]
 enum JSONIndexLoadBenchmark {
     static func open(_ path: String, indexed: Bool) throws -> (StoreCoordinator, JSONAtomicStore) {
         JSONAtomicStore.register()
@@ -46,7 +48,7 @@ enum JSONIndexLoadBenchmark {
         try store.checkpoint()
     }
 
-    static func run(count: Int, rounds: Int) throws {
+    static func run(count: Int, rounds: Int, saveBlocks: Int) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("index-load-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -65,12 +67,14 @@ enum JSONIndexLoadBenchmark {
                 loads[indexed, default: []].append(seconds)
             }
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let plain = median(loads[false] ?? [0]), indexed = median(loads[true] ?? [0])
-        print(String(format: "JSON store load, fresh process each (median of %d, alternated): without indexes %.3f s, "
-                     + "with 2 indexes %.3f s: %.2f x (target <= 1.3 x)", rounds, plain, indexed, indexed / plain)
-              + "; all: " + (loads[false] ?? []).map { fixed($0, 2) }.joined(separator: " ")
-              + " / " + (loads[true] ?? []).map { fixed($0, 2) }.joined(separator: " "))
+        func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
+        let plain = median(loads[false] ?? []), indexed = median(loads[true] ?? [])
+        if rounds > 0 {
+            print(String(format: "JSON store load, fresh process each (median of %d, alternated): without indexes %.3f s, "
+                         + "with 2 indexes %.3f s: %.2f x (target <= 1.3 x)", rounds, plain, indexed, indexed / plain)
+                  + "; all: " + (loads[false] ?? []).map { fixed($0, 2) }.joined(separator: " ")
+                  + " / " + (loads[true] ?? []).map { fixed($0, 2) }.joined(separator: " "))
+        }
 
         // Durable saves in process: two copies of the store, one opened with the indexes,
         // saves alternated in blocks of 25 (100 inserts each).
@@ -83,7 +87,7 @@ enum JSONIndexLoadBenchmark {
         var saveCPUSeconds: [Bool: Double] = [:]
         var rng = SystemRandomNumberGenerator()
         var next = count
-        for _ in 0..<8 {
+        for _ in 0..<saveBlocks {
             for indexed in [false, true] {
                 let context = ObjectContext(coordinator: stores[indexed ? 1 : 0].0)
                 for _ in 0..<25 {
@@ -101,12 +105,12 @@ enum JSONIndexLoadBenchmark {
             }
         }
         let plainSaves = saveSeconds[false] ?? 0, indexedSaves = saveSeconds[true] ?? 0
-        print(String(format: "200 durable JSON store saves of 100 inserted songs (journal + fdatasync), alternated: without indexes %.3f s, "
-                     + "with 2 indexes %.3f s: %.2f x (target <= 1.2 x)", plainSaves, indexedSaves, indexedSaves / plainSaves))
+        print(String(format: "%d durable JSON store saves of 100 inserted songs (journal + fdatasync), alternated: without indexes %.3f s, "
+                     + "with 2 indexes %.3f s: %.2f x (target <= 1.2 x)", saveBlocks * 25, plainSaves, indexedSaves, indexedSaves / plainSaves))
         let plainCPU = saveCPUSeconds[false] ?? 0, indexedCPU = saveCPUSeconds[true] ?? 0
         print(String(format: "  CPU time of those saves (user + system, every thread): without indexes %.3f s, with 2 indexes %.3f s: "
                      + "%.2f x; %.2f µs more per index insert", plainCPU, indexedCPU, indexedCPU / plainCPU,
-                     (indexedCPU - plainCPU) / 40_000 * 1e6))
+                     (indexedCPU - plainCPU) / Double(saveBlocks * 25 * 100 * 2) * 1e6))
     }
 
     /// User and system CPU time of the process so far, every thread's.

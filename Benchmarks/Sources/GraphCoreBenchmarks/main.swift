@@ -24,7 +24,7 @@ import Glibc
 
 // The same two indexes on a real JSON store file: loads in fresh processes, durable saves:
 //
-//   swift run -c release --package-path Benchmarks GraphCoreBenchmarks json-indexes [N] [rounds]
+//   swift run -c release --package-path Benchmarks GraphCoreBenchmarks json-indexes [N] [rounds] [saveBlocks]
 
 if CommandLine.arguments.dropFirst().first == "json-load", CommandLine.arguments.count >= 4 {
     try JSONIndexLoadBenchmark.childLoad(CommandLine.arguments[2], indexed: CommandLine.arguments[3] == "1")
@@ -37,7 +37,8 @@ if CommandLine.arguments.dropFirst().first == "json-generate", CommandLine.argum
 }
 if CommandLine.arguments.dropFirst().first == "json-indexes" {
     try JSONIndexLoadBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000,
-                                   rounds: CommandLine.arguments.dropFirst(3).first.flatMap(Int.init) ?? 5)
+                                   rounds: max(0, CommandLine.arguments.dropFirst(3).first.flatMap(Int.init) ?? 5),
+                                   saveBlocks: max(1, CommandLine.arguments.dropFirst(4).first.flatMap(Int.init) ?? 8))
     exit(0)
 }
 

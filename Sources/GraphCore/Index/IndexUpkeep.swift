@@ -4,8 +4,10 @@ import Foundation
 /// takes the save's inserted, updated and removed nodes of the index's entity into that index
 /// (in that order, as ``StoreIndexes/apply(inserted:updated:removed:)`` does).
 ///
-/// Jobs of different indexes touch different trees and only read the nodes, so they may run
-/// on different threads: ``AtomicStore/save(_:)`` offers the upkeep to the
+/// The saving thread usually runs the jobs itself while its store waits for the disk (the JSON
+/// store's journal syncs on another thread meanwhile: ``AtomicStoreChanges/whileWriting``).
+/// Jobs of different indexes touch different trees and only read the nodes, so they may also run
+/// on different threads: for a store that does not, ``AtomicStore/save(_:)`` offers the upkeep to the
 /// ``IndexUpkeepWorker``, which starts on the jobs while the caller writes the save (a journal
 /// append waits for `fdatasync`, the CPU idle meanwhile), and the caller then runs whatever
 /// jobs are left itself and waits for those the worker took (``finish()``). A job is claimed

@@ -20,6 +20,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// How long the last ``save(changes:)`` took: a save runs its index upkeep beside the
     /// write only when writes take long enough (see ``IndexUpkeepWorker/overlaps(operations:lastWrite:)``).
     var lastWriteNanoseconds: UInt64 = 0
+    /// Whether the last ``save(changes:)`` that had index upkeep ran it itself while it waited
+    /// for its disk (``AtomicStoreChanges/whileWriting``): the next save offers none to the worker.
+    var writeRunsUpkeep = false
     /// The integer reference the next inserted object gets. References go from 1 up to
     /// `Int64.max - 1`; at `Int64.max` none is left and an insert fails with
     /// ``GraphError/referencesExhausted(store:entity:nextReference:)``.
@@ -35,7 +38,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// The default calls ``save()`` (write everything); a store that can write only the
     /// changes (a journal) overrides it. When it throws, the nodes are rolled back.
     ///
-    /// It runs while the store's fetch indexes take in the save on another thread: it may read
+    /// The store's fetch indexes take in the save meanwhile: in ``AtomicStoreChanges/whileWriting``,
+    /// which the store may call while it waits for its disk, or on another thread. It may read
     /// every node but must not change one, nor fetch from the store.
     open func save(changes: AtomicStoreChanges) throws {
         try save()
@@ -253,20 +257,28 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             for node in removed { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
         }
 
-        // When this store's writes are slow (waiting for a disk), the indexes take the changes in
-        // while the save is written: a worker starts on them, this thread finishes them after the
-        // write. Otherwise this thread takes them in after the write.
+        // The indexes take the changes in while the save is written when the store lets this
+        // thread do it while it waits for its disk (`whileWriting`: the JSON store's journal),
+        // or, when the store's writes are slow and it does not, on a worker that starts on them
+        // (this thread finishes them after the write). Otherwise this thread takes them in after
+        // the write.
         let upkeep = storeIndexes.isStale ? nil
             : storeIndexes.upkeep(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
-        if let upkeep, IndexUpkeepWorker.overlaps(operations: upkeep.operations, lastWrite: lastWriteNanoseconds) {
+        if let upkeep, !writeRunsUpkeep,
+           IndexUpkeepWorker.overlaps(operations: upkeep.operations, lastWrite: lastWriteNanoseconds) {
             IndexUpkeepWorker.shared.offer(upkeep)
+        }
+        var ranWhileWriting = false
+        let whileWriting = upkeep.map { upkeep in
+            { ranWhileWriting = true; upkeep.finish() }
         }
         let writeStart = DispatchTime.now().uptimeNanoseconds
         do {
             try save(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node), deleted: removed,
-                                                 nextReference: nextReference))
+                                                 nextReference: nextReference, whileWriting: whileWriting))
         } catch {
             lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
+            if upkeep != nil { writeRunsUpkeep = ranWhileWriting }
             upkeep?.finish()
             let saved = previous.map { (node: $0.node, values: $0.node.values) }
             for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
@@ -277,6 +289,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             throw error
         }
         lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
+        if upkeep != nil { writeRunsUpkeep = ranWhileWriting }
         upkeep?.finish()
         return result
     }

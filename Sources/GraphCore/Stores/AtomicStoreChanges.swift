@@ -16,12 +16,18 @@ public struct AtomicStoreChanges {
     public let deleted: [CacheNode]
     /// The store's ``AtomicStore/nextReference`` after the save.
     public let nextReference: Int64
+    /// Work of the same save (taking it into the store's fetch indexes) that a store may run on
+    /// the saving thread while it waits for its disk; when it does not, the caller runs it after
+    /// the write. Running it twice does nothing more. It only reads the nodes.
+    public let whileWriting: (() -> Void)?
 
     /// Changes made of these nodes.
-    public init(inserted: [CacheNode], updated: [CacheNode], deleted: [CacheNode], nextReference: Int64) {
+    public init(inserted: [CacheNode], updated: [CacheNode], deleted: [CacheNode], nextReference: Int64,
+                whileWriting: (() -> Void)? = nil) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
         self.nextReference = nextReference
+        self.whileWriting = whileWriting
     }
 }

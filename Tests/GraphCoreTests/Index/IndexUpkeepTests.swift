@@ -20,13 +20,32 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
     }
 }
 
+/// An atomic store whose write takes the index upkeep in itself while it "waits" (as the JSON
+/// store's journal does while another thread syncs), then fails while `failing` is set.
+private final class IndexUpkeepBesideStore: AtomicStore, @unchecked Sendable {
+    nonisolated(unsafe) var failing = false
+
+    override func save(changes: AtomicStoreChanges) throws {
+        changes.whileWriting?()
+        if failing { throw IndexUpkeepSlowStore.WriteFailed() }
+    }
+}
+
 /// The index upkeep of a save, run beside its write: a failed write leaves every index as it
 /// was, and saves and fetches from many threads give the answers of a scan.
 @Suite struct IndexUpkeepTests {
-    private func container() throws -> PersistentContainer {
-        let name = "IndexUpkeepTests.slow.\(UUID().uuidString)"
-        StoreRegistry.register(IndexUpkeepSlowStore.self, as: name)
+    private func container(besideWrite: Bool = false) throws -> PersistentContainer {
+        let name = "IndexUpkeepTests.\(besideWrite ? "beside" : "slow").\(UUID().uuidString)"
+        StoreRegistry.register(besideWrite ? IndexUpkeepBesideStore.self : IndexUpkeepSlowStore.self, as: name)
         return try PersistentContainer(model: IndexFixture.model(indexed: true), storeType: name)
+    }
+
+    /// Sets whether the store's next writes fail.
+    private func setFailing(_ failing: Bool, _ container: PersistentContainer) {
+        for store in container.coordinator.persistentStores {
+            (store as? IndexUpkeepSlowStore)?.failing = failing
+            (store as? IndexUpkeepBesideStore)?.failing = failing
+        }
     }
 
     private func store(_ container: PersistentContainer) throws -> IndexUpkeepSlowStore {
@@ -65,9 +84,12 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
         Set(a.keys).union(b.keys).sorted().filter { a[$0] != b[$0] }.map { "\($0): \(a[$0]?.count ?? 0) against \(b[$0]?.count ?? 0) lines" }
     }
 
-    @Test func aFailedWriteOfALargeSaveLeavesEveryIndexEntryAsItWas() throws {
-        let container = try container()
-        let store = try store(container)
+    /// With the upkeep on the worker beside a slow write, and taken in by the write itself
+    /// (`whileWriting`) before it fails.
+    @Test(arguments: [false, true])
+    func aFailedWriteOfALargeSaveLeavesEveryIndexEntryAsItWas(besideWrite: Bool) throws {
+        let container = try container(besideWrite: besideWrite)
+        let store = try #require(container.coordinator.persistentStores.first as? AtomicStore)
         var rng = SplitMix64(seed: 11)
         _ = try IndexFixture.insert(IndexFixture.items(300, &rng), into: container.viewContext)
         let before = Self.contents(of: store)
@@ -91,11 +113,16 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
             try context.insert("Item", values: ["n": .int(Int64(n)), "i": .int(Int64(n % 7)), "s": .string("new \(n)"),
                                                 "d": n % 10 == 0 ? .double(.nan) : .double(Double(n))])
         }
-        store.failing = true
+        setFailing(true, container)
+        store.writeRunsUpkeep = false
         let offers = IndexUpkeepWorker.shared.offerCount
         #expect(throws: IndexUpkeepSlowStore.WriteFailed.self) { try context.save() }
-        #expect(IndexUpkeepWorker.shared.offerCount > offers, "the save did not run its index upkeep beside its write")
-        store.failing = false
+        if besideWrite {
+            #expect(store.writeRunsUpkeep, "the write did not take the index upkeep in")
+        } else {
+            #expect(IndexUpkeepWorker.shared.offerCount > offers, "the save did not run its index upkeep beside its write")
+        }
+        setFailing(false, container)
 
         #expect(Self.differing(Self.contents(of: store), before).isEmpty)
         // The same save then succeeds, and the indexes hold it.
