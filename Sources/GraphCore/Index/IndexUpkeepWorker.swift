@@ -3,8 +3,9 @@ import Foundation
 /// One long-lived thread that starts on saves' index jobs (``IndexUpkeep``) while the saving
 /// threads write, for stores whose writes do not run the jobs themselves while they wait
 /// (``AtomicStoreChanges/whileWriting``, which the JSON store's journal does): started on first
-/// use, then parked on a condition between saves (no thread is made per save). Shared by every store of the process; a save that finds it busy with another
-/// store's jobs runs its own jobs itself, so it never waits for another store's work.
+/// use, then parked on a condition between saves (no thread is made per save). Shared by every
+/// store of the process; a save that finds it busy with another store's jobs runs its own jobs
+/// itself, so it never waits for another store's work.
 final class IndexUpkeepWorker: @unchecked Sendable {
     // Safe to share: `offered`, `started` and `offers` are only touched with `condition` locked; the
     // upkeeps themselves are safe to share (see ``IndexUpkeep``).
