@@ -84,16 +84,17 @@ struct FileSyncThreadTests {
         let model = try Self.model()
         let open = try OpenStore(url, model: model)
         let context = open.context()
-        // Twenty saves: the shared thread may be busy with another store's sync now and then.
+        // Twenty saves of 100 songs (enough index entries to hand the sync over): the shared
+        // thread may be busy with another store's sync now and then.
         for save in 0..<20 {
-            for n in save * 10..<save * 10 + 10 {
+            for n in save * 100..<save * 100 + 100 {
                 _ = try context.insert("Song", values: ["title": .string("song \(n)"), "plays": .int(Int64(n % 10))])
             }
             try context.save()
         }
         #expect(open.store.journal.syncsBeside > 0, "no save took its index upkeep in while its journal synced")
         let before = try Self.titles(plays: 3, in: open.store)
-        #expect(before.count == 20)
+        #expect(before.count == 200)
         let journal = try Data(contentsOf: journalURL(url))
 
         // Moves songs between keys, deletes some and inserts more; the disk then fails the sync.
@@ -101,7 +102,7 @@ struct FileSyncThreadTests {
         for (offset, song) in songs.enumerated() {
             if offset % 2 == 0 { try song.setValue(.int(4), forKey: "plays") } else { try context.delete(song) }
         }
-        for n in 200..<260 { _ = try context.insert("Song", values: ["title": .string("song \(n)"), "plays": 3]) }
+        for n in 2_000..<2_060 { _ = try context.insert("Song", values: ["title": .string("song \(n)"), "plays": 3]) }
         open.store.journal.failNextSync = true
         let error = #expect(throws: JSONStoreError.self) { try context.save() }
         guard case .io(_, "fdatasync", EIO)? = error else {
@@ -109,14 +110,14 @@ struct FileSyncThreadTests {
             return
         }
         #expect(try Self.titles(plays: 3, in: open.store) == before, "the failed save left changes in the index")
-        #expect(try Self.titles(plays: 4, in: open.store).count == 20)
+        #expect(try Self.titles(plays: 4, in: open.store).count == 200)
         #expect(try Data(contentsOf: journalURL(url)) == journal, "the journal is cut back to its last good record")
 
         // The same changes then save, and the index and the reopened store hold them.
         try context.save()
         let moved = try Self.titles(plays: 3, in: open.store)
         #expect(moved.count == 60)
-        #expect(try Self.titles(plays: 4, in: open.store).count == 30)
+        #expect(try Self.titles(plays: 4, in: open.store).count == 300)
         open.close()
         let reopened = try OpenStore(url, model: model)
         defer { reopened.close() }

@@ -269,8 +269,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             IndexUpkeepWorker.shared.offer(upkeep)
         }
         var ranWhileWriting = false
-        let whileWriting = upkeep.map { upkeep in
-            { ranWhileWriting = true; upkeep.finish() }
+        let whileWriting = upkeep.flatMap { upkeep in
+            upkeep.operations >= IndexUpkeep.besideWriteThreshold ? { ranWhileWriting = true; upkeep.finish() } : nil
         }
         let writeStart = DispatchTime.now().uptimeNanoseconds
         do {
@@ -278,7 +278,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
                                                  nextReference: nextReference, whileWriting: whileWriting))
         } catch {
             lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
-            if upkeep != nil { writeRunsUpkeep = ranWhileWriting }
+            if whileWriting != nil { writeRunsUpkeep = ranWhileWriting }
             upkeep?.finish()
             let saved = previous.map { (node: $0.node, values: $0.node.values) }
             for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
@@ -289,7 +289,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             throw error
         }
         lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
-        if upkeep != nil { writeRunsUpkeep = ranWhileWriting }
+        if whileWriting != nil { writeRunsUpkeep = ranWhileWriting }
         upkeep?.finish()
         return result
     }

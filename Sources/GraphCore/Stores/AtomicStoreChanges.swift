@@ -18,7 +18,8 @@ public struct AtomicStoreChanges {
     public let nextReference: Int64
     /// Work of the same save (taking it into the store's fetch indexes) that a store may run on
     /// the saving thread while it waits for its disk; when it does not, the caller runs it after
-    /// the write. Running it twice does nothing more. It only reads the nodes.
+    /// the write. Running it twice does nothing more. It only reads the nodes. Nil when there is
+    /// none, or too little to be worth another thread's wake-up.
     public let whileWriting: (() -> Void)?
 
     /// Changes made of these nodes.

@@ -24,8 +24,11 @@ private final class IndexUpkeepSlowStore: AtomicStore, @unchecked Sendable {
 /// store's journal does while another thread syncs), then fails while `failing` is set.
 private final class IndexUpkeepBesideStore: AtomicStore, @unchecked Sendable {
     nonisolated(unsafe) var failing = false
+    /// Whether each write was handed index upkeep to run.
+    nonisolated(unsafe) var handedUpkeep: [Bool] = []
 
     override func save(changes: AtomicStoreChanges) throws {
+        handedUpkeep.append(changes.whileWriting != nil)
         changes.whileWriting?()
         if failing { throw IndexUpkeepSlowStore.WriteFailed() }
     }
@@ -130,6 +133,20 @@ private final class IndexUpkeepBesideStore: AtomicStore, @unchecked Sendable {
         let after = Self.contents(of: store)
         #expect(!Self.differing(after, before).isEmpty)
         #expect(Self.differing(after, Self.rebuilt(store)).isEmpty)
+    }
+
+    @Test func onlyASaveWithEnoughIndexEntriesHandsItsUpkeepToTheWrite() throws {
+        let container = try container(besideWrite: true)
+        let store = try #require(container.coordinator.persistentStores.first as? IndexUpkeepBesideStore)
+        let context = container.newContext()
+        // 10 indexes take each item: 6 items are 60 entries, 7 are 70.
+        for count in [1, 6, 7, 50] {
+            for n in 0..<count { try context.insert("Item", values: ["n": .int(Int64(n)), "i": .int(Int64(n))]) }
+            try context.save()
+        }
+        #expect(IndexUpkeep.besideWriteThreshold == 64)
+        #expect(store.handedUpkeep == [false, false, true, true])
+        #expect(Self.differing(Self.contents(of: store), Self.rebuilt(store)).isEmpty)
     }
 
     @Test func savesAndFetchesFromManyThreadsOnAStoreWithIndexesGiveTheAnswersOfAScan() throws {
