@@ -1,3 +1,4 @@
+import GraphCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,15 +16,9 @@ enum CurrentThread {
     /// The most a thread's nice value can be.
     static let lowestNice = 19
 
-    /// Names the calling thread for the operating system (`top -H`, `perf`, `/proc/…/task/…/comm`),
-    /// cut to 15 bytes: Foundation's `Thread.name` does not reach it on Linux (a new thread keeps
-    /// the name of the one that started it).
+    /// Names the calling thread for the operating system (``ThreadName/set(_:)``).
     static func setName(_ name: String) {
-        #if os(Linux)
-        guard let file = fopen("/proc/thread-self/comm", "w") else { return }
-        _ = fputs(String(name.utf8.prefix(15)) ?? name, file)
-        fclose(file)
-        #endif
+        ThreadName.set(name)
     }
 
     /// The calling thread's nice value.

@@ -1,4 +1,5 @@
 import Foundation
+import GraphCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,8 +9,11 @@ import Glibc
 /// the longer of the two, not their sum. The saving thread keeps its caches (the new nodes,
 /// the hot part of the index trees); this thread only sleeps in the system call.
 ///
-/// Started on first use, then parked on a condition between syncs. One sync at a time: a
-/// save that finds it busy (another store's save) syncs on its own thread, as without it.
+/// Started when a store that may use it opens (``prepare()``), so that it runs at the opening
+/// thread's priority rather than at that of the thread that saves first (a server's writer
+/// lowers its own: a sync thread at that priority would wait for a core on a busy machine);
+/// then parked on a condition between syncs (`json file sync` in `top -H`). One sync at a
+/// time: a save that finds it busy (another store's save) syncs on its own thread, as without it.
 final class FileSyncThread: @unchecked Sendable {
     // Safe to share: every property is only touched with `condition` locked.
     static let shared = FileSyncThread()
@@ -41,6 +45,13 @@ final class FileSyncThread: @unchecked Sendable {
         return finished?.number ?? 0
     }
 
+    /// Starts the thread unless it runs already.
+    func prepare() {
+        condition.lock()
+        defer { condition.unlock() }
+        startThread()
+    }
+
     /// Starts `fdatasync(descriptor)` on the thread; nil when the thread is busy with another
     /// sync. The descriptor must stay open until the ticket is waited for.
     func start(_ descriptor: Int32) -> Ticket? {
@@ -50,14 +61,20 @@ final class FileSyncThread: @unchecked Sendable {
         busy = true
         startedNumber &+= 1
         pending = descriptor
-        if !started {
-            started = true
-            let thread = Thread { [self] in self.serve() }
-            thread.name = "JSON store file sync"
-            thread.start()
-        }
+        startThread()
         condition.broadcast()
         return Ticket(owner: self, number: startedNumber)
+    }
+
+    /// Starts the thread once; `condition` must be locked.
+    private func startThread() {
+        guard !started else { return }
+        started = true
+        let thread = Thread { [self] in
+            ThreadName.set("json file sync")
+            self.serve()
+        }
+        thread.start()
     }
 
     private func wait(for number: UInt64) -> Int32 {

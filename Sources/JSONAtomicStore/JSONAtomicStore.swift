@@ -211,6 +211,11 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     /// Reads the whole file into cache nodes; a missing file is a new, empty store.
     open override func load() throws {
+        // Saves that take fetch indexes in hand their `fdatasync` to this thread: started here,
+        // at the opening thread's priority.
+        if !options.isReadOnly, model?.entities.contains(where: { !$0.fetchIndexes.isEmpty }) == true {
+            FileSyncThread.shared.prepare()
+        }
         do {
             try loadFile()
         } catch {

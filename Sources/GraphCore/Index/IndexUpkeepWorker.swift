@@ -50,8 +50,10 @@ final class IndexUpkeepWorker: @unchecked Sendable {
         offers += 1
         if !started {
             started = true
-            let thread = Thread { [self] in self.serve() }
-            thread.name = "GraphCore index upkeep"
+            let thread = Thread { [self] in
+                ThreadName.set("index upkeep")
+                self.serve()
+            }
             thread.start()
         }
         condition.signal()
