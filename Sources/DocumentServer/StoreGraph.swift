@@ -57,6 +57,8 @@ final class StoreGraph {
 
     /// Opens the store (loading an atomic store whole) and builds the first state from it.
     ///
+    /// An atomic store keeps only the fetch indexes its uniqueness checks use
+    /// (``AtomicStore/fetchIndexesOption``): the readers use the states' own.
     /// A JSON store is opened without checkpoints of its own while the server runs: the
     /// server checkpoints it from a published state once its journal passes
     /// `checkpointThresholdBytes` (``BackgroundCheckpoint``; 0: only when the store closes).
@@ -71,6 +73,9 @@ final class StoreGraph {
         coordinator = StoreCoordinator(model: model)
         var options = storeOptions
         options.values[JSONAtomicStore.journalCheckpointBytesOption] = "0"
+        // Fetches are answered from the published states' indexes: the store keeps only those
+        // its uniqueness checks use.
+        options.values[AtomicStore.fetchIndexesOption] = AtomicStore.uniquenessIndexesOnly
         if historyRecords > 0, storeType == JSONAtomicStore.storeType {
             options.values[JSONAtomicStore.historyRecordsOption] = String(historyRecords)
         }

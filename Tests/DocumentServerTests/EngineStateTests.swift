@@ -60,6 +60,34 @@ struct EngineStateTests {
         return "\(reply)"
     }
 
+    @Test("the writer's store keeps only the fetch indexes its uniqueness checks use; the states keep every one")
+    func theWritersStoreKeepsOnlyTheIndexesOfUniquenessChecks() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-indexes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        JSONAtomicStore.register()
+        let model = try ObjectModel(entities: [
+            EntityDescription("Person", attributes: [AttributeDescription("email", .string), AttributeDescription("age", .int64)],
+                              uniquenessConstraints: [["email"]],
+                              fetchIndexes: [FetchIndexDescription(name: "byEmail", elements: [.init(.property("email"))]),
+                                             FetchIndexDescription(name: "byAge", elements: [.init(.property("age"))])]),
+        ])
+        let graph = try StoreGraph(model: model, storeType: JSONAtomicStore.storeType,
+                                   storeURL: directory.appendingPathComponent("store.json"), cache: WireObjectCache())
+        defer { graph.close() }
+        let call = try Data(#"{"insert":[{"id":"p","entity":"Person","values":{"email":"a@b.c","age":36}}]}"#.utf8).withUnsafeBytes { bytes in
+            try SaveCall.parse(try JSONValue.parse(bytes), model: model)
+        }
+        graph.stage(call) { _ in }
+        graph.commit()
+        let store = try #require(graph.store as? AtomicStore)
+        #expect(try store.explain(FetchRequest(entityName: "Person", predicate: .key("email") == "a@b.c")).access != .scan)
+        #expect(try store.explain(FetchRequest(entityName: "Person", predicate: .key("age") == 36)).access == .scan)
+        let person = try #require(model.entity(named: "Person"))
+        #expect(graph.state.indexes.equalityMatches(.key("age") == 36, ofEntity: person, atMost: 8)?.references.count == 1)
+        #expect(graph.state.indexes.equalityMatches(.key("email") == "a@b.c", ofEntity: person, atMost: 8)?.references.count == 1)
+    }
+
     @Test("each commit gets the next number, in its save result and in the published state")
     func commitsAreNumbered() throws {
         let fixture = try Fixture()

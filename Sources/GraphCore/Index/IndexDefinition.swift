@@ -49,6 +49,19 @@ struct IndexDefinition: Sendable {
         return (first, rest)
     }
 
+    /// Whether a uniqueness check of `entity`'s objects looks them up through this index: its
+    /// first element is plain and begins a uniqueness constraint of `entity` or an ancestor
+    /// (see `AtomicStore+Uniqueness.swift`).
+    func servesUniqueness(of entity: EntityDescription) -> Bool {
+        guard folding.isEmpty else { return false }
+        var declaring: EntityDescription? = entity
+        while let current = declaring {
+            if current.uniquenessConstraints.contains(where: { $0.first == key }) { return true }
+            declaring = current.parent
+        }
+        return false
+    }
+
     /// Each binary fetch index of `entity` or an ancestor whose first element a key covers,
     /// once per list of keyed elements (the entity's own first).
     static func all(of entity: EntityDescription) -> [IndexDefinition] {

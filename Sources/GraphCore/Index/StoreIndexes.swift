@@ -7,15 +7,16 @@ struct StoreIndexes {
     /// the next fetch or save rebuilds the indexes first.
     var isStale = true
 
-    /// Builds every index from the nodes, in bulk, independent indexes side by side.
-    mutating func rebuild(model: ObjectModel?, nodes: (String) -> IndexedNodes, entityNames: [String]) {
+    /// Builds every index from the nodes (or only those that serve uniqueness checks), in bulk,
+    /// independent indexes side by side.
+    mutating func rebuild(model: ObjectModel?, nodes: (String) -> IndexedNodes, entityNames: [String], onlyForUniqueness: Bool = false) {
         byEntity = [:]
         isStale = false
         guard let model else { return }
         var jobs: [(entity: String, definition: IndexDefinition, nodes: IndexedNodes)] = []
         for name in entityNames {
             guard let entity = model.entity(named: name) else { continue }
-            let definitions = IndexDefinition.all(of: entity)
+            let definitions = IndexDefinition.all(of: entity).filter { !onlyForUniqueness || $0.servesUniqueness(of: entity) }
             guard !definitions.isEmpty else { continue }
             let entityNodes = nodes(name)
             for (position, definition) in definitions.enumerated() {

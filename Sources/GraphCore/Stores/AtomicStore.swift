@@ -45,15 +45,30 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         try save()
     }
 
-    /// Calls ``load()``.
     /// Calls ``load()``, then builds the indexes the model declares (`fetchIndexes`).
+    ///
+    /// - Throws: ``GraphError/store(_:)`` for a value of ``fetchIndexesOption`` other than
+    ///   `all` and ``uniquenessIndexesOnly``; the errors of ``load()``.
     open override func loadMetadata() throws {
+        if let value = options.values[Self.fetchIndexesOption], value != "all", value != Self.uniquenessIndexesOnly {
+            throw GraphError.store("store option \(Self.fetchIndexesOption) is \"\(value)\"; expected \"all\" (the default) "
+                                   + "or \"\(Self.uniquenessIndexesOnly)\"")
+        }
         try load()
         refreshIndexes()
     }
 
     /// The nodes by concrete entity name, for the fetch.
     var nodeTables: [String: ObjectIDTable<CacheNode>] { nodesByEntity }
+
+    /// The store option (``StoreOptions/values``) that, set to ``uniquenessIndexesOnly``, keeps
+    /// only the fetch indexes the store's uniqueness checks look objects up through: for a
+    /// caller that answers its fetches from indexes of its own (the server's published states),
+    /// the others would cost memory, load time and save time for nothing. The store's own
+    /// fetches then scan where such an index would have served.
+    public static let fetchIndexesOption = "fetchIndexes"
+    /// The value of ``fetchIndexesOption`` that keeps only the indexes of uniqueness checks.
+    public static let uniquenessIndexesOnly = "uniqueness"
 
     /// Rebuilds the indexes when nodes were added or removed outside a save.
     func refreshIndexes() {
@@ -62,7 +77,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         storeIndexes.rebuild(model: model, nodes: { name in
             guard let table = tables[name] else { return IndexedNodes([]) }
             return IndexedNodes(count: table.count) { table.forEach(backwards: $0, $1) }
-        }, entityNames: model?.entities.map(\.name) ?? [])
+        }, entityNames: model?.entities.map(\.name) ?? [],
+           onlyForUniqueness: options.values[Self.fetchIndexesOption] == Self.uniquenessIndexesOnly)
     }
 
     // MARK: - Hooks for subclasses

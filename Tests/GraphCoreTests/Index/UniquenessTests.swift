@@ -6,17 +6,53 @@ import Testing
 @Suite struct UniquenessTests {
     /// People unique by e-mail and by (first, last); employees are people. With `indexed`,
     /// an index on `email` serves the check.
-    private func container(indexed: Bool) throws -> PersistentContainer {
+    /// With `ageIndex`, an index on `age` too, which no constraint uses.
+    private func container(indexed: Bool, ageIndex: Bool = false, options: StoreOptions = StoreOptions()) throws -> PersistentContainer {
         let model = try ObjectModel(entities: [
             EntityDescription("Person", attributes: [
                 AttributeDescription("email", .string, isOptional: true),
                 AttributeDescription("first", .string, isOptional: true),
                 AttributeDescription("last", .string, isOptional: true),
+                AttributeDescription("age", .int32, isOptional: true),
             ], uniquenessConstraints: [["email"], ["first", "last"]],
-            fetchIndexes: indexed ? [FetchIndexDescription(name: "byEmail", elements: [.init(.property("email"))])] : []),
+            fetchIndexes: (indexed ? [FetchIndexDescription(name: "byEmail", elements: [.init(.property("email"))])] : [])
+                + (ageIndex ? [FetchIndexDescription(name: "byAge", elements: [.init(.property("age"))])] : [])),
             EntityDescription("Employee", parent: "Person", attributes: [AttributeDescription("desk", .int32, isOptional: true)]),
         ])
-        return try PersistentContainer(model: model)
+        return try PersistentContainer(model: model, options: options)
+    }
+
+    @Test func aStoreKeepingOnlyTheIndexesOfUniquenessChecksStillChecksThroughThem() throws {
+        let options = StoreOptions(values: [AtomicStore.fetchIndexesOption: AtomicStore.uniquenessIndexesOnly])
+        let container = try container(indexed: true, ageIndex: true, options: options)
+        let store = try #require(container.coordinator.persistentStores.first as? AtomicStore)
+        for entity in ["Person", "Employee"] {
+            #expect(store.storeIndexes.indexes(ofEntity: entity).map(\.name) == ["byEmail"])
+        }
+        let context = container.viewContext
+        let ada = try context.insert("Employee", values: ["email": "ada@example.org", "age": 36])
+        try context.save()
+        let other = try context.insert("Person", values: ["email": "ada@example.org", "age": 36])
+        #expect(violation { try context.save() }?.objects == [ada.objectID, other.objectID])
+        context.rollback()
+        let byEmail = try store.explain(FetchRequest(entityName: "Employee", predicate: .key("email") == "ada@example.org"))
+        #expect(byEmail.access != .scan)
+        let byAge = try store.explain(FetchRequest(entityName: "Employee", predicate: .key("age") == 36))
+        #expect(byAge.access == .scan)
+        #expect(try context.fetch(FetchRequest(entityName: "Person", predicate: .key("age") == 36)).map(\.objectID) == [ada.objectID])
+
+        // Without the option every declared index is kept.
+        let all = try #require(try self.container(indexed: true, ageIndex: true).coordinator.persistentStores.first as? AtomicStore)
+        #expect(all.storeIndexes.indexes(ofEntity: "Person").map(\.name).sorted() == ["byAge", "byEmail"])
+    }
+
+    @Test func anUnknownValueOfTheIndexesOptionIsRefusedByName() {
+        let options = StoreOptions(values: [AtomicStore.fetchIndexesOption: "unique"])
+        #expect(throws: GraphError.store("store option fetchIndexes is \"unique\"; expected \"all\" (the default) or \"uniqueness\"")) {
+            _ = try container(indexed: true, options: options)
+        }
+        let all = StoreOptions(values: [AtomicStore.fetchIndexesOption: "all"])
+        #expect(throws: Never.self) { _ = try container(indexed: true, options: all) }
     }
 
     private func violation(_ body: () throws -> Void) -> (entity: String, attributes: [String], values: [Value], objects: [ObjectID])? {
