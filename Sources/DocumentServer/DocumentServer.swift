@@ -65,7 +65,7 @@ public final class DocumentServer: Service, Sendable {
         self.logger = logger
         self.onListening = onListening
         let started = ContinuousClock.now
-        let cache = WireObjectCache()
+        let cache = WireObjectCache(byteLimit: configuration.wireCacheBytes)
         let isNew = storeURL.isFileURL && !FileManager.default.fileExists(atPath: storeURL.path)
         let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache,
                                    checkpointThresholdBytes: configuration.journalCheckpointBytes,

@@ -50,6 +50,11 @@ public struct ServerConfiguration: Sendable {
     /// The most bytes of incomplete lines held for all connections together; the connection
     /// that would hold more gets a -32005 error and is closed.
     public var maximumBufferedBytes: Int = ServerConfiguration.defaultMaximumBufferedBytes
+    /// The most bytes the cache of objects' wire forms holds (each entry counted with its
+    /// bookkeeping): a `get` or `fetch` of an object in it is answered without encoding the
+    /// object again. Past it, each new entry evicts others (objects not read lately first).
+    /// 0 caches nothing.
+    public var wireCacheBytes: Int = ServerConfiguration.defaultWireCacheBytes
 
     // MARK: Live changes (`docs/PROTOCOL.md`, Live changes)
 
@@ -95,6 +100,8 @@ public struct ServerConfiguration: Sendable {
     public static let defaultMaximumConnections = 512
     /// The default limit on bytes of incomplete lines: 256 MiB.
     public static let defaultMaximumBufferedBytes = 256 << 20
+    /// The default size of the cache of wire forms: 64 MiB.
+    public static let defaultWireCacheBytes = 64 << 20
 
     /// The default port.
     public static let defaultPort = 7878

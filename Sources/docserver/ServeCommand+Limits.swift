@@ -25,6 +25,8 @@ extension ServeCommand {
                   range: 1...1_000_000, keyPath: \.maximumConnections),
             Limit(option: "--max-buffered-bytes", variable: "DOCSERVER_MAX_BUFFERED_BYTES", value: maxBufferedBytes,
                   range: 1024...Int.max, keyPath: \.maximumBufferedBytes),
+            Limit(option: "--wire-cache-bytes", variable: "DOCSERVER_WIRE_CACHE_BYTES", value: wireCacheBytes,
+                  range: 0...Int.max, keyPath: \.wireCacheBytes),
             Limit(option: "--subscription-buffer-bytes", variable: "DOCSERVER_SUBSCRIPTION_BUFFER_BYTES", value: subscriptionBufferBytes,
                   range: 1024...Int(Int32.max), keyPath: \.subscriptionBufferBytes),
             Limit(option: "--max-subscriptions", variable: "DOCSERVER_MAX_SUBSCRIPTIONS", value: maxSubscriptions,

@@ -22,7 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
             Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE, \
             DOCSERVER_LOG_LEVEL and DOCSERVER_REQUEST_TIME_LIMIT stand for the options of the same names (an option wins), \
             and so do DOCSERVER_MAX_BATCH_REQUESTS, DOCSERVER_MAX_ANSWER_BYTES, DOCSERVER_MAX_BATCH_ANSWER_BYTES, \
-            DOCSERVER_IDLE_TIMEOUT, DOCSERVER_MAX_CONNECTIONS, DOCSERVER_MAX_BUFFERED_BYTES, \
+            DOCSERVER_IDLE_TIMEOUT, DOCSERVER_MAX_CONNECTIONS, DOCSERVER_MAX_BUFFERED_BYTES, DOCSERVER_WIRE_CACHE_BYTES, \
             DOCSERVER_SUBSCRIPTION_BUFFER_BYTES, DOCSERVER_MAX_SUBSCRIPTIONS, DOCSERVER_HISTORY_COMMITS and \
             DOCSERVER_HISTORY_SECONDS for the limits.
             """
@@ -93,6 +93,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", valueName: "bytes"))
     var maxBufferedBytes: Int?
+
+    @Option(help: ArgumentHelp("The most bytes the cache of objects' wire forms holds; a get or fetch of a cached object is answered without encoding it again. Past it each new entry evicts others, objects not read lately first; 0 caches nothing. [default: \(ServerConfiguration.defaultWireCacheBytes) (64 MiB)]", valueName: "bytes"))
+    var wireCacheBytes: Int?
 
     // Live changes (docs/PROTOCOL.md, Live changes).
 

@@ -80,10 +80,11 @@ import Testing
     @Test func theLimitsAreServeOptionsWithTheirDefaultsInTheHelpAndOutOfRangeValuesAreRefused() throws {
         let help = try runDocServer(["serve", "--help"])
         for text in ["--max-batch-requests", "[default: 256]", "--max-answer-bytes", "--max-batch-answer-bytes", "--idle-timeout",
-                     "[default: 300]", "--max-connections", "[default: 512]", "--max-buffered-bytes"] {
+                     "[default: 300]", "--max-connections", "[default: 512]", "--max-buffered-bytes", "--wire-cache-bytes", "[default: 67108864 (64 MiB)]"] {
             #expect(help.output.contains(text), "\(text) in serve --help")
         }
-        for arguments in [["--max-batch-requests", "0"], ["--max-answer-bytes", "10"], ["--idle-timeout=-1"], ["--max-connections", "0"]] {
+        for arguments in [["--max-batch-requests", "0"], ["--max-answer-bytes", "10"], ["--idle-timeout=-1"], ["--max-connections", "0"],
+                          ["--wire-cache-bytes=-1"]] {
             let result = try runDocServer(["serve", "--port", "0"] + arguments)
             #expect(result.status == 64, "\(arguments): \(result.errors)")
             #expect(result.errors.contains(arguments[0].split(separator: "=")[0]), "\(arguments): \(result.errors)")
