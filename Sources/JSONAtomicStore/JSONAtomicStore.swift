@@ -213,7 +213,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     open override func load() throws {
         // Saves that take fetch indexes in hand their `fdatasync` to this thread: started here,
         // at the opening thread's priority.
-        if !options.isReadOnly, model?.entities.contains(where: { !$0.fetchIndexes.isEmpty }) == true {
+        if !options.isReadOnly, keepsFetchIndexes {
             FileSyncThread.shared.prepare()
         }
         do {

@@ -6,7 +6,7 @@ import JSONAtomicStore
 /// The load-time target on a real store file: a JSON store of N songs loaded with the two
 /// indexes of ``IndexBenchmark`` and without any, each load in a fresh process, alternated; and
 /// durable saves (journal append + `fdatasync`) on the JSON store with and without the indexes:
-/// `saveBlocks` blocks of 25 saves of 100 songs each way (8 by default). `rounds` 0 skips the
+/// `saveBlocks` blocks of 25 saves of 100 songs each way (8 by default, at most 10,000). `rounds` 0 skips the
 /// loads (for A/B runs of the saves alone).
 ///
 ///   swift run -c release --package-path Benchmarks GraphCoreBenchmarks json-indexes [N] [rounds] [saveBlocks]
@@ -110,7 +110,7 @@ enum JSONIndexLoadBenchmark {
         let plainCPU = saveCPUSeconds[false] ?? 0, indexedCPU = saveCPUSeconds[true] ?? 0
         print(String(format: "  CPU time of those saves (user + system, every thread): without indexes %.3f s, with 2 indexes %.3f s: "
                      + "%.2f x; %.2f µs more per index insert", plainCPU, indexedCPU, indexedCPU / plainCPU,
-                     (indexedCPU - plainCPU) / Double(saveBlocks * 25 * 100 * 2) * 1e6))
+                     (indexedCPU - plainCPU) / (Double(saveBlocks) * 25 * 100 * 2) * 1e6))
     }
 
     /// User and system CPU time of the process so far, every thread's.

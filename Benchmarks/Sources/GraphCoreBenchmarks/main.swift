@@ -38,7 +38,7 @@ if CommandLine.arguments.dropFirst().first == "json-generate", CommandLine.argum
 if CommandLine.arguments.dropFirst().first == "json-indexes" {
     try JSONIndexLoadBenchmark.run(count: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000_000,
                                    rounds: max(0, CommandLine.arguments.dropFirst(3).first.flatMap(Int.init) ?? 5),
-                                   saveBlocks: max(1, CommandLine.arguments.dropFirst(4).first.flatMap(Int.init) ?? 8))
+                                   saveBlocks: min(10_000, max(1, CommandLine.arguments.dropFirst(4).first.flatMap(Int.init) ?? 8)))
     exit(0)
 }
 

@@ -70,6 +70,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// The value of ``fetchIndexesOption`` that keeps only the indexes of uniqueness checks.
     public static let uniquenessIndexesOnly = "uniqueness"
 
+    /// Whether the store keeps any fetch index: the model declares one that
+    /// ``fetchIndexesOption`` does not leave out.
+    public var keepsFetchIndexes: Bool {
+        let onlyForUniqueness = options.values[Self.fetchIndexesOption] == Self.uniquenessIndexesOnly
+        return model?.entities.contains { entity in
+            IndexDefinition.all(of: entity).contains { !onlyForUniqueness || $0.servesUniqueness(of: entity) }
+        } == true
+    }
+
     /// Rebuilds the indexes when nodes were added or removed outside a save.
     func refreshIndexes() {
         guard storeIndexes.isStale else { return }

@@ -46,6 +46,18 @@ import Testing
         #expect(all.storeIndexes.indexes(ofEntity: "Person").map(\.name).sorted() == ["byAge", "byEmail"])
     }
 
+    @Test func aStoreSaysWhetherItKeepsAnyIndexUnderTheOption() throws {
+        let uniquenessOnly = StoreOptions(values: [AtomicStore.fetchIndexesOption: AtomicStore.uniquenessIndexesOnly])
+        func keeps(indexed: Bool, ageIndex: Bool, _ options: StoreOptions = StoreOptions()) throws -> Bool {
+            let container = try container(indexed: indexed, ageIndex: ageIndex, options: options)
+            return try #require(container.coordinator.persistentStores.first as? AtomicStore).keepsFetchIndexes
+        }
+        #expect(try keeps(indexed: true, ageIndex: false, uniquenessOnly))
+        #expect(try !keeps(indexed: false, ageIndex: true, uniquenessOnly), "byAge serves no constraint")
+        #expect(try keeps(indexed: false, ageIndex: true))
+        #expect(try !keeps(indexed: false, ageIndex: false))
+    }
+
     @Test func anUnknownValueOfTheIndexesOptionIsRefusedByName() {
         let options = StoreOptions(values: [AtomicStore.fetchIndexesOption: "unique"])
         #expect(throws: GraphError.store("store option fetchIndexes is \"unique\"; expected \"all\" (the default) or \"uniqueness\"")) {
