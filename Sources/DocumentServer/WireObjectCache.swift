@@ -13,8 +13,9 @@ import NIOConcurrencyHelpers
 ///
 /// The cache holds at most ``byteLimit`` bytes, counting each entry's wire form and
 /// ``entryOverhead`` for its bookkeeping. Past that, each insert evicts what it needs by the
-/// CLOCK policy (a hand sweeps the slots; an entry read since the hand last passed gets a
-/// second chance), looking at no more than ``sweepLimit`` slots: the work of an insert is
+/// CLOCK policy (a hand sweeps a ring of the entries; one read since the hand last passed gets
+/// a second chance), looking at no more than ``sweepLimit`` entries (and the places left empty
+/// between them by removals, which inserts fill again): the work of an insert is
 /// bounded whatever the cache holds, and no request waits for the cache to be cleaned out
 /// (forgetting half of 250,000 entries at once, as it used to, held the lock for about 80 ms).
 final class WireObjectCache: Sendable {
@@ -26,25 +27,27 @@ final class WireObjectCache: Sendable {
         var epoch: Int64 = 0
     }
 
-    /// Bytes counted for each entry besides its wire form, estimated: its 40-byte slot, its
-    /// key and position in a table kept at most three-quarters full (16 bytes each), and its
-    /// byte array's 32-byte header with malloc's own.
+    /// Bytes counted for each entry besides its wire form, estimated: its key and what is held
+    /// with it (48 bytes) in a table kept at most three-quarters full, its place in the ring (8),
+    /// and its byte array's 32-byte header with malloc's own.
     static let entryOverhead = 96
-    /// The most slots one insert looks at for an entry to evict; past it the entry under the
+    /// The most entries one insert looks at for one to evict; past it the entry under the
     /// hand goes, read or not.
     static let sweepLimit = 32
 
-    private struct Slot {
-        var id: ObjectID
+    /// An entry held, where the hand finds it and whether it was read since the hand last passed.
+    private struct Held {
         var entry: Entry
-        /// Read since the hand last passed.
+        var position: Int
         var referenced: Bool
     }
 
     private struct State {
-        var positions: [ObjectID: Int] = [:]
-        var slots: [Slot?] = []
-        /// Empty positions in `slots`.
+        /// What a lookup reads: one hash probe, the entry beside its key.
+        var held: [ObjectID: Held] = [:]
+        /// The IDs in the order the hand sweeps them; nil where an entry was removed.
+        var ring: [ObjectID?] = []
+        /// Empty positions in `ring`.
         var free: [Int] = []
         var hand = 0
         var bytes = 0
@@ -96,11 +99,11 @@ final class WireObjectCache: Sendable {
     /// The entry of exactly `snapshot`'s object (IDs of one entity hierarchy are equal:
     /// `graph://S/Dog/7` is `graph://S/Cat/7`), version and epoch, marked as read.
     private static func valid(_ state: inout State, _ snapshot: ObjectSnapshot, _ epoch: Int64) -> Entry? {
-        guard let position = state.positions[snapshot.objectID], let slot = state.slots[position],
-              slot.id.entity === snapshot.objectID.entity, slot.entry.version == snapshot.version, slot.entry.epoch == epoch
-        else { return nil }
-        if !slot.referenced { state.slots[position]?.referenced = true }
-        return slot.entry
+        guard let index = state.held.index(forKey: snapshot.objectID) else { return nil }
+        let (id, held) = state.held[index]
+        guard id.entity === snapshot.objectID.entity, held.entry.version == snapshot.version, held.entry.epoch == epoch else { return nil }
+        if !held.referenced { state.held.values[index].referenced = true }
+        return held.entry
     }
 
     /// The entries held for `ids`, whatever their version (for tests and diagnostics).
@@ -108,8 +111,8 @@ final class WireObjectCache: Sendable {
         state.withLockedValue { state in
             var found: [Entry] = []
             for id in ids {
-                guard let position = state.positions[id], let slot = state.slots[position] else { return nil }
-                found.append(slot.entry)
+                guard let held = state.held[id] else { return nil }
+                found.append(held.entry)
             }
             return found
         }
@@ -124,46 +127,47 @@ final class WireObjectCache: Sendable {
             Self.remove(id, from: &state)
             guard cost <= byteLimit else { return }
             while state.bytes + cost > byteLimit, Self.evictOne(from: &state) {}
-            let slot = Slot(id: id, entry: entry, referenced: false)
             let position: Int
             if let reused = state.free.popLast() {
                 position = reused
-                state.slots[position] = slot
+                state.ring[position] = id
             } else {
-                position = state.slots.count
-                state.slots.append(slot)
+                position = state.ring.count
+                state.ring.append(id)
             }
-            state.positions[id] = position
+            state.held[id] = Held(entry: entry, position: position, referenced: false)
             state.bytes += cost
         }
     }
 
     /// Evicts the first entry the hand finds unread since it last passed, or, after
-    /// ``sweepLimit`` slots, the one under the hand. False when the cache is empty.
+    /// ``sweepLimit`` entries, the one under the hand. False when the cache is empty.
     private static func evictOne(from state: inout State) -> Bool {
-        guard !state.positions.isEmpty else { return false }
+        guard !state.held.isEmpty else { return false }
         var looked = 0
-        while true {
-            if state.hand >= state.slots.count { state.hand = 0 }
+        // Every entry has its place in the ring: two turns always find one.
+        for _ in 0..<(2 * state.ring.count) {
+            if state.hand >= state.ring.count { state.hand = 0 }
             let position = state.hand
             state.hand += 1
-            guard let slot = state.slots[position] else { continue }
+            guard let id = state.ring[position], let index = state.held.index(forKey: id) else { continue }
             looked += 1
-            if slot.referenced, looked < sweepLimit {
-                state.slots[position]?.referenced = false
+            if state.held.values[index].referenced, looked < sweepLimit {
+                state.held.values[index].referenced = false
                 continue
             }
-            remove(slot.id, from: &state)
+            remove(id, from: &state)
             return true
         }
+        return false
     }
 
     /// Drops the entry of `id`, if any.
     private static func remove(_ id: ObjectID, from state: inout State) {
-        guard let position = state.positions.removeValue(forKey: id), let slot = state.slots[position] else { return }
-        state.slots[position] = nil
-        state.free.append(position)
-        state.bytes -= cost(slot.entry)
+        guard let held = state.held.removeValue(forKey: id) else { return }
+        state.ring[held.position] = nil
+        state.free.append(held.position)
+        state.bytes -= cost(held.entry)
     }
 
     func remove(_ ids: some Sequence<ObjectID>) {
@@ -172,7 +176,7 @@ final class WireObjectCache: Sendable {
         }
     }
 
-    var count: Int { state.withLockedValue { $0.positions.count } }
+    var count: Int { state.withLockedValue { $0.held.count } }
 
     /// The bytes counted for the entries held (their wire forms and ``entryOverhead`` each).
     var byteCount: Int { state.withLockedValue { $0.bytes } }
