@@ -28,18 +28,17 @@ final class WireObjectCache: Sendable {
     }
 
     /// Bytes counted for each entry besides its wire form, estimated: its key and what is held
-    /// with it (48 bytes) in a table kept at most three-quarters full, its place in the ring (8),
-    /// and its byte array's 32-byte header with malloc's own.
+    /// with it (40 bytes) in a table kept at most three-quarters full, its place in the ring
+    /// (9), and its byte array's 32-byte header with malloc's own.
     static let entryOverhead = 96
     /// The most entries one insert looks at for one to evict; past it the entry under the
     /// hand goes, read or not.
     static let sweepLimit = 32
 
-    /// An entry held, where the hand finds it and whether it was read since the hand last passed.
+    /// An entry held, and where the hand finds it.
     private struct Held {
         var entry: Entry
         var position: Int
-        var referenced: Bool
     }
 
     private struct State {
@@ -47,6 +46,9 @@ final class WireObjectCache: Sendable {
         var held: [ObjectID: Held] = [:]
         /// The IDs in the order the hand sweeps them; nil where an entry was removed.
         var ring: [ObjectID?] = []
+        /// By position in `ring`: read since the hand last passed. Apart from the ring, so
+        /// that the sweep walks one small array instead of probing the table for each entry.
+        var referenced: [Bool] = []
         /// Empty positions in `ring`.
         var free: [Int] = []
         var hand = 0
@@ -102,7 +104,7 @@ final class WireObjectCache: Sendable {
         guard let index = state.held.index(forKey: snapshot.objectID) else { return nil }
         let (id, held) = state.held[index]
         guard id.entity === snapshot.objectID.entity, held.entry.version == snapshot.version, held.entry.epoch == epoch else { return nil }
-        if !held.referenced { state.held.values[index].referenced = true }
+        state.referenced[held.position] = true
         return held.entry
     }
 
@@ -131,11 +133,13 @@ final class WireObjectCache: Sendable {
             if let reused = state.free.popLast() {
                 position = reused
                 state.ring[position] = id
+                state.referenced[position] = false
             } else {
                 position = state.ring.count
                 state.ring.append(id)
+                state.referenced.append(false)
             }
-            state.held[id] = Held(entry: entry, position: position, referenced: false)
+            state.held[id] = Held(entry: entry, position: position)
             state.bytes += cost
         }
     }
@@ -150,10 +154,10 @@ final class WireObjectCache: Sendable {
             if state.hand >= state.ring.count { state.hand = 0 }
             let position = state.hand
             state.hand += 1
-            guard let id = state.ring[position], let index = state.held.index(forKey: id) else { continue }
+            guard let id = state.ring[position] else { continue }
             looked += 1
-            if state.held.values[index].referenced, looked < sweepLimit {
-                state.held.values[index].referenced = false
+            if state.referenced[position], looked < sweepLimit {
+                state.referenced[position] = false
                 continue
             }
             remove(id, from: &state)
