@@ -13,9 +13,25 @@ struct PredicateTemplate: Sendable {
         let offset: Int
     }
 
+    /// What a slot's argument becomes, decided once: `%@` and the 64-bit integers are the
+    /// frequent ones, bound without reading the specifier again.
+    private enum Conversion: Sendable {
+        /// `%@`: the argument as it is.
+        case asIs
+        /// `%d`, `%i`, `%ld`, `%lld`, …: an integer of the whole 64-bit range.
+        case integer
+        /// Any other: ``PredicateParser/expression(of:for:offset:)`` reads the specifier.
+        case bySpecifier
+    }
+
     /// The predicate with a variable per slot.
     let predicate: Predicate
     let slots: [Slot]
+    private let conversions: [Conversion]
+    /// Set when the predicate is one comparison with its only slot as a whole side (`plays ==
+    /// %d`, `title BEGINSWITH[c] %@`), the most frequent shape: the comparison and whether the
+    /// slot is its right side, which ``bind(_:)`` sets without a table of values and a walk.
+    private let soleSlotSide: (comparison: Comparison, isRight: Bool)?
 
     /// The name of slot `number`'s variable: `%` cannot begin a variable a format names.
     static func slotName(_ number: Int) -> String { "%\(number)" }
@@ -30,6 +46,35 @@ struct PredicateTemplate: Sendable {
         guard let parsed = try? parser.parse(), parser.slotsHold, let slots = parser.slots else { return nil }
         predicate = parsed
         self.slots = slots
+        conversions = slots.map(Self.conversion)
+        let slot = Expression.variable(Self.slotName(0))
+        if slots.count == 1, case .comparison(let comparison) = parsed, (comparison.left == slot) != (comparison.right == slot) {
+            soleSlotSide = (comparison, comparison.right == slot)
+        } else {
+            soleSlotSide = nil
+        }
+    }
+
+    private static func conversion(of slot: Slot) -> Conversion {
+        if slot.specifier == "%@" { return .asIs }
+        let utf8 = Array(slot.specifier.utf8)
+        guard let last = utf8.last, [UInt8(ascii: "d"), UInt8(ascii: "i"), UInt8(ascii: "D")].contains(last) else { return .bySpecifier }
+        // Signed: the whole range unless the length is `h` or `hh` (as the parse reads it).
+        let length = utf8.dropFirst().dropLast()
+        return length.elementsEqual("h".utf8) || length.elementsEqual("hh".utf8) ? .bySpecifier : .integer
+    }
+
+    /// The expression of `argument` in slot `number`; nil when it does not fit.
+    private func expression(of argument: PredicateValue, slot number: Int) -> Expression? {
+        switch conversions[number] {
+        case .asIs:
+            return PredicateParser.expression(argument)
+        case .integer:
+            return PredicateParser.integer(argument).map { .constant(.int($0)) }
+        case .bySpecifier:
+            let slot = slots[number]
+            return try? PredicateParser.expression(of: argument, for: slot.specifier, offset: slot.offset)
+        }
     }
 
     /// The predicate of `arguments`; nil when their number is not the slots' or one does not
@@ -37,12 +82,16 @@ struct PredicateTemplate: Sendable {
     func bind(_ arguments: [PredicateValue]) -> Predicate? {
         guard arguments.count == slots.count else { return nil }
         if slots.isEmpty { return predicate }
+        if let (sole, isRight) = soleSlotSide, let first = arguments.first {
+            guard let expression = expression(of: first, slot: 0) else { return nil }
+            var comparison = sole
+            if isRight { comparison.right = expression } else { comparison.left = expression }
+            return .comparison(comparison)
+        }
         var values: [String: Expression] = [:]
         values.reserveCapacity(slots.count)
-        for (number, slot) in slots.enumerated() {
-            guard let expression = try? PredicateParser.expression(of: arguments[number], for: slot.specifier, offset: slot.offset) else {
-                return nil
-            }
+        for number in slots.indices {
+            guard let expression = expression(of: arguments[number], slot: number) else { return nil }
             values[Self.slotName(number)] = expression
         }
         return predicate.substituted(expressions: values)
