@@ -41,15 +41,7 @@ extension PredicateParser {
             return .keyPath(path)
         case "d", "i", "D", "u", "o", "x", "X", "U", "O":
             let signed = "diD".contains(conversion)
-            let range: ClosedRange<Int64>
-            switch (length, signed) {
-            case ("hh", true): range = Int64(Int8.min)...Int64(Int8.max)
-            case ("h", true): range = Int64(Int16.min)...Int64(Int16.max)
-            case (_, true): range = Int64.min...Int64.max
-            case ("hh", false): range = 0...Int64(UInt8.max)
-            case ("h", false): range = 0...Int64(UInt16.max)
-            case (_, false): range = 0...Int64.max
-            }
+            let range = Self.integerRange(length: length, signed: signed)
             let what = signed ? (range == Int64.min...Int64.max ? "an integer" : "an integer in \(range.lowerBound)...\(range.upperBound)")
                 : (range.upperBound == Int64.max ? "a non-negative integer up to 2^63-1" : "an integer in 0...\(range.upperBound)")
             guard let integer = Self.integer(argument), range.contains(integer) else { throw wrong(what) }
@@ -82,6 +74,19 @@ extension PredicateParser {
             case .value(.object), .value(.int): return Self.expression(argument)
             default: throw wrong("an object or an integer address")
             }
+        }
+    }
+
+    /// The integers an integer specifier takes: `hh` and `h` limit them to 8 and 16 bits, any
+    /// other length takes all 64; unsigned conversions take no negative one.
+    static func integerRange(length: String, signed: Bool) -> ClosedRange<Int64> {
+        switch (length, signed) {
+        case ("hh", true): Int64(Int8.min)...Int64(Int8.max)
+        case ("h", true): Int64(Int16.min)...Int64(Int16.max)
+        case (_, true): Int64.min...Int64.max
+        case ("hh", false): 0...Int64(UInt8.max)
+        case ("h", false): 0...Int64(UInt16.max)
+        case (_, false): 0...Int64.max
         }
     }
 

@@ -57,11 +57,11 @@ struct PredicateTemplate: Sendable {
 
     private static func conversion(of slot: Slot) -> Conversion {
         if slot.specifier == "%@" { return .asIs }
-        let utf8 = Array(slot.specifier.utf8)
-        guard let last = utf8.last, [UInt8(ascii: "d"), UInt8(ascii: "i"), UInt8(ascii: "D")].contains(last) else { return .bySpecifier }
-        // Signed: the whole range unless the length is `h` or `hh` (as the parse reads it).
-        let length = utf8.dropFirst().dropLast()
-        return length.elementsEqual("h".utf8) || length.elementsEqual("hh".utf8) ? .bySpecifier : .integer
+        // A signed integer of any 64-bit value takes the argument's integer as it is.
+        guard let last = slot.specifier.last, "diD".contains(last) else { return .bySpecifier }
+        let length = String(slot.specifier.dropFirst().dropLast())
+        let whole = PredicateParser.integerRange(length: length, signed: true) == Int64.min...Int64.max
+        return whole ? .integer : .bySpecifier
     }
 
     /// The expression of `argument` in slot `number`; nil when it does not fit.
