@@ -29,10 +29,9 @@ import Glibc
         try seed.save()
         let memoryID = memory.identifier
 
-        let pid = server.process.processIdentifier
-        kill(pid, SIGSTOP)
+        try server.pause()
         var resumed = false
-        defer { if !resumed { kill(pid, SIGCONT) } }
+        defer { if !resumed { server.resume() } }
 
         let requestsBefore = remote.client.statistics.requests
         let fault = Outcome<String>()
@@ -70,19 +69,13 @@ import Glibc
         let workTime = ContinuousClock.now - started
         let faultStillWaiting = fault.result == nil
 
-        kill(pid, SIGCONT)
+        server.resume()
         resumed = true
         if !workFinishedInTime { workDone.wait() }
         faultDone.wait()
 
         #expect(workFinishedInTime, "the in-memory store waited for the stopped server (\(workTime))")
-        // Intermittent under a heavily loaded machine (seen twice in full-suite runs beside other
-        // builds): the fault had its answer before SIGCONT although its request went out after
-        // SIGSTOP. Not understood yet; the claim of this test (the in-memory store does not wait)
-        // is checked above and below either way.
-        withKnownIssue("a remote fault sometimes completes while the server is stopped", isIntermittent: true) {
-            #expect(faultStillWaiting, "the fault did not wait for the stopped server")
-        }
+        #expect(faultStillWaiting, "the fault did not wait for the stopped server")
         #expect(try work.result?.get() == ["Local 9", "Local too 0"])
         #expect(try fault.result?.get() == "Remote")
     }
