@@ -31,17 +31,27 @@ struct ReadState: Sendable {
     private(set) var clearingEpoch: Int64
 
     /// The state of `snapshots` (every object of a store) after commit `sequence`.
-    init(sequence: Int64, storeIdentifier: String, model: ObjectModel, snapshots: some Sequence<ObjectSnapshot>) {
+    init(sequence: Int64, storeIdentifier: String, model: ObjectModel, snapshots: [ObjectSnapshot]) {
         self.sequence = sequence
         self.storeIdentifier = storeIdentifier
         self.model = model
         dangling = DanglingReferences(model: model)
         clearingEpoch = 0
-        var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>] = [:]
-        for entity in model.entities where !entity.isAbstract { entities[entity.name] = [:] }
-        for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
-        self.entities = entities
-        indexes = SnapshotIndexes(model: model, snapshots: entities.values.lazy.flatMap(\.values))
+        // The maps and the indexes are built from the snapshots at the same time.
+        (entities, indexes) = SideBySide.run({
+            var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>] = [:]
+            for entity in model.entities where !entity.isAbstract { entities[entity.name] = [:] }
+            for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
+            return entities
+        }, {
+            let indexed = SnapshotIndexes.indexedEntityNames(in: model)
+            guard !indexed.isEmpty else { return SnapshotIndexes(model: model, snapshotsByEntity: [:]) }
+            var grouped: [String: [ObjectSnapshot]] = [:]
+            for snapshot in snapshots where indexed.contains(snapshot.objectID.entityName) {
+                grouped[snapshot.objectID.entityName, default: []].append(snapshot)
+            }
+            return SnapshotIndexes(model: model, snapshotsByEntity: grouped)
+        })
     }
 
     /// What a commit changed: each object's new snapshot, or nil for a deleted object.

@@ -13,21 +13,35 @@ public struct SnapshotIndexes: Sendable {
 
     /// The indexes of `snapshots` (every object of a store).
     public init(model: ObjectModel, snapshots: some Sequence<ObjectSnapshot>) {
+        let indexed = Self.indexedEntityNames(in: model)
+        var grouped: [String: [ObjectSnapshot]] = [:]
+        for snapshot in snapshots where indexed.contains(snapshot.objectID.entityName) {
+            grouped[snapshot.objectID.entityName, default: []].append(snapshot)
+        }
+        self.init(model: model, snapshotsByEntity: grouped)
+    }
+
+    /// The indexes of every object of a store, given by concrete entity name (entities
+    /// without an index may be left out: see ``indexedEntityNames(in:)``). The indexes are
+    /// built side by side on the machine's cores.
+    public init(model: ObjectModel, snapshotsByEntity grouped: [String: [ObjectSnapshot]]) {
         var definitions: [String: [IndexDefinition]] = [:]
         for entity in model.entities where !entity.isAbstract {
             let found = IndexDefinition.all(of: entity)
             if !found.isEmpty { definitions[entity.name] = found }
         }
         guard !definitions.isEmpty else { return }
-        var grouped: [String: [ObjectSnapshot]] = [:]
-        for snapshot in snapshots where definitions[snapshot.objectID.entityName] != nil {
-            grouped[snapshot.objectID.entityName, default: []].append(snapshot)
-        }
         let jobs = definitions.keys.sorted().flatMap { name in
             (definitions[name] ?? []).map { (entity: name, definition: $0, snapshots: grouped[name] ?? []) }
         }
         let built = IndexBuildJobs.map(jobs, size: \.snapshots.count) { SnapshotIndex($0.definition, snapshots: $0.snapshots) }
         for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
+    }
+
+    /// The concrete entities of `model` that have at least one fetch index (their own or an
+    /// ancestor's): the ones whose snapshots the indexes need.
+    public static func indexedEntityNames(in model: ObjectModel) -> Set<String> {
+        Set(model.entities.lazy.filter { !$0.isAbstract && !IndexDefinition.all(of: $0).isEmpty }.map(\.name))
     }
 
     /// Whether the model declares no index these snapshots keep.

@@ -188,4 +188,22 @@ import ServerTestSupport
             try Self.compare(seed: seed, items: 200, iterations: iterations)
         }
     }
+
+    /// The entities whose snapshots the indexes need: every concrete entity with an index of
+    /// its own or of an ancestor; not an abstract one, not one without an index.
+    @Test func theIndexedEntitiesAreTheConcreteOnesWithAnIndexOfTheirOwnOrInherited() throws {
+        let json = """
+            {"entities": [
+              {"name": "Animal", "abstract": true, "attributes": [{"name": "name", "type": "string"}],
+               "fetchIndexes": [{"name": "byName", "elements": [{"property": "name"}]}]},
+              {"name": "Dog", "parent": "Animal", "attributes": [{"name": "barks", "type": "bool"}]},
+              {"name": "Cat", "parent": "Animal", "attributes": [{"name": "lives", "type": "int16"}],
+               "fetchIndexes": [{"name": "byLives", "elements": [{"property": "lives"}]}]},
+              {"name": "Bowl", "attributes": [{"name": "size", "type": "int64"}]}]}
+            """
+        let model = try ObjectModel(json: Data(json.utf8), path: "animals.json")
+        #expect(SnapshotIndexes.indexedEntityNames(in: model) == ["Dog", "Cat"])
+        let plain = try ObjectModel(json: Data(#"{"entities": [{"name": "Bowl", "attributes": [{"name": "size", "type": "int64"}]}]}"#.utf8), path: "bowl.json")
+        #expect(SnapshotIndexes.indexedEntityNames(in: plain).isEmpty)
+    }
 }
