@@ -48,14 +48,16 @@ func json(_ text: String) throws -> [String: Double] {
     return (object as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
 }
 
-// MARK: - `load <file> <saves>`: load once (timed, peak memory), then save `saves` times (best is printed).
+// MARK: - `load <file> <saves> [model.json]`: load once (timed, peak memory), then save `saves` times (best is printed).
 
 let arguments = CommandLine.arguments
 if arguments.count >= 3, arguments[1] == "load" {
     let url = URL(fileURLWithPath: arguments[2])
     let runs = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
+    // Another model (a JSON model file) for a store written by something else.
+    let storeModel = arguments.count > 4 ? try ObjectModel(contentsOf: URL(fileURLWithPath: arguments[4])) : model
     let before = status("VmRSS")
-    let coordinator = StoreCoordinator(model: model)
+    let coordinator = StoreCoordinator(model: storeModel)
     var store: PersistentStore?
     let cpuBefore = cpuSeconds()
     let load = try seconds { store = try coordinator.addPersistentStore(type: "JSON", at: url) }
