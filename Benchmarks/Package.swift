@@ -36,6 +36,10 @@ let package = Package(
         ),
         .executableTarget(name: "PostgresBenchmarks", dependencies: ["BenchmarkSupport"]),
         .executableTarget(
+            name: "NIOLineFloor",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+        ),
+        .executableTarget(
             name: "RemoteStoreBenchmarks",
             dependencies: ["BenchmarkSupport", documentStore("GraphCore"), documentStore("DocumentClient")]
         ),

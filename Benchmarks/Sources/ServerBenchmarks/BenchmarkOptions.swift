@@ -24,6 +24,8 @@ struct BenchmarkOptions {
     var fetchRounds: Int?
     /// `--variant "[BINARY] [serve options]"`, repeatable: the servers `--fetch-saving` compares.
     var variants: [String] = []
+    /// With `--get`: the `NIOLineFloor` binary to measure beside the docserver and Redis.
+    var nioFloor: String?
     /// `--memory`: resident memory over many saves and after a restart (ServerBenchmark+MemoryAfterSaves.swift).
     var memoryOnly = false
     /// Objects in the store of `--memory`.
@@ -42,7 +44,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get] [--indexes [--index-songs N]]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--indexes [--index-songs N]]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
 
     init(arguments: [String]) throws {
@@ -52,6 +54,9 @@ struct BenchmarkOptions {
             case "--quick": quick = true
             case "--live": liveOnly = true
             case "--get": getOnly = true; saveSizes = [100_000]
+            case "--nio-floor":
+                guard let path = rest.popFirst() else { throw BenchmarkError("--nio-floor needs the path of NIOLineFloor\n\(Self.usage)") }
+                nioFloor = path
             case "--docserver":
                 guard let path = rest.popFirst() else { throw BenchmarkError("--docserver needs a path\n\(Self.usage)") }
                 docserver = path

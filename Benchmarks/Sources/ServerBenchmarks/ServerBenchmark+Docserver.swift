@@ -42,8 +42,14 @@ extension ServerBenchmark {
             var ids: [String] = []
             for entity in ["Artist", "Album", "Song", "Tag"] { ids += try session.ids(of: entity) }
             try session.touch(ids)
+            let workload = GetWorkload.factory(ids: ids)
             get50 = try await compareGet50(rounds: options.rounds, what: "get of 1 object by ID (random among all \(grouped(ids.count))), 50 connections, warm",
-                                           store: store, session: session, load: load, redis: redis, workload: GetWorkload.factory(ids: ids))
+                                           store: store, session: session, load: load, redis: redis, workload: workload)
+            if let floor = options.nioFloor, let song = try session.ids(of: "Song", limit: 1).first {
+                // A real answer of the docserver (one Song) for the floor to give every time.
+                let request = GetWorkload.requests(ids: [song]).first.map { Array($0.readableBytesView) } ?? []
+                try await measureNIOFloor(binary: floor, answer: try session.client.exchange(request), workload: workload, redis: redis)
+            }
         }
     }
 
