@@ -44,13 +44,7 @@ struct ReadState: Sendable {
             for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
             return entities
         }, {
-            let indexed = SnapshotIndexes.indexedEntityNames(in: model)
-            guard !indexed.isEmpty else { return SnapshotIndexes(model: model, snapshotsByEntity: [:]) }
-            var grouped: [String: [ObjectSnapshot]] = [:]
-            for snapshot in snapshots where indexed.contains(snapshot.objectID.entityName) {
-                grouped[snapshot.objectID.entityName, default: []].append(snapshot)
-            }
-            return SnapshotIndexes(model: model, snapshotsByEntity: grouped)
+            SnapshotIndexes(model: model, snapshots: snapshots)
         })
     }
 

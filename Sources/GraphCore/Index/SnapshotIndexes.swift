@@ -11,9 +11,16 @@
 public struct SnapshotIndexes: Sendable {
     private var byEntity: [String: [SnapshotIndex]] = [:]
 
-    /// The indexes of `snapshots` (every object of a store).
+    /// The indexes of `snapshots` (every object of a store). Inlinable, so that a caller's
+    /// walk of its own collection is specialized (a generic walk of a million snapshots
+    /// costs a tenth of the build).
+    @inlinable
     public init(model: ObjectModel, snapshots: some Sequence<ObjectSnapshot>) {
         let indexed = Self.indexedEntityNames(in: model)
+        guard !indexed.isEmpty else {
+            self.init(model: model, snapshotsByEntity: [:])
+            return
+        }
         var grouped: [String: [ObjectSnapshot]] = [:]
         for snapshot in snapshots where indexed.contains(snapshot.objectID.entityName) {
             grouped[snapshot.objectID.entityName, default: []].append(snapshot)
