@@ -14,9 +14,11 @@ struct DatabaseServers {
         servers = try (0..<count).map { _ in try Self.server(on: database) }
     }
 
-    /// Another server on `database`.
+    /// Another server on `database`, its log in a temporary directory of its own.
     static func server(on database: URL) throws -> ServerProcess {
-        try ServerProcess(store: nil, arguments: ["--store", database.absoluteString], timeout: 60)
+        let directory = try TemporaryDirectory()
+        return try ServerProcess(store: nil, arguments: ["--store", database.absoluteString], workingDirectory: directory.url,
+                                 keeping: directory, timeout: 60)
     }
 
     /// A new connection to server `index`.
