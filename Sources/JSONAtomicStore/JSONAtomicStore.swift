@@ -253,7 +253,6 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
             guard snapshotExists else { return }
             adding.finish(with: decoder.nodes)
             try ReferenceResolver.resolve(decoder)
-            decoder.trace.mark("resolve")
             adding.wait()
             decoder.trace.mark("adding (rest)")
         } catch {

@@ -32,9 +32,13 @@ struct ReferenceResolver {
     static func resolve(_ decoder: StoreFileDecoder) throws {
         var resolver = ReferenceResolver(decoder: decoder)
         try resolver.buildTable(maxReference: decoder.maxReference)
+        decoder.trace.mark("resolve: reference table")
         try resolver.resolveToOne(&decoder.toOne)
+        decoder.trace.mark("resolve: to-one")
         try resolver.resolveToMany(decoder.toMany, pool: &decoder.referencePool)
+        decoder.trace.mark("resolve: to-many")
         try resolver.checkInverses(toOne: decoder.toOne, toMany: decoder.toMany, pool: decoder.referencePool)
+        decoder.trace.mark("resolve: inverses")
     }
 
     // MARK: - References
@@ -92,17 +96,22 @@ struct ReferenceResolver {
         let count = pending.count
         var middle = count / 2
         while middle > 0, middle < count, pending[middle].node == pending[middle - 1].node { middle += 1 }
-        guard count >= 1 << 16, middle < count else {
+        guard count >= Self.parallelLinks, middle < count else {
             try pending.withUnsafeMutableBufferPointer { try resolveToOne($0, 0..<count) }
             return
         }
         let split = middle
         try pending.withUnsafeMutableBufferPointer { buffer in
-            let halves = Halves(resolver: self, pending: buffer)
-            DispatchQueue.concurrentPerform(iterations: 2) { half in
-                halves.resolve(half, half == 0 ? 0..<split : split..<count)
+            let shared = UncheckedShare(buffer)
+            let errors = Self.onTwoThreads { half -> Error? in
+                do {
+                    try resolveToOne(shared.value, half == 0 ? 0..<split : split..<count)
+                    return nil
+                } catch {
+                    return error
+                }
             }
-            if let error = halves.errors[0] ?? halves.errors[1] { throw error }
+            if let error = errors.0 ?? errors.1 { throw error }
         }
     }
 
@@ -116,51 +125,72 @@ struct ReferenceResolver {
         }
     }
 
-    /// The two halves of the to-one links, resolved on two threads.
-    private final class Halves: @unchecked Sendable {
-        // Sendable: each thread resolves its own half of `pending`, and writes the values of
-        // its own nodes (the halves are split between two nodes) and its own error slot; the
-        // resolver is only read. The errors are read after both are done.
-        let resolver: ReferenceResolver
-        let pending: UnsafeMutableBufferPointer<StoreFileDecoder.PendingReference>
-        /// One slot per half, written through the pointer (each thread its own element).
-        let errors = UnsafeMutableBufferPointer<Error?>.allocate(capacity: 2)
+    /// Below this many links, one thread resolves them: a second costs more than it saves.
+    static let parallelLinks = 1 << 16
 
-        init(resolver: ReferenceResolver, pending: UnsafeMutableBufferPointer<StoreFileDecoder.PendingReference>) {
-            self.resolver = resolver
-            self.pending = pending
-            errors.initialize(repeating: nil)
-        }
-
-        deinit {
-            errors.deinitialize()
-            errors.deallocate()
-        }
-
-        func resolve(_ half: Int, _ range: Range<Int>) {
-            do {
-                try resolver.resolveToOne(pending, range)
-            } catch {
-                errors[half] = error
+    /// Sets to-many values; on return the pool holds node indexes instead of references.
+    /// Many links are resolved by two threads, each for the lists of its own nodes (those
+    /// below a node that splits the links in about halves, and the others), so that each
+    /// node is written by one thread whatever the order of the lists (a journal's replay
+    /// leaves them out of node order); the error is the first in list order all the same.
+    private func resolveToMany(_ lists: [StoreFileDecoder.PendingList], pool: inout [Int64]) throws {
+        let split = pool.count >= Self.parallelLinks ? Self.splittingNode(lists, nodeCount: nodes.count) : nil
+        try pool.withUnsafeMutableBufferPointer { pool in
+            guard let split else {
+                if let (_, error) = resolveToMany(lists, pool, sources: 0..<nodes.count) { throw error }
+                return
+            }
+            let shared = UncheckedShare(pool)
+            let errors = Self.onTwoThreads { half in
+                resolveToMany(lists, shared.value, sources: half == 0 ? 0..<split : split..<nodes.count)
+            }
+            switch (errors.0, errors.1) {
+            case (nil, nil): return
+            case (let only?, nil), (nil, let only?): throw only.error
+            case (let first?, let second?): throw first.list < second.list ? first.error : second.error
             }
         }
     }
 
-    /// Sets to-many values; on return the pool holds node indexes instead of references.
-    private func resolveToMany(_ lists: [StoreFileDecoder.PendingList], pool: inout [Int64]) throws {
+    /// The node below which the lists hold about half the links (by 1,024 runs of nodes).
+    private static func splittingNode(_ lists: [StoreFileDecoder.PendingList], nodeCount: Int) -> Int {
+        let runs = 1_024
+        var links = [Int](repeating: 0, count: runs)
+        var total = 0
+        for list in lists {
+            links[Int(list.node) * runs / nodeCount] += list.count
+            total += list.count
+        }
+        var sum = 0
+        for run in 0..<runs {
+            sum += links[run]
+            if sum * 2 >= total { return (run + 1) * nodeCount / runs }
+        }
+        return nodeCount
+    }
+
+    /// Resolves the lists of the nodes in `sources`, in list order, up to the first error:
+    /// nil, or that error and the index of its list.
+    private func resolveToMany(_ lists: [StoreFileDecoder.PendingList], _ pool: UnsafeMutableBufferPointer<Int64>,
+                               sources: Range<Int>) -> (list: Int, error: Error)? {
         var marks: [Int32] = []
-        for (listIndex, list) in lists.enumerated() {
+        for (listIndex, list) in lists.enumerated() where sources.contains(Int(list.node)) {
             let source = Int(list.node)
             var ids: [ObjectID] = []
             ids.reserveCapacity(list.count)
             if list.count > 1, marks.isEmpty { marks = [Int32](repeating: -1, count: nodes.count) }
             for slot in list.start..<(list.start + list.count) {
-                let targetIndex = try target(pool[slot], from: source, property: Int(list.property))
+                let targetIndex: Int
+                do {
+                    targetIndex = try target(pool[slot], from: source, property: Int(list.property))
+                } catch {
+                    return (listIndex, error)
+                }
                 if list.count > 1 {
                     if marks[targetIndex] == Int32(truncatingIfNeeded: listIndex) {
-                        throw JSONStoreError.invalidObject(
+                        return (listIndex, JSONStoreError.invalidObject(
                             file: file, entity: entityName(of: source), reference: nodeReferences[source],
-                            reason: "property \"\(property(source, Int(list.property)).name)\" lists \(describe(targetIndex)) twice")
+                            reason: "property \"\(property(source, Int(list.property)).name)\" lists \(describe(targetIndex)) twice"))
                     }
                     marks[targetIndex] = Int32(truncatingIfNeeded: listIndex)
                 }
@@ -169,6 +199,24 @@ struct ReferenceResolver {
             }
             nodes[source].values[Int(list.property)] = .objects(ids)
         }
+        return nil
+    }
+
+    /// Runs `work(0)` and `work(1)` on two threads and returns their results in that order.
+    private static func onTwoThreads<Result>(_ work: (Int) -> Result?) -> (Result?, Result?) {
+        let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: 2)
+        results.initialize(repeating: nil)
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        withoutActuallyEscaping(work) { work in
+            let shared = UncheckedShare((work: work, results: results))
+            DispatchQueue.concurrentPerform(iterations: 2) { half in
+                shared.value.results[half] = shared.value.work(half)
+            }
+        }
+        return (results[0], results[1])
     }
 
     private func describe(_ node: Int) -> String { "\(entityName(of: node)) \(nodeReferences[node])" }
@@ -193,14 +241,17 @@ struct ReferenceResolver {
         for item in toOne { starts[Int(item.node) + 1] += 1 }
         for index in 0..<nodes.count { starts[index + 1] += starts[index] }
         // To-one relationships whose inverse is to-many: how many objects point at each target.
+        // (The count is read once: a default that reads `nodes` would copy the whole resolver
+        // into its closure for every link, 0.2 µs each.)
         var counts: [Int: [Int32]] = [:]
+        let nodeCount = nodes.count
         for item in toOne {
             let source = Int(item.node), index = Int(item.property), targetIndex = Int(item.target)
             let flat = flats[Int(nodeEntities[source])]
             let inverse = Int(flat.inverses[index])
             guard inverse >= 0 else { continue }
             if flat.inverseIsToMany[index] {
-                counts[inverse, default: [Int32](repeating: 0, count: nodes.count)][targetIndex] += 1
+                counts[inverse, default: [Int32](repeating: 0, count: nodeCount)][targetIndex] += 1
             } else if let back = toOneTarget(of: targetIndex, property: inverse, in: toOne, starts: starts), back == source {
                 continue
             } else {
@@ -289,5 +340,17 @@ struct ReferenceResolver {
             if case .objects(let ids) = nodes[node].values[index], ids.contains(id) { return index }
         }
         return 0
+    }
+}
+
+/// What the two threads of the resolver share. Safe: each thread writes only its own
+/// result slot and its own links (its half of the to-one links, or the pool slots of its
+/// own nodes' lists) and its own nodes' values; the rest is only read, and the results are
+/// read once both threads are done.
+private struct UncheckedShare<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
     }
 }
