@@ -37,20 +37,9 @@ struct JournalReplayTests {
         return (owners, items, tags)
     }
 
-    /// Copies the store and its journal, checkpoints the original, and opens both: the copy
-    /// replays the journal. Returns the checkpointed store's dump and the replayed store.
+    /// Checkpoints `open` and replays a copy of its snapshot and journal (``OpenStore/replayedAndCheckpointed(at:in:model:records:)``).
     func replayedAndCheckpointed(_ open: OpenStore, records: Int) throws -> (expected: [String: [String]], replayed: OpenStore) {
-        let copy = directory.file("copy.json")
-        try FileManager.default.copyItem(at: url, to: copy)
-        try FileManager.default.copyItem(at: journalURL(url), to: journalURL(copy))
-        try open.store.checkpoint()
-        open.close()
-        let checkpointed = try OpenStore(url, model: model)
-        let expected = checkpointed.dump()
-        checkpointed.close()
-        let replayed = try OpenStore(copy, model: model)
-        #expect(replayed.store.replayedRecordCount == records)
-        return (expected, replayed)
+        try open.replayedAndCheckpointed(at: url, in: directory, model: model, records: records)
     }
 
     @Test func updatesOfTheSnapshotsObjectsReplayToWhatACheckpointWrites() throws {

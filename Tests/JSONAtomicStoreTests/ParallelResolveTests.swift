@@ -90,21 +90,12 @@ import Testing
         try first.set("label", "tag 0, renamed")
         try context.save()
 
-        let copy = directory.file("copy.json")
-        try FileManager.default.copyItem(at: url, to: copy)
-        try FileManager.default.copyItem(at: journalURL(url), to: journalURL(copy))
-        try open.store.checkpoint()
-        open.close()
-        let checkpointed = try OpenStore(url, model: model)
-        let expected = checkpointed.dump()
-        checkpointed.close()
-        let replayed = try OpenStore(copy, model: model)
+        let (expected, replayed) = try open.replayedAndCheckpointed(at: url, in: directory, model: model, records: 2)
         defer { replayed.close() }
-        #expect(replayed.store.replayedRecordCount == 2)
         #expect(replayed.dump() == expected)
         let itemsIndex = try #require(model.entitiesByName["Tag"]?.properties.firstIndex { $0.name == "items" })
         let listed = try #require(expected["Tag \(Self.tagReference(0)) v3"]?[itemsIndex]).dropFirst(4).split(separator: ",")
         #expect(listed.count == Self.itemCount / Self.tagCount + 2)
-        #expect(Set(listed).isSuperset(of: try moved.map { "\($0.objectID.referenceObject)"[...] }))
+        #expect(Set(listed).isSuperset(of: moved.map { "\($0.objectID.referenceObject)"[...] }))
     }
 }
