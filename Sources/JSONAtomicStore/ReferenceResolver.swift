@@ -347,10 +347,10 @@ struct ReferenceResolver {
 /// result slot and its own links (its half of the to-one links, or the pool slots of its
 /// own nodes' lists) and its own nodes' values; the rest is only read, and the results are
 /// read once both threads are done.
-private struct UncheckedShare<Value>: @unchecked Sendable {
-    let value: Value
+private struct UncheckedShare<Shared>: @unchecked Sendable {
+    let value: Shared
 
-    init(_ value: Value) {
+    init(_ value: Shared) {
         self.value = value
     }
 }
