@@ -12,15 +12,24 @@ struct FigureReport {
     var sameClientRedis: RedisBaseline.Figure?
     /// Whether to print the latency distribution (for the figures the p99 target is judged on).
     var showsDistribution = false
+    /// Whether to print the server's CPU per answer (for figures where it serves this load only).
+    var showsCPUPerAnswer = false
 
     var hasErrors: Bool { measurement.errors > 0 || measurement.warmupErrors > 0 || measurement.answers == 0 }
+
+    /// The server's CPU time per answer, in µs: steadier than req/s on a shared machine (nil
+    /// when nothing was answered).
+    var serverMicrosecondsPerAnswer: Double? {
+        measurement.requestsPerSecond > 0 ? cpu.server / measurement.requestsPerSecond * 1e6 : nil
+    }
 
     var lines: [String] {
         let m = measurement
         var lines = ["\(what) [\(data)]:"]
         lines.append("    \(grouped(Int(m.requestsPerSecond.rounded()))) req/s, p50 \(fixed(m.p50, 3)) ms, p99 \(fixed(m.p99, 3)) ms"
                      + " (p99.9 \(fixed(m.percentile(0.999), 3)), max \(fixed(m.percentile(1), 3)))"
-                     + "; \(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; \(cpu.describe(server: "docserver", client: "load client"))")
+                     + "; \(grouped(m.answers)) answers in \(fixed(m.seconds, 2)) s; \(cpu.describe(server: "docserver", client: "load client"))"
+                     + (showsCPUPerAnswer ? serverMicrosecondsPerAnswer.map { "; server CPU per answer \(fixed($0, 1)) µs" } ?? "" : ""))
         if showsDistribution { lines.append("    latency distribution: \(m.distribution())") }
         if hasErrors {
             lines.append("    WITH ERRORS: \(grouped(m.errors)) of \(grouped(m.answers)) answers in the window failed, \(m.warmupErrors) during the warm-up"

@@ -110,7 +110,8 @@ extension ServerBenchmark {
                          workload: @escaping WorkloadFactory) async throws {
         let (measurement, cpu) = try await run(session: session, load: load, connections: connections, workload: workload)
         let report = FigureReport(what: what, data: store.label, measurement: measurement, cpu: cpu, redis: redis,
-                                  sameClientRedis: sameClientRedis, showsDistribution: key.hasPrefix("get-"))
+                                  sameClientRedis: sameClientRedis, showsDistribution: key.hasPrefix("get-"),
+                                  showsCPUPerAnswer: key.hasPrefix("get-") && !key.hasSuffix("-saving"))
         reports[key] = report
         for line in report.lines { say(line) }
     }

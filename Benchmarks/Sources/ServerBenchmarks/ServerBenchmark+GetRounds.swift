@@ -16,6 +16,8 @@ struct GetComparison {
     /// Our load generator's Redis figures, before round 1 and after each round.
     let redisThroughLoadGenerator: [Double]
     let p99s: [Double]
+    /// The server's CPU time per answer of each round, in µs.
+    let cpuPerAnswer: [Double]
     let hasErrors: Bool
 
     /// Against redis-benchmark.
@@ -37,7 +39,7 @@ extension ServerBenchmark {
                       redis: RedisServers, workload: @escaping WorkloadFactory) async throws -> GetComparison {
         var yardsticks = [try redisGet(redis, clients: 50, note: rounds > 1 ? ", before round 1" : ", before")]
         var sameClient = [try await redisGetThroughLoadGenerator(redis, clients: 50, note: rounds > 1 ? ", before round 1" : ", before")]
-        var ratios: [Double] = [], rates: [Double] = [], p99s: [Double] = [], hasErrors = false
+        var ratios: [Double] = [], rates: [Double] = [], p99s: [Double] = [], cpuPerAnswer: [Double] = [], hasErrors = false
         for round in 1...rounds {
             let key = rounds > 1 ? "get-50-round\(round)" : "get-50"
             try await measure(key, rounds > 1 ? "\(what), round \(round) of \(rounds)" : what, store: store, session: session, load: load,
@@ -51,6 +53,7 @@ extension ServerBenchmark {
             ratios.append(report.measurement.requestsPerSecond / yardstick)
             rates.append(report.measurement.requestsPerSecond)
             p99s.append(report.measurement.p99)
+            if let perAnswer = report.serverMicrosecondsPerAnswer { cpuPerAnswer.append(perAnswer) }
             hasErrors = hasErrors || report.hasErrors
             say("    round \(round): docserver = \(fixed(ratios[ratios.count - 1], 3)) x the mean of redis-benchmark right before and after (\(grouped(Int(yardstick))) req/s),"
                 + " \(fixed(report.measurement.requestsPerSecond / sameClientYardstick, 3)) x Redis through our load generator (\(grouped(Int(sameClientYardstick))) req/s)")
@@ -58,10 +61,11 @@ extension ServerBenchmark {
         let redisRates = yardsticks.map(\.requestsPerSecond)
         let sameClientRates = sameClient.map(\.requestsPerSecond)
         let comparison = GetComparison(ratios: ratios, requestsPerSecond: rates, redisRequestsPerSecond: redisRates,
-                                       redisThroughLoadGenerator: sameClientRates, p99s: p99s, hasErrors: hasErrors)
+                                       redisThroughLoadGenerator: sameClientRates, p99s: p99s, cpuPerAnswer: cpuPerAnswer, hasErrors: hasErrors)
         say("get with 50 connections, warm, \(rounds) round\(rounds == 1 ? "" : "s"): \(rates.map { grouped(Int($0)) }.joined(separator: " / ")) req/s,"
             + " median \(grouped(Int(comparison.medianRequestsPerSecond)));"
-            + " p99 \(p99s.map { fixed($0, 3) }.joined(separator: " / ")) ms, median \(fixed(comparison.medianP99, 3)) ms")
+            + " p99 \(p99s.map { fixed($0, 3) }.joined(separator: " / ")) ms, median \(fixed(comparison.medianP99, 3)) ms;"
+            + " server CPU per answer \(cpuPerAnswer.map { fixed($0, 1) }.joined(separator: " / ")) µs")
         say("    Redis GET through our load generator around them: \(sameClientRates.map { grouped(Int($0)) }.joined(separator: " / ")) req/s,"
             + " median \(grouped(Int(median(sameClientRates)))), p99 \(sameClient.map { fixed($0.p99, 3) }.joined(separator: " / ")) ms;"
             + " ratio of medians \(fixed(comparison.medianRatioSameClient, 3)) (the same client for both)")

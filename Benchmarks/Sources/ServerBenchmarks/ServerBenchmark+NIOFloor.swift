@@ -33,7 +33,7 @@ extension ServerBenchmark {
                 + " p99 \(fixed(measurement.p99, 3)) ms (\(cpu.describe(server: "NIOLineFloor", client: "load client")));"
                 + " \(fixed(floorMicros[floorMicros.count - 1], 1)) µs of server CPU per answer")
         }
-        let docserverMicros = reports.filter { $0.key.hasPrefix("get-50") }.values.map { $0.cpu.server / $0.measurement.requestsPerSecond * 1e6 }
+        let docserverMicros = get50?.cpuPerAnswer ?? []
         say("server CPU per answer, medians: NIOLineFloor \(fixed(median(floorMicros), 1)) µs (\(grouped(Int(median(floorRates)))) req/s),"
             + " docserver get \(fixed(median(docserverMicros), 1)) µs, Redis GET \(fixed(median(redisMicros), 1)) µs (both through our load generator)")
         say()
