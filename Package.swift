@@ -48,6 +48,9 @@ let package = Package(
             name: "DocumentProtocol",
             dependencies: ["GraphCore", "JSONCore", .product(name: "NIOCore", package: "swift-nio")]
         ),
+        // The server as a library. It sees its store only through GraphCore's capability
+        // protocols (JournaledStore, SharedDatabaseStore): it depends on no store that links a
+        // database driver; `docserver` registers the stores it serves.
         .target(
             name: "DocumentServer",
             dependencies: [
@@ -55,7 +58,6 @@ let package = Package(
                 "GraphCore",
                 "JSONCore",
                 "JSONAtomicStore",
-                "PostgresStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -95,6 +97,7 @@ let package = Package(
                 "GraphCore",
                 "JSONCore",
                 "JSONAtomicStore",
+                "PostgresStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,10 +1,9 @@
 import Foundation
 import GraphCore
-import JSONAtomicStore
 import Logging
 import NIOConcurrencyHelpers
 
-/// The checkpoints of a JSON store, off the writer's path.
+/// The checkpoints of a store with a journal (a ``JournaledStore``: the JSON store), off the writer's path.
 ///
 /// When the journal has grown past its threshold, the writer begins a checkpoint (brief: it
 /// notes the last commit and the journal's length) and hands the immutable ``ReadState`` of
@@ -15,7 +14,7 @@ import NIOConcurrencyHelpers
 /// threshold tries again.
 final class BackgroundCheckpoint: Sendable {
     private struct Running: Sendable {
-        let ticket: CheckpointTicket
+        let ticket: SnapshotCheckpoint
         let started: ContinuousClock.Instant
         /// Set by the snapshot thread when it is done.
         let outcome: NIOLockedValueBox<Result<Void, any Error>?>
@@ -48,7 +47,7 @@ final class BackgroundCheckpoint: Sendable {
     /// On the writer, after a commit or when woken: finishes a checkpoint whose snapshot is
     /// written, then begins one when the journal has passed the threshold. `state` is the
     /// state published after the store's last commit.
-    func step(store: JSONAtomicStore, state: ReadState) {
+    func step(store: any JournaledStore, state: ReadState) {
         if let current = running.withLockedValue({ $0 }) {
             guard current.outcome.withLockedValue({ $0 }) != nil else { return }
             finish(current, store: store)
@@ -59,17 +58,17 @@ final class BackgroundCheckpoint: Sendable {
 
     /// On the writer when it stops: waits for a checkpoint under way and finishes it, so that
     /// closing the store (which checkpoints what is left) finds none running.
-    func finishWaiting(store: JSONAtomicStore) {
+    func finishWaiting(store: any JournaledStore) {
         guard let current = running.withLockedValue({ $0 }) else { return }
         current.done.wait()
         finish(current, store: store)
     }
 
-    private func begin(store: JSONAtomicStore, state: ReadState) {
+    private func begin(store: any JournaledStore, state: ReadState) {
         guard state.sequence == store.commitSequence else { return }  // not the state of the last commit: next time
-        let ticket: CheckpointTicket
+        let ticket: SnapshotCheckpoint
         do {
-            ticket = try store.beginCheckpoint()
+            ticket = try store.beginSnapshotCheckpoint()
         } catch {
             logger.warning("checkpoint not begun", metadata: ["error": "\(error)"])
             return
@@ -79,7 +78,7 @@ final class BackgroundCheckpoint: Sendable {
         let wake = self.wake
         let thread = Thread {
             CurrentThread.setName("docserver ckpt")
-            let outcome = Result { try JSONAtomicStore.writeSnapshot(ticket, objects: state.objectsByEntity.values.joined()) }
+            let outcome = Result { try ticket.writeSnapshot(AnySequence(state.objectsByEntity.values.joined())) }
             current.outcome.withLockedValue { $0 = outcome }
             current.done.signal()
             wake.withLockedValue { $0 }?()
@@ -88,7 +87,7 @@ final class BackgroundCheckpoint: Sendable {
         thread.start()
     }
 
-    private func finish(_ current: Running, store: JSONAtomicStore) {
+    private func finish(_ current: Running, store: any JournaledStore) {
         running.withLockedValue { $0 = nil }
         let seconds = Double((ContinuousClock.now - current.started).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - current.started).components.seconds)

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresStore
+import GraphCore
 
 /// Watches a shared database for commits of other servers, so that subscriptions receive them
 /// without waiting for a read or a save of this server: it listens for the commits'
@@ -9,7 +9,7 @@ import PostgresStore
 /// published state is older. Runs on a thread of its own; its queries block only it.
 final class DatabaseWatcher: @unchecked Sendable {
     // @unchecked: `stopped` is touched only with `condition` locked.
-    private let history: PostgresHistory
+    private let history: any CommitHistoryReader
     private let publisher: StatePublisher
     private let interval: TimeInterval
     private let wake: @Sendable () -> Void
@@ -20,7 +20,7 @@ final class DatabaseWatcher: @unchecked Sendable {
 
     /// A watcher of `history` that calls `wake` when it holds a commit newer than
     /// `publisher`'s state.
-    init(history: PostgresHistory, publisher: StatePublisher, interval: TimeInterval = 1, wake: @escaping @Sendable () -> Void) {
+    init(history: any CommitHistoryReader, publisher: StatePublisher, interval: TimeInterval = 1, wake: @escaping @Sendable () -> Void) {
         self.history = history
         self.publisher = publisher
         self.interval = interval

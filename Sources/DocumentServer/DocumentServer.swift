@@ -4,7 +4,6 @@ import GraphCore
 import JSONAtomicStore
 import JSONCore
 import Logging
-import PostgresStore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -59,8 +58,7 @@ public final class DocumentServer: Service, Sendable {
         if let token = configuration.authToken, token.allSatisfy(\.isWhitespace) {
             throw token.isEmpty ? DocumentServerError.emptyToken : DocumentServerError.blankToken
         }
-        JSONAtomicStore.register()
-        PostgresStore.register()
+        JSONAtomicStore.register()  // the default store; the others are registered by their users (docserver)
         self.configuration = configuration
         self.logger = logger
         self.onListening = onListening
@@ -87,7 +85,7 @@ public final class DocumentServer: Service, Sendable {
         }
         let elapsed = ContinuousClock.now - started
         logger.info("store opened", metadata: [
-            "store": "\((graph.store as? PostgresStore)?.address.description ?? storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
+            "store": "\((graph.store as? any SharedDatabaseStore)?.locationDescription ?? storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
             "loadSeconds": "\(Self.seconds(elapsed))", "stateSeconds": "\(Self.seconds(graph.stateBuildTime))",
             "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
         ])

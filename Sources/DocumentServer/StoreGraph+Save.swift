@@ -2,7 +2,6 @@ import DocumentProtocol
 import Foundation
 import GraphCore
 import JSONCore
-import JSONAtomicStore
 
 /// A save that passed every check and sits in the graph's context, waiting for the
 /// durable write that will make it real.
@@ -18,7 +17,7 @@ struct StagedSave {
     let reply: @Sendable (Reply) -> Void
     /// The versions the request named for the objects it updates or deletes: on a shared
     /// database the store checks them in the save's transaction (another server may have saved
-    /// them since they were checked here).
+    /// them since they were checked here: ``CommitMetadata/readVersions``).
     var checkedVersions: [ObjectID: Int64] = [:]
 
     /// Every object the save inserts, changes or deletes, once each, in that order.
@@ -137,21 +136,17 @@ extension StoreGraph {
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
-        // One journal record per save, each with its author and number, in one append (CommitPart).
-        let parts = saves.map { CommitPart(author: $0.author, objects: Set($0.objects)) }
+        // One commit per save, each with its author and number (one journal record each, in one
+        // append; one history row each): the parts of the commit's metadata.
         let time = ChangeSet.milliseconds(Date())
+        let metadata = CommitMetadata(time: time, parts: saves.map { CommitPart(author: $0.author, objects: $0.objects) },
+                                      readVersions: saves.reduce(into: [:]) { all, save in
+                                          all.merge(save.checkedVersions) { first, _ in first }
+                                      })
         var before = state
-        journaled?.nextCommitParts = parts
-        journaled?.nextCommitTime = time
-        prepareSharedCommit(saves, changed: changed, time: time)
-        defer {
-            journaled?.nextCommitParts = []
-            journaled?.nextCommitTime = nil
-            sharedStore?.nextCommitParts = []
-            sharedStore?.nextCheckedVersions = [:]
-        }
+        let result: SaveResult
         do {
-            try context.save()
+            result = try context.save(metadata: metadata)
         } catch let error as GraphError {
             context.rollback()
             let answer: RPCError
@@ -172,11 +167,11 @@ extension StoreGraph {
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
             return
         }
-        if let caughtUp = finishSharedCommit() { before = caughtUp }
+        if let caughtUp = finishSharedCommit(sequences: result.sequences) { before = caughtUp }
         let sequence = publishCommit(changed: changed, commits: saves.count)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
         cache.remove(changed)
-        let sets = changeSets(of: saves, changed: changed, before: before, time: time)
+        let sets = changeSets(of: saves, changed: changed, before: before, time: time, sequences: result.sequences)
         feed?.publish(sets, state: state)
         // Each save has its own commit number when the store wrote one record per save.
         let ownNumbers = sets.count == saves.count

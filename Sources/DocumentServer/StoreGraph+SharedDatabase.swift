@@ -2,33 +2,23 @@ import DocumentProtocol
 import Foundation
 import GraphCore
 import Logging
-import PostgresStore
 
-/// The engine for a database several servers share (a PostgreSQL store): the same writer,
-/// readers and feed as for a file, kept up to date with the other servers' commits.
+/// The engine for a database several servers share (a ``SharedDatabaseStore``, such as the
+/// PostgreSQL store): the same writer, readers and feed as for a file, kept up to date with the
+/// other servers' commits.
 ///
-/// Every save writes one history row per save in its transaction (``PostgresStore``'s history
-/// table, numbered in commit order by all servers together). A server takes the commits it did
-/// not make from that table (``catchUp(through:)``): before a read whose state is older than
+/// Every save writes one history row per save in its transaction (the store's shared history,
+/// numbered in commit order by all servers together). A server takes the commits it did
+/// not make from that history (``catchUp(through:)``): before a read whose state is older than
 /// the database's last commit, before its own commit's number is published, and when the
 /// poller sees a new commit. Each commit's objects are read back from the database, the next
 /// state is published and its change set goes to the feed, as for a commit of its own.
 extension StoreGraph {
-    /// The history of `store` when it is a PostgreSQL store (nil for any other store).
-    static func sharedHistory(of store: PersistentStore, url: URL, options: StoreOptions) throws -> PostgresHistory? {
-        guard store is PostgresStore else { return nil }
-        let timeout = options.values["statementTimeout"].flatMap { Int($0) } ?? 30
-        return try PostgresHistory(url: url, statementTimeoutSeconds: timeout)
-    }
-
-    /// The store as a PostgreSQL store, when it is one.
-    var sharedStore: PostgresStore? { sharedHistory == nil ? nil : store as? PostgresStore }
-
     /// Takes every commit after the state's (up to `through`, when given) from the history
     /// table: reads the objects each one changed, publishes the state after it, and hands its
     /// change set to the feed. Does nothing for a store nobody else writes to.
     ///
-    /// - Throws: ``PostgresStoreError`` when the database cannot be read (the state stays at
+    /// - Throws: the store's error when the database cannot be read (the state stays at
     ///   the last commit taken).
     func catchUp(through limit: Int64? = nil) throws {
         guard let history = sharedHistory else { return }
@@ -65,33 +55,11 @@ extension StoreGraph {
         }
     }
 
-    /// Before a commit: the history parts of `saves` (one per save; objects no save names go to
-    /// the last one's, as in ``changeSets(of:changed:before:time:)``), and the versions their
-    /// requests named, which the store checks in the transaction: another server may have
-    /// saved the object since this one checked them.
-    func prepareSharedCommit(_ saves: [StagedSave], changed: [ObjectID], time: Date) {
-        guard let store = sharedStore else { return }
-        let deleted = Set(saves.flatMap(\.deleted)), inserted = Set(saves.flatMap { $0.inserted.map(\.object.objectID) })
-        let named = Set(saves.flatMap(\.objects))
-        let unnamed = changed.filter { !named.contains($0) }
-        store.nextCommitParts = saves.enumerated().map { index, save in
-            let ids = index == saves.count - 1 ? save.objects + unnamed : save.objects
-            return HistoryPart(author: save.author, objects: ids.compactMap { id in
-                guard case .int(let reference) = id.referenceObject else { return nil }
-                let kind: HistoryObject.Kind = deleted.contains(id) ? .deleted : inserted.contains(id) ? .inserted : .updated
-                return HistoryObject(entity: id.entityName, reference: reference, kind: kind)
-            })
-        }
-        store.nextCommitTime = time
-        store.nextCheckedVersions = saves.reduce(into: [:]) { all, save in all.merge(save.checkedVersions) { first, _ in first } }
-    }
-
-    /// After a commit was written: takes the other servers' commits numbered before it, so that
-    /// this one follows them, and returns the state before it; nil for a store nobody else
-    /// writes to.
-    func finishSharedCommit() -> ReadState? {
-        guard let store = sharedStore, let first = store.lastCommitSequences.first, let last = store.lastCommitSequences.last else { return nil }
-        store.nextCommitParts = []
+    /// After a commit numbered `sequences` (its ``SaveResult/sequences``) was written: takes the
+    /// other servers' commits numbered before it, so that this one follows them, and returns the
+    /// state before it; nil for a store nobody else writes to.
+    func finishSharedCommit(sequences: [Int64]) -> ReadState? {
+        guard sharedHistory != nil, let first = sequences.first, let last = sequences.last else { return nil }
         do {
             try catchUp(through: first - 1)
         } catch {

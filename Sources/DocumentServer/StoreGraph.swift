@@ -1,10 +1,8 @@
 import DocumentProtocol
 import Foundation
 import GraphCore
-import JSONAtomicStore
 import Logging
 import JSONCore
-import PostgresStore
 
 /// The writer's object graph: one coordinator, one store, one context. It belongs to the
 /// writer thread (``StoreWorker``) and is used by nothing else, so it needs no locks.
@@ -39,15 +37,15 @@ final class StoreGraph {
     let stateBuildTime: Duration
     /// Commits numbered by the server itself, for a store that does not number its own.
     private var localSequence: Int64 = 0
-    /// The store as a JSON store (snapshot + journal), when it is one.
-    let journaled: JSONAtomicStore?
+    /// The store as a store with a journal (snapshot + journal + history: the JSON store), when it is one.
+    let journaled: (any JournaledStore)?
     /// Its checkpoints, run off the writer's path.
     let checkpoints: BackgroundCheckpoint
     /// Where each commit's change sets go (set by the engine before it starts).
     var feed: ChangeFeed?
-    /// The commits of every server on the database, when the store is a PostgreSQL store
-    /// that several servers may share (``catchUp(through:)``).
-    let sharedHistory: PostgresHistory?
+    /// The commits of every server on the database, when the store is one that several
+    /// servers may share (a ``SharedDatabaseStore``: ``catchUp(through:)``).
+    let sharedHistory: (any CommitHistoryReader)?
     /// The number of the last commit of the shared database this graph's state holds.
     var sharedSequence: Int64 = 0
     /// The store's log.
@@ -72,18 +70,18 @@ final class StoreGraph {
         dangling = DanglingReferences(model: model)
         coordinator = StoreCoordinator(model: model)
         var options = storeOptions
-        options.values[JSONAtomicStore.journalCheckpointBytesOption] = "0"
+        options.values[JournaledStoreOptions.checkpointBytes] = "0"
         // Fetches are answered from the published states' indexes: the store keeps only those
         // its uniqueness checks use.
         options.values[AtomicStore.fetchIndexesOption] = AtomicStore.uniquenessIndexesOnly
-        if historyRecords > 0, storeType == JSONAtomicStore.storeType {
-            options.values[JSONAtomicStore.historyRecordsOption] = String(historyRecords)
+        if historyRecords > 0 {
+            options.values[JournaledStoreOptions.historyRecords] = String(historyRecords)  // a store without a journal ignores it
         }
         store = try coordinator.addPersistentStore(type: storeType, at: storeURL, options: options)
-        journaled = store as? JSONAtomicStore
+        journaled = store as? any JournaledStore
         sharedHistoryCommits = historyRecords
         self.logger = logger
-        sharedHistory = try Self.sharedHistory(of: store, url: storeURL, options: storeOptions)
+        sharedHistory = try (store as? any SharedDatabaseStore)?.openCommitHistory()
         // Read before the objects: the state then holds at least this commit, and catching up
         // from it reads any later one again.
         sharedSequence = try sharedHistory?.latestSequence() ?? 0

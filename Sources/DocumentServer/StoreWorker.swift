@@ -1,7 +1,6 @@
 import DocumentProtocol
 import Foundation
 import GraphCore
-import PostgresStore
 
 /// Work for the engine.
 enum StoreJob: Sendable {
@@ -41,7 +40,7 @@ final class StoreWorker: @unchecked Sendable {
     /// ``RPCError`` code -32007.
     private let requestTimeLimit: Duration?
     /// On a shared database: the commits of every server (a read first catches up with them).
-    private let sharedHistory: PostgresHistory?
+    private let sharedHistory: (any CommitHistoryReader)?
     /// Whether the writer should take the other servers' commits (``requestCatchUp(then:)``),
     /// and who waits for it.
     private var catchUpWanted = false

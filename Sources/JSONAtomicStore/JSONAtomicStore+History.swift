@@ -5,7 +5,7 @@ extension JSONAtomicStore {
     /// The name of the store option giving how many journal records checkpoints keep in the
     /// history file (`<store file>-history`) for readers of the store's history: `"0"` (the
     /// default) keeps none.
-    public static let historyRecordsOption = "historyRecords"
+    public static let historyRecordsOption = JournaledStoreOptions.historyRecords
 
     /// The path of the history file, as named in messages: ``path`` + `"-history"`.
     public var historyPath: String { path + "-history" }

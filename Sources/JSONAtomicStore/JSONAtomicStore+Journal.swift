@@ -3,7 +3,7 @@ import GraphCore
 
 extension JSONAtomicStore {
     /// Appends one journal record (``save(changes:)``) of what the save changed (one per
-    /// ``CommitPart`` when ``nextCommitParts`` holds several) and makes it durable
+    /// ``CommitPart`` when its metadata holds several) and makes it durable
     /// (`fdatasync`); the snapshot is not rewritten. A new store first gets its snapshot file
     /// (without objects). A save after a change of ``PersistentStore/metadata`` (which records
     /// do not carry) checkpoints instead. When the journal has passed
@@ -11,21 +11,19 @@ extension JSONAtomicStore {
     ///
     /// - Throws: ``JSONStoreError/readOnly(path:)``, ``JSONStoreError/loadFailed(path:)``, an
     ///   I/O error (the journal is left as it was, and the nodes are rolled back).
-    func appendCommit(_ changes: AtomicStoreChanges) throws {
+    /// Returns the numbers of the records (one, when the save checkpointed instead).
+    func appendCommit(_ changes: AtomicStoreChanges) throws -> [Int64] {
         if options.isReadOnly { throw JSONStoreError.readOnly(path: path) }
         if loadFailed { throw JSONStoreError.loadFailed(path: path) }
-        let parts = nextCommitParts
-        let author = parts.count == 1 ? parts[0].author : nextCommitAuthor
-        let time = nextCommitTime ?? Date()
-        nextCommitAuthor = nil
-        nextCommitParts = []
-        nextCommitTime = nil
+        let parts = changes.metadata.parts
+        let author = changes.metadata.soleAuthor
+        let time = changes.metadata.time ?? Date()
         let records = Int64(max(1, parts.count))
         guard commitSequence <= Int64.max - records else { throw JSONStoreError.sequenceExhausted(path: path) }
         if !snapshotExists {
             try writeEmptySnapshot()
         } else if persistedMetadata != metadata, checkpointInFlight == nil {
-            return try checkpointInstead()
+            return [try checkpointInstead()]
         }
         let plan = try plan()
         let dangling = DanglingFilter(deleted: deletedReferences.references,
@@ -33,7 +31,7 @@ extension JSONAtomicStore {
         let encoder = JournalRecordEncoder(plan: plan, dangling: dangling)
         var record: [UInt8] = []
         if parts.count > 1 {
-            for (index, share) in changes.split(by: parts).enumerated() {
+            for (index, share) in changes.splitByParts().enumerated() {
                 record += try encoder.record(sequence: commitSequence + 1 + Int64(index), time: time,
                                              author: parts[index].author, changes: share)
             }
@@ -45,16 +43,18 @@ extension JSONAtomicStore {
         } catch is JournalWriter.Missing {
             // The journal was removed (with its directory, say) after records were written to
             // it: only the nodes hold them now. The snapshot is written whole instead.
-            return try checkpointInstead()
+            return [try checkpointInstead()]
         }
+        let first = commitSequence + 1
         commitSequence += records
         if checkpointThreshold > 0, journal.length >= checkpointThreshold, checkpointInFlight == nil {
             do { try checkpoint() } catch { lastCheckpointError = error }
         }
+        return Array(first...commitSequence)
     }
 
-    /// Makes the save durable by a checkpoint (the whole snapshot) instead of a record.
-    private func checkpointInstead() throws {
+    /// Makes the save durable by a checkpoint (the whole snapshot) instead of a record; returns its number.
+    private func checkpointInstead() throws -> Int64 {
         commitSequence += 1
         do {
             try checkpoint()
@@ -62,6 +62,7 @@ extension JSONAtomicStore {
             commitSequence -= 1
             throw error
         }
+        return commitSequence
     }
 
     /// The snapshot of a new store: its metadata and no objects (the journal holds the rest).

@@ -75,7 +75,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     /// The name of the store option giving the journal size, in bytes, past which a save
     /// checkpoints the store (in-process use); `"0"` turns automatic checkpoints off.
-    public static let journalCheckpointBytesOption = "journalCheckpointBytes"
+    public static let journalCheckpointBytesOption = JournaledStoreOptions.checkpointBytes
     /// The journal size past which a save checkpoints, unless the option says otherwise: 64 MiB.
     public static let defaultJournalCheckpointBytes = 64 << 20
 
@@ -84,14 +84,6 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     /// The sequence number of the last durable commit: 0 for a new store, +1 per save. It
     /// survives restarts (the snapshot's `"commitSequence"` and the journal's records).
     public internal(set) var commitSequence: Int64 = 0
-    /// The author written in the next commit's journal record (then reset to nil).
-    public var nextCommitAuthor: String?
-    /// The writers' shares of the next save (then reset to none): with more than one, the save
-    /// appends one record per part, each with its author and its own sequence number, in one
-    /// write and one `fdatasync` (``CommitPart``). With one, its author is the record's.
-    public var nextCommitParts: [CommitPart] = []
-    /// The time written in the next save's records (then reset to nil; nil: the time of the save).
-    public var nextCommitTime: Date?
     /// The bytes of the journal: what the next checkpoint folds into the snapshot.
     public var journalByteCount: Int { journal.length }
     /// The bytes of a torn last journal record cut off when the store was opened (0 when none).
@@ -320,6 +312,13 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     /// checkpoints instead; past ``journalCheckpointBytesOption`` the save is followed by a
     /// checkpoint. A failed append leaves the journal as it was (and the nodes are rolled back).
     open override func save(changes: AtomicStoreChanges) throws {
+        _ = try appendCommit(changes)
+    }
+
+    /// ``save(changes:)``, returning the sequence numbers of the records appended: one per
+    /// ``CommitPart`` of the save's ``AtomicStoreChanges/metadata`` when it holds several (each
+    /// with its part's author, in one write and one `fdatasync`), else one.
+    open override func commit(changes: AtomicStoreChanges) throws -> [Int64] {
         try appendCommit(changes)
     }
 

@@ -2,53 +2,11 @@ import Foundation
 import GraphCore
 import PostgresNIO
 
-/// One save of a commit, as the history table records it: who made it and what it changed.
-///
-/// A server hands the parts of its next save to ``PostgresStore/nextCommitParts``; the store
-/// writes one history row per part in the save's transaction.
-public struct HistoryPart: Sendable {
-    /// The save's author (the `client` of the connection's `hello`), if any.
-    public var author: String?
-    /// Every object the save inserted, updated or deleted, once each.
-    public var objects: [HistoryObject]
-
-    /// A part made by `author` that changed `objects`.
-    public init(author: String?, objects: [HistoryObject]) {
-        self.author = author
-        self.objects = objects
-    }
-}
-
-/// One object a commit changed: its concrete entity, its reference and what happened to it.
-public struct HistoryObject: Sendable, Equatable {
-    /// What happened to an object.
-    public enum Kind: String, Sendable {
-        case inserted = "i", updated = "u", deleted = "d"
-    }
-
-    /// The object's concrete entity.
-    public var entity: String
-    /// The reference in its ID (the `_id` of its row).
-    public var reference: Int64
-    public var kind: Kind
-
-    /// An object of `entity` with `reference` that a commit changed as `kind` says.
-    public init(entity: String, reference: Int64, kind: Kind) {
-        self.entity = entity
-        self.reference = reference
-        self.kind = kind
-    }
-}
-
-/// One commit read back from the history table.
-public struct HistoryCommit: Sendable {
-    /// Its number: commits are numbered 1, 2, 3, … in the order they were committed, by every
-    /// server on the database together.
-    public let sequence: Int64
-    /// When it was made (milliseconds).
-    public let time: Date
-    public let author: String?
-    public let objects: [HistoryObject]
+/// One history row to write: one part of a save (``GraphCore/CommitPart``), with what
+/// happened to each of its objects.
+struct HistoryRow {
+    var author: String?
+    var objects: [CommittedObject]
 }
 
 /// The history table `_graph_history`: one row per save, written in the save's transaction.
@@ -76,7 +34,7 @@ enum CommitHistory {
         """
 
     /// Writes one row per part, in the transaction under way, and returns their numbers.
-    static func record(_ parts: [HistoryPart], time: Date, session: DatabaseSession) throws -> [Int64] {
+    static func record(_ parts: [HistoryRow], time: Date, session: DatabaseSession) throws -> [Int64] {
         guard !parts.isEmpty else { return [] }
         var lock = SQLStatement()
         lock.text = "SELECT pg_advisory_xact_lock(\(lock.parameter(lockKey)))"
@@ -116,7 +74,7 @@ enum CommitHistory {
     }
 
     /// Up to `limit` commits after number `after` (and at most `through`), in order.
-    static func commits(after: Int64, through: Int64?, limit: Int, session: DatabaseSession) throws -> [HistoryCommit] {
+    static func commits(after: Int64, through: Int64?, limit: Int, session: DatabaseSession) throws -> [StoreCommit] {
         var statement = SQLStatement()
         var conditions = ["seq > \(statement.parameter(after))"]
         if let through { conditions.append("seq <= \(statement.parameter(through))") }
@@ -142,14 +100,14 @@ enum CommitHistory {
             guard entities.count == references.count, kinds.count == entities.count else {
                 throw PostgresStoreError.damagedSchema("the row \(seq) of \(table) names \(entities.count) entities, \(references.count) references and \(kinds.count) kinds")
             }
-            var objects: [HistoryObject] = []
+            var objects: [CommittedObject] = []
             for ((entity, reference), letter) in zip(zip(entities, references), kinds) {
-                guard let kind = HistoryObject.Kind(rawValue: String(letter)) else {
+                guard let kind = CommittedObject.Kind(rawValue: String(letter)) else {
                     throw PostgresStoreError.damagedSchema("the row \(seq) of \(table) has the unknown kind \(letter)")
                 }
-                objects.append(HistoryObject(entity: entity, reference: reference, kind: kind))
+                objects.append(CommittedObject(entity: entity, reference: reference, kind: kind))
             }
-            return HistoryCommit(sequence: seq, time: Date(timeIntervalSince1970: Double(time) / 1000), author: author, objects: objects)
+            return StoreCommit(sequence: seq, time: Date(timeIntervalSince1970: Double(time) / 1000), author: author, objects: objects)
         }
     }
 }

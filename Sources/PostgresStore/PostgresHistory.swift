@@ -7,7 +7,7 @@ import GraphCore
 ///
 /// A call blocks its thread while PostgreSQL answers; calls on several threads at once use
 /// several connections (one is made when every one made before is busy).
-public final class PostgresHistory: @unchecked Sendable {
+public final class PostgresHistory: CommitHistoryReader, @unchecked Sendable {
     // @unchecked: `idle` is touched only with `lock` held; a session is used by one thread at a time.
     private let address: DatabaseURL
     private let statementTimeoutSeconds: Int
@@ -26,6 +26,11 @@ public final class PostgresHistory: @unchecked Sendable {
         self.statementTimeoutSeconds = statementTimeoutSeconds
     }
 
+    init(address: DatabaseURL, statementTimeoutSeconds: Int) {
+        self.address = address
+        self.statementTimeoutSeconds = statementTimeoutSeconds
+    }
+
     /// The number of the last commit (0 before the first).
     ///
     /// - Throws: ``PostgresStoreError`` (no connection, a statement refused).
@@ -36,7 +41,7 @@ public final class PostgresHistory: @unchecked Sendable {
     /// Up to `limit` commits after number `after` (and up to `through`, when given), in order.
     ///
     /// - Throws: ``PostgresStoreError`` (no connection, a statement refused, a damaged row).
-    public func commits(after: Int64, through: Int64? = nil, limit: Int = 1000) throws -> [HistoryCommit] {
+    public func commits(after: Int64, through: Int64? = nil, limit: Int = 1000) throws -> [StoreCommit] {
         try withSession { try CommitHistory.commits(after: after, through: through, limit: limit, session: $0) }
     }
 

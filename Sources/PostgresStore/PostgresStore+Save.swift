@@ -36,17 +36,14 @@ extension PostgresStore {
         let deleted = request.deletedObjects.sorted(by: Self.byReference)
         // Checked even for rows the save writes: their UPDATE or DELETE names the version the
         // context read, which may be newer than the one the request was checked with.
-        let checked = nextCheckedVersions.map { id, version in
+        let checked = request.metadata.readVersions.map { id, version in
             ObjectSnapshot(objectID: id, version: version, values: Array(repeating: .null, count: id.entity.properties.count))
         }
-        nextCheckedVersions = [:]
         let locked = (request.lockedObjects + checked).sorted(by: Self.byReference)
 
         var versions: [ObjectID: Int64] = [:]
-        let parts = nextCommitParts, time = nextCommitTime ?? Date()
-        nextCommitParts = []
-        nextCommitTime = nil
-        lastCommitSequences = []
+        let rows = Self.historyRows(of: request), time = request.metadata.time ?? Date()
+        var sequences: [Int64] = []
         // A deadlock with another coordinator's save (PostgreSQL rolled this one back) is tried
         // again: the other save has committed by then, and a conflict with it is found as usual.
         var attempts = 0
@@ -54,8 +51,8 @@ extension PostgresStore {
             attempts += 1
             do {
                 versions = [:]
-                lastCommitSequences = try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, history: parts,
-                                                time: time, versions: &versions)
+                sequences = try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, history: rows,
+                                      time: time, versions: &versions)
                 break
             } catch let refusal as UniqueRefusal {
                 throw try uniquenessViolation(refusal, among: inserted + updated)
@@ -63,7 +60,31 @@ extension PostgresStore {
                 continue
             }
         }
-        return SaveResult(permanentIDs: permanent, versions: versions)
+        return SaveResult(permanentIDs: permanent, versions: versions, sequences: sequences)
+    }
+
+    /// The history rows of a save: one per part of its metadata, each naming the objects its
+    /// part names (an object the save changed that no part names goes to the last part's), as
+    /// inserted, deleted or updated (the parts' objects the save does not hold: updated).
+    static func historyRows(of request: SaveChangesRequest) -> [HistoryRow] {
+        let parts = request.metadata.parts
+        guard !parts.isEmpty else { return [] }
+        var kinds: [ObjectID: CommittedObject.Kind] = [:]
+        for snapshot in request.updatedObjects { kinds[snapshot.objectID] = .updated }
+        for snapshot in request.insertedObjects { kinds[snapshot.objectID] = .inserted }
+        for snapshot in request.deletedObjects { kinds[snapshot.objectID] = .deleted }
+        let owner = request.metadata.partIndexByObject()
+        var objects = parts.map(\.objects)
+        for snapshot in request.insertedObjects + request.updatedObjects + request.deletedObjects
+        where owner[snapshot.objectID] == nil {
+            objects[parts.count - 1].append(snapshot.objectID)
+        }
+        return parts.indices.map { index in
+            HistoryRow(author: parts[index].author, objects: objects[index].compactMap { id in
+                guard case .int(let reference) = id.referenceObject else { return nil }
+                return CommittedObject(entity: id.entityName, reference: reference, kind: kinds[id] ?? .updated)
+            })
+        }
     }
 
     /// An insert or update refused by a unique index, with the object written.
@@ -74,7 +95,7 @@ extension PostgresStore {
 
     /// Writes the rows, then the history rows of `history` (their numbers are returned).
     private func write(inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ObjectSnapshot], locked: [ObjectSnapshot],
-                       history: [HistoryPart], time: Date, versions: inout [ObjectID: Int64]) throws -> [Int64] {
+                       history: [HistoryRow], time: Date, versions: inout [ObjectID: Int64]) throws -> [Int64] {
         func refusing<T>(_ snapshot: ObjectSnapshot, _ body: () throws -> T) throws -> T {
             do {
                 return try body()

@@ -25,7 +25,12 @@ import GraphCore
 ///
 /// Options (``GraphCore/StoreOptions/values``): `statementTimeout`, the seconds a statement may
 /// take (default 30).
-public final class PostgresStore: IncrementalStore, @unchecked Sendable {
+///
+/// A save whose ``GraphCore/SaveChangesRequest/metadata`` holds parts writes one history row per
+/// part in its transaction, numbered in commit order by every store on the database together
+/// (its ``GraphCore/SaveResult/sequences``), and checks the metadata's read versions under a row
+/// lock there: the store is a ``GraphCore/SharedDatabaseStore``.
+public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchecked Sendable {
     // Sendable as every store: its coordinator makes one call at a time into it, and the
     // session and layout are only touched from those calls.
 
@@ -42,18 +47,8 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {
     let session: DatabaseSession
     private var cachedLayout: TableLayout?
 
-    /// The saves the next save of the store is made of, for the history table (docs/POSTGRESQL.md,
-    /// "History"): when not empty, the save's transaction writes one history row per part, and
-    /// the store empties it. A save without parts writes no history row.
-    public var nextCommitParts: [HistoryPart] = []
-    /// The time the next save's history rows carry (now when nil); emptied by the save.
-    public var nextCommitTime: Date?
-    /// Objects the next save must find at these versions (else it fails with
-    /// `GraphError.conflict`), checked under a row lock in its transaction even when the save
-    /// does not change them; emptied by the save.
-    public var nextCheckedVersions: [ObjectID: Int64] = [:]
-    /// The numbers the last save that wrote history rows gave them, in order (empty before).
-    public internal(set) var lastCommitSequences: [Int64] = []
+    /// The seconds a statement may take (the `statementTimeout` option).
+    let statementTimeoutSeconds: Int
 
     /// A store for the database at `url` (`postgresql://user:password@host:port/database`);
     /// the coordinator calls it when the store is added. Nothing is sent until the coordinator
@@ -71,6 +66,7 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {
             }
             timeout = seconds
         }
+        statementTimeoutSeconds = timeout
         session = DatabaseSession(address: address, statementTimeoutSeconds: timeout)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
@@ -84,6 +80,16 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {
             cachedLayout = made
             return made
         }
+    }
+
+    // MARK: - The shared database
+
+    /// The database's URL without its password.
+    public var locationDescription: String { address.description }
+
+    /// The history of the database's commits, on connections of its own.
+    public func openCommitHistory() throws -> any CommitHistoryReader {
+        PostgresHistory(address: address, statementTimeoutSeconds: statementTimeoutSeconds)
     }
 
     // MARK: - Opening

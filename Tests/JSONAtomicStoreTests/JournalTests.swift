@@ -61,8 +61,7 @@ struct JournalTests {
         try context.save()
         try item.setObject(owner, forKey: "owner")  // Owner.items changes by the inverse
         try item.setObjects([tag], forKey: "tags")    // and Tag.items
-        open.store.nextCommitAuthor = "ann@example"
-        try context.save()
+        try context.save(metadata: CommitMetadata(author: "ann@example"))
         try context.delete(tag)
         try context.save()
 

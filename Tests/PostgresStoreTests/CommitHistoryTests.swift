@@ -8,11 +8,9 @@ import Testing
 /// read back with what each save changed, and announced to listeners.
 @Suite(.enabled(if: PostgresCluster.isInstalled, PostgresCluster.skipMessage))
 struct CommitHistoryTests {
-    private func part(_ objects: [ManagedObject], _ kind: HistoryObject.Kind, author: String?) -> HistoryPart {
-        HistoryPart(author: author, objects: objects.compactMap { object in
-            guard case .int(let reference) = object.objectID.referenceObject else { return nil }
-            return HistoryObject(entity: object.entity.name, reference: reference, kind: kind)
-        })
+    /// The metadata of a save of the given parts (each the objects a writer changed, and its author).
+    private func parts(_ parts: (objects: [ManagedObject], author: String?)...) -> CommitMetadata {
+        CommitMetadata(parts: parts.map { CommitPart(author: $0.author, objects: $0.objects.map(\.objectID)) })
     }
 
     @Test func savesWithPartsAreNumberedInCommitOrderAndReadBackWithWhatTheyChanged() throws {
@@ -22,27 +20,22 @@ struct CommitHistoryTests {
         #expect(try history.latestSequence() == 0)
 
         let first = try fixture.context.insert("Artist", values: ["name": "Nina"])
-        try fixture.context.save()  // without parts: no history row
-        #expect(fixture.store.lastCommitSequences.isEmpty)
+        #expect(try fixture.context.save(metadata: CommitMetadata()).sequences.isEmpty)  // without parts: no history row
         try first.set("name", "Nina S.")
-        fixture.store.nextCommitParts = [part([first], .updated, author: "ann")]
-        try fixture.context.save()
-        #expect(fixture.store.lastCommitSequences == [1])
+        #expect(try fixture.context.save(metadata: parts(([first], "ann"))).sequences == [1])
 
         // The other coordinator's save follows, and a save without parts writes no row.
         let reader = ObjectContext(coordinator: other.coordinator)
         let read = try reader.existingObject(with: first.objectID)
         try read.set("name", "Nina Simone")
-        other.store.nextCommitParts = [part([read], .updated, author: nil), part([], .updated, author: "bob")]
-        try reader.save()
-        #expect(other.store.lastCommitSequences == [2, 3])
+        #expect(try reader.save(metadata: parts(([read], nil), ([], "bob"))).sequences == [2, 3])
 
         let commits = try history.commits(after: 0)
         #expect(commits.map(\.sequence) == [1, 2, 3])
         #expect(commits.map(\.author) == ["ann", nil, "bob"])
         guard case .int(let reference) = first.objectID.referenceObject else { throw PostgresStoreError.damagedSchema("no reference") }
-        #expect(commits[0].objects == [HistoryObject(entity: "Artist", reference: reference, kind: .updated)])
-        #expect(commits[1].objects == [HistoryObject(entity: "Artist", reference: reference, kind: .updated)])
+        #expect(commits[0].objects == [CommittedObject(entity: "Artist", reference: reference, kind: .updated)])
+        #expect(commits[1].objects == [CommittedObject(entity: "Artist", reference: reference, kind: .updated)])
         #expect(try history.commits(after: 1, through: 2).map(\.sequence) == [2])
         #expect(try history.latestSequence() == 3)
     }
@@ -56,25 +49,22 @@ struct CommitHistoryTests {
         let staleContext = ObjectContext(coordinator: other.coordinator)
         let stale = try staleContext.existingObject(with: artist.objectID)
         try artist.set("name", "first")
-        fixture.store.nextCommitParts = [part([artist], .updated, author: nil)]
-        try fixture.context.save()
+        try fixture.context.save(metadata: parts(([artist], nil)))
 
         try stale.set("name", "second")
-        other.store.nextCommitParts = [part([stale], .updated, author: nil)]
-        #expect(throws: GraphError.self) { try staleContext.save() }
+        #expect(throws: GraphError.self) { try staleContext.save(metadata: parts(([stale], nil))) }
 
         // A version named by a request is checked even when the save does not write the row.
-        other.store.nextCheckedVersions = [artist.objectID: 1]
         let fresh = ObjectContext(coordinator: other.coordinator)
         _ = try fresh.insert("Artist", values: ["name": "another"])
-        other.store.nextCommitParts = [HistoryPart(author: nil, objects: [])]
-        #expect(throws: GraphError.self) { try fresh.save() }
+        #expect(throws: GraphError.self) {
+            try fresh.save(metadata: CommitMetadata(parts: [CommitPart(author: nil)], readVersions: [artist.objectID: 1]))
+        }
 
         fixture.context.reset()
         let again = try fixture.context.existingObject(with: artist.objectID)
         try again.set("name", "third")
-        fixture.store.nextCommitParts = [part([again], .updated, author: nil)]
-        try fixture.context.save()
+        try fixture.context.save(metadata: parts(([again], nil)))
         #expect(try history.commits(after: 0).map(\.sequence) == [1, 2])
     }
 
@@ -88,8 +78,7 @@ struct CommitHistoryTests {
         let artist = try fixture.context.insert("Artist", values: ["name": "Nina"])
         try fixture.context.save()
         try artist.set("name", "Nina S.")
-        fixture.store.nextCommitParts = [part([artist], .updated, author: nil)]
-        try fixture.context.save()
+        try fixture.context.save(metadata: parts(([artist], nil)))
         #expect(told.wait(timeout: .now() + 20) == .success)
     }
 }

@@ -9,6 +9,9 @@ struct BenchmarkOptions {
     /// Only the `get` figures (`--get`): the warm rounds against Redis and `get` while 50 clients
     /// save, on the 100,000-object store; for A/B comparisons of the get path.
     var getOnly = false
+    /// Only the durable saves (`--saves`), with 1 and 50 clients, on the `--sizes` stores (default
+    /// 100,000 and 1,000,000), each figure with the server's CPU per save; for A/B runs of two binaries.
+    var savesOnly = false
     var docserver: String?
     /// Store sizes the saves are measured on (the reads run on 100,000, the memory on the smallest).
     var saveSizes = [10_000, 100_000, 1_000_000]
@@ -44,7 +47,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--indexes [--index-songs N]]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
 
     init(arguments: [String]) throws {
@@ -54,6 +57,9 @@ struct BenchmarkOptions {
             case "--quick": quick = true
             case "--live": liveOnly = true
             case "--get": getOnly = true; saveSizes = [100_000]
+            case "--saves":
+                savesOnly = true
+                if saveSizes == [10_000, 100_000, 1_000_000] { saveSizes = [100_000, 1_000_000] }  // unless --sizes said
             case "--nio-floor":
                 guard let path = rest.popFirst() else { throw BenchmarkError("--nio-floor needs the path of NIOLineFloor\n\(Self.usage)") }
                 nioFloor = path

@@ -111,7 +111,7 @@ extension ServerBenchmark {
         let (measurement, cpu) = try await run(session: session, load: load, connections: connections, workload: workload)
         let report = FigureReport(what: what, data: store.label, measurement: measurement, cpu: cpu, redis: redis,
                                   sameClientRedis: sameClientRedis, showsDistribution: key.hasPrefix("get-"),
-                                  showsCPUPerAnswer: key.hasPrefix("get-") && !key.hasSuffix("-saving"))
+                                  showsCPUPerAnswer: (key.hasPrefix("get-") || key.hasPrefix("save-")) && !key.hasSuffix("-saving"))
         reports[key] = report
         for line in report.lines { say(line) }
     }

@@ -66,6 +66,10 @@ final class ServerBenchmark {
             printTargets(stores: [])
             return
         }
+        if options.savesOnly {
+            for store in stores.all.reversed() { try await measureSaves(on: store, redis: redis) }
+            return
+        }
         try await measureReads(on: stores.large, redis: redis)
         try await measureReadsWhileSaving(on: stores.large, redis: redis)
         for store in stores.all.reversed() { try await measureSaves(on: store, redis: redis) }

@@ -8,12 +8,24 @@ extension ObjectContext {
     ///   ``GraphError/conflict(_:)`` when objects changed in the store since they were read
     ///   (unless ``mergePolicy`` resolves it); a store's own error when it cannot write.
     public func save() throws {
+        try save(metadata: CommitMetadata())
+    }
+
+    /// ``save()`` with the commit's metadata (its author, time, parts, the versions its writers
+    /// read), which the store writes with it; returns what the store did: the new IDs and
+    /// versions, and the numbers of its commits (``SaveResult/sequences``). A child context
+    /// pushes its changes into its parent and returns an empty result (the metadata goes with
+    /// the parent's own save).
+    ///
+    /// - Throws: as ``save()``.
+    @discardableResult
+    public func save(metadata: CommitMetadata) throws -> SaveResult {
         if let error = deferredErrors.first { throw error }
         mergeRemoteChangesIfNeeded()
         var changed = changeList.filter { $0.hasChanges }
         guard !changed.isEmpty else {
             clearChangeState()
-            return
+            return SaveResult()
         }
         let failures = validationFailures(of: changed)
         guard failures.isEmpty else { throw GraphError.validation(failures) }
@@ -25,24 +37,25 @@ extension ObjectContext {
             try? assignPermanentIDs(changed)
             let notification = pushChanges(changed, into: parent)
             finishSave(changed, notification: notification)
-            return
+            return SaveResult()
         }
 
         try assignPermanentIDs(changed)
         var attempts = 0
         var constraintMerges = 0
         while true {
-            let request = makeSaveRequest(changed)
+            var request = makeSaveRequest(changed)
             if request.isEmpty {
                 finishSave(changed, notification: ContextDidSave())
-                return
+                return SaveResult()
             }
+            request.metadata = metadata
             do {
                 let result = try coordinator.execute(request)
                 let notification = apply(result, to: changed)
                 finishSave(changed, notification: notification)
                 coordinator.post(notification, from: self)
-                return
+                return result
             } catch GraphError.conflict(let conflicts) where mergePolicy != .error && attempts < 3 {
                 attempts += 1
                 try resolve(conflicts)

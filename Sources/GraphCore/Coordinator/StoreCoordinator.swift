@@ -267,6 +267,7 @@ public final class StoreCoordinator: Sendable {
         for s in request.updatedObjects { parts[route(s), default: .init()].updatedObjects.append(s) }
         for s in request.deletedObjects { parts[route(s), default: .init()].deletedObjects.append(s) }
         for s in request.lockedObjects { parts[route(s), default: .init()].lockedObjects.append(s) }
+        for key in parts.keys { parts[key]?.metadata = request.metadata }  // each store writes the save's metadata
         return stores.compactMap { store in parts[ObjectIdentifier(store)].map { (store, $0) } }
     }
 

@@ -45,6 +45,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         try save()
     }
 
+    /// Writes what one save changed and returns the numbers of the commits it made
+    /// (``SaveResult/sequences``); called by ``save(_:)`` after the nodes were changed. The
+    /// default calls ``save(changes:)`` and returns none; a store that numbers its commits
+    /// durably (a journal) overrides it. When it throws, the nodes are rolled back.
+    open func commit(changes: AtomicStoreChanges) throws -> [Int64] {
+        try save(changes: changes)
+        return []
+    }
+
     /// Calls ``load()``, then builds the indexes the model declares (`fetchIndexes`).
     ///
     /// - Throws: ``GraphError/store(_:)`` for a value of ``fetchIndexesOption`` other than
@@ -299,8 +308,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         }
         let writeStart = DispatchTime.now().uptimeNanoseconds
         do {
-            try save(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node), deleted: removed,
-                                                 nextReference: nextReference, whileWriting: whileWriting))
+            result.sequences = try commit(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node),
+                                                                      deleted: removed, nextReference: nextReference,
+                                                                      whileWriting: whileWriting, metadata: request.metadata))
         } catch {
             lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
             if whileWriting != nil { writeRunsUpkeep = ranWhileWriting }

@@ -21,14 +21,17 @@ public struct AtomicStoreChanges {
     /// the write. Running it twice does nothing more. It only reads the nodes. Nil when there is
     /// none, or too little to be worth another thread's wake-up.
     public let whileWriting: (() -> Void)?
+    /// The save's metadata (its author, time and parts), from ``SaveChangesRequest/metadata``.
+    public let metadata: CommitMetadata
 
     /// Changes made of these nodes.
     public init(inserted: [CacheNode], updated: [CacheNode], deleted: [CacheNode], nextReference: Int64,
-                whileWriting: (() -> Void)? = nil) {
+                whileWriting: (() -> Void)? = nil, metadata: CommitMetadata = CommitMetadata()) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
         self.nextReference = nextReference
         self.whileWriting = whileWriting
+        self.metadata = metadata
     }
 }

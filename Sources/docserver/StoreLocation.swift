@@ -2,10 +2,13 @@ import Foundation
 import JSONAtomicStore
 import PostgresStore
 
-/// Where a server's store is, and so which engine serves it: a JSON store file (one server,
+/// Where a server's store is, and so which store serves it: a JSON store file (one server,
 /// the whole graph in memory, docs/FILE_FORMAT.md) or a PostgreSQL database that several
-/// servers may share (docs/POSTGRESQL.md).
-public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+/// servers may share (docs/POSTGRESQL.md). The one place that maps a `--store` value to a
+/// store type: the server itself names no store, it opens the type registered under
+/// ``storeType`` and uses what the store can do (GraphCore's ``JournaledStore``,
+/// ``SharedDatabaseStore``).
+enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// A JSON store file.
     case file(URL)
     /// A PostgreSQL database, `postgresql://user:password@host:port/database`.
@@ -15,7 +18,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// anything else a file path.
     ///
     /// - Throws: ``PostgresStoreError/invalidURL(_:reason:)`` for a database URL that cannot be read.
-    public init(_ text: String) throws {
+    init(_ text: String) throws {
+        Self.registerStores()
         let lowered = text.lowercased()
         guard lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") else {
             self = .file(URL(fileURLWithPath: text))
@@ -29,14 +33,14 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The store's URL.
-    public var url: URL {
+    var url: URL {
         switch self {
         case .file(let url), .postgreSQL(let url): return url
         }
     }
 
     /// The store type its engine opens.
-    public var storeType: String {
+    var storeType: String {
         switch self {
         case .file: return JSONAtomicStore.storeType
         case .postgreSQL: return PostgresStore.storeType
@@ -44,10 +48,20 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The location for a message or a log (a database's URL without its password).
-    public var description: String {
+    var description: String {
         switch self {
         case .file(let url): return url.path
         case .postgreSQL(let url): return (try? DatabaseURL(url).description) ?? DatabaseURL.redacted(url)
         }
     }
+
+    /// Registers the stores a location may name (once; later calls do nothing).
+    static func registerStores() {
+        _ = registration
+    }
+
+    private static let registration: Void = {
+        JSONAtomicStore.register()
+        PostgresStore.register()
+    }()
 }

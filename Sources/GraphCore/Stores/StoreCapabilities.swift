@@ -1,0 +1,131 @@
+import Foundation
+
+// What a store can do beyond ``PersistentStore``, as protocols: a server (or any user of a
+// store) asks `store as? any JournaledStore` instead of naming a store type, so that it works
+// with every store that has the capability, and links none it does not use. They live in
+// GraphCore because they are properties of stores, not of a server: a journal and a shared
+// history are store concepts, with no file or socket in their interface.
+
+/// A store that numbers its commits durably, writes each as a journal record beside a
+/// snapshot, keeps the newest records as its history, and can write its snapshot off the
+/// saving thread (a checkpoint in three steps). The JSON store is one.
+public protocol JournaledStore: AnyObject {
+    /// The number of the last durable commit (0 for a new store); it survives restarts.
+    var commitSequence: Int64 { get }
+    /// The journal's path, as named in messages.
+    var journalPath: String { get }
+    /// The bytes of the journal: what the next checkpoint folds into the snapshot.
+    var journalByteCount: Int { get }
+    /// The bytes of a torn last record cut off when the store was opened (0 when none).
+    var recoveredTornBytes: Int { get }
+    /// The newest journal records the store keeps (its history, then its journal), oldest first,
+    /// as the journal holds them (docs/FILE_FORMAT.md).
+    func historyRecordBytes() throws -> [UInt8]
+    /// Step 1 of a checkpoint, on the saving thread: notes the last commit. Then call the
+    /// checkpoint's ``SnapshotCheckpoint/writeSnapshot`` on any thread, and end with
+    /// ``finishCheckpoint(_:)`` (or ``abandonCheckpoint(_:)`` when writing failed).
+    func beginSnapshotCheckpoint() throws -> SnapshotCheckpoint
+    /// Step 3, on the saving thread: the journal keeps only the records after the snapshot.
+    func finishCheckpoint(_ checkpoint: SnapshotCheckpoint) throws
+    /// Gives up a checkpoint whose snapshot could not be written.
+    func abandonCheckpoint(_ checkpoint: SnapshotCheckpoint)
+}
+
+/// The store options a ``JournaledStore`` reads (``StoreOptions/values``); a store without a
+/// journal ignores them.
+public enum JournaledStoreOptions {
+    /// The journal size, in bytes, past which a save checkpoints the store; `"0"`: never (its
+    /// user checkpoints it, as a server does off its writer's path).
+    public static let checkpointBytes = "journalCheckpointBytes"
+    /// How many of the newest journal records checkpoints keep as the store's history.
+    public static let historyRecords = "historyRecords"
+}
+
+/// A checkpoint begun by ``JournaledStore/beginSnapshotCheckpoint()``: a value any thread may
+/// use to write the snapshot, while the store saves on.
+public struct SnapshotCheckpoint: Sendable {
+    /// The last commit the snapshot holds: the objects given to ``writeSnapshot`` must be the
+    /// store's every object as it was right after this commit.
+    public let commitSequence: Int64
+    /// Step 2: writes the snapshot from those objects (on any thread; touches no state of the store).
+    public let writeSnapshot: @Sendable (_ objects: AnySequence<ObjectSnapshot>) throws -> Void
+    /// The store's own record of the checkpoint, for steps 2 and 3.
+    public let ticket: any Sendable
+
+    /// A checkpoint that stops at `commitSequence`, written by `writeSnapshot`, known to its store by `ticket`.
+    public init(commitSequence: Int64, ticket: any Sendable,
+                writeSnapshot: @escaping @Sendable (_ objects: AnySequence<ObjectSnapshot>) throws -> Void) {
+        self.commitSequence = commitSequence
+        self.ticket = ticket
+        self.writeSnapshot = writeSnapshot
+    }
+}
+
+/// A store whose database other writers (other servers) share: every save that carries parts
+/// (``CommitMetadata/parts``) appends one numbered row per part to a history all writers share,
+/// in the save's transaction, and checks ``CommitMetadata/readVersions`` there; the save's
+/// ``SaveResult/sequences`` are those numbers. A writer catches up with the others' commits
+/// through a ``CommitHistoryReader``. The PostgreSQL store is one.
+public protocol SharedDatabaseStore: AnyObject {
+    /// Where the database is, for messages and logs (without a password).
+    var locationDescription: String { get }
+    /// A reader of the shared history, on connections of its own, usable from any thread.
+    func openCommitHistory() throws -> any CommitHistoryReader
+}
+
+/// The commits of a shared database, read by one of the writers that share it.
+public protocol CommitHistoryReader: AnyObject, Sendable {
+    /// The number of the last commit (0 before the first).
+    func latestSequence() throws -> Int64
+    /// Up to `limit` commits after number `after` (and up to `through`, when given), in order.
+    func commits(after: Int64, through: Int64?, limit: Int) throws -> [StoreCommit]
+    /// Calls `onCommit` (on a thread of the reader's: it must return at once) after each commit
+    /// any writer makes, while the listening connection lasts (``isListening``); call again to listen again.
+    func listenForCommits(_ onCommit: @escaping @Sendable () -> Void) throws
+    /// Whether ``listenForCommits(_:)`` still listens.
+    var isListening: Bool { get }
+    /// Closes every connection; calls made afterwards fail.
+    func close()
+}
+
+/// One commit of a shared history: its number, time, author and what it changed.
+public struct StoreCommit: Sendable, Equatable {
+    /// Its number: commits are numbered 1, 2, 3, … in commit order, by every writer together.
+    public let sequence: Int64
+    /// When it was made (milliseconds).
+    public let time: Date
+    /// Who made it, if known.
+    public let author: String?
+    /// The objects it changed.
+    public let objects: [CommittedObject]
+
+    /// A commit numbered `sequence`, made at `time` by `author`, that changed `objects`.
+    public init(sequence: Int64, time: Date, author: String?, objects: [CommittedObject]) {
+        self.sequence = sequence
+        self.time = time
+        self.author = author
+        self.objects = objects
+    }
+}
+
+/// One object a commit changed: its concrete entity, its reference and what happened to it.
+public struct CommittedObject: Sendable, Equatable {
+    /// What happened to an object (its letter in a history row).
+    public enum Kind: String, Sendable {
+        case inserted = "i", updated = "u", deleted = "d"
+    }
+
+    /// The object's concrete entity.
+    public var entity: String
+    /// The reference in its ID.
+    public var reference: Int64
+    /// What happened to it.
+    public var kind: Kind
+
+    /// An object of `entity` with `reference` that a commit changed as `kind` says.
+    public init(entity: String, reference: Int64, kind: Kind) {
+        self.entity = entity
+        self.reference = reference
+        self.kind = kind
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// The server sees its store through GraphCore's capability protocols (`JournaledStore`,
+/// `SharedDatabaseStore`): it neither imports nor names the PostgreSQL store, and does not
+/// depend on its target, so that nothing built on the server links postgres-nio unless it asks.
+struct StoreCapabilityTests {
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test func theServerLibraryNamesNoPostgreSQLType() throws {
+        let folder = Self.root.appendingPathComponent("Sources/DocumentServer")
+        let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 20)
+        var naming: [String] = []
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                if line.contains("PostgresStore") || line.contains("PostgresHistory") || line.contains("import PostgresNIO") {
+                    naming.append("\(file): \(line)")
+                }
+            }
+        }
+        #expect(naming.isEmpty, "DocumentServer names the PostgreSQL store: \(naming)")
+    }
+
+    @Test func theServerTargetDoesNotDependOnThePostgreSQLStore() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let start = try #require(manifest.range(of: "name: \"DocumentServer\","))
+        let rest = manifest[start.upperBound...]
+        let end = rest.range(of: ".target(")?.lowerBound ?? rest.endIndex
+        #expect(!rest[..<end].contains("PostgresStore"))
+        let docserver = try #require(manifest.range(of: "name: \"docserver\","))
+        let its = manifest[docserver.upperBound...]
+        #expect(its[..<(its.range(of: "resources:")?.lowerBound ?? its.endIndex)].contains("\"PostgresStore\""))
+    }
+}
