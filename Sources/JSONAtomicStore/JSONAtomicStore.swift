@@ -101,6 +101,8 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     /// The error of the last automatic checkpoint, if it failed (the save it followed was
     /// durable all the same; the journal keeps growing until a checkpoint succeeds).
     public internal(set) var lastCheckpointError: (any Error)?
+    /// Why the last checkpoint's records are not in the history file (``lastHistoryError``).
+    var historyError: (any Error)?
 
     let journal: JournalWriter
     let checkpointThreshold: Int
@@ -304,6 +306,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         decoder.trace.mark("journal: parse")
         try replay.apply(to: decoder, snapshotNodes: snapshotNodes, journal: journalPath)
         journal.length = result.goodLength
+        journal.format = result.format
         return result
     }
 
