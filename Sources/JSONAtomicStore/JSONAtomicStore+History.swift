@@ -38,7 +38,8 @@ extension JSONAtomicStore {
             try verifyHistory(file)
             kept = JournalWriter.records(file[...], format: HistoryFile.format(of: file))
         }
-        return kept + JournalWriter.records(try journal.bytes(from: 0)[...], format: journal.format)
+        let journaled = try journal.bytes(from: 0)
+        return kept + JournalWriter.records(journaled[...], format: journal.format)
     }
 
     /// The error that kept the last checkpoint's records out of the history file (nil when they

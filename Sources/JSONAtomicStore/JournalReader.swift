@@ -90,13 +90,13 @@ struct JournalReader {
                 let newline = UnsafeRawPointer(found) - base
                 let lineStart = chunkOffset + start - pending.count
                 if pending.isEmpty {
-                    try line(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), at: lineStart,
+                    try readLine(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), at: lineStart,
                              progress: &progress, scanner: &scanner)
                 } else {
                     pending.append(contentsOf: chunk[start..<newline])
                     defer { pending.removeAll(keepingCapacity: true) }
                     try pending.withUnsafeBytes {
-                        try line($0, at: lineStart, progress: &progress, scanner: &scanner)
+                        try readLine($0, at: lineStart, progress: &progress, scanner: &scanner)
                     }
                 }
                 progress.result.goodLength = chunkOffset + newline + 1
@@ -139,7 +139,7 @@ struct JournalReader {
             }
             let newline = UnsafeRawPointer(found) - start
             do {
-                try line(UnsafeRawBufferPointer(rebasing: bytes[offset..<newline]), at: base + offset,
+                try readLine(UnsafeRawBufferPointer(rebasing: bytes[offset..<newline]), at: base + offset,
                          progress: &progress, scanner: &scanner)
                 progress.result.goodLength = base + newline + 1
             } catch {
@@ -155,7 +155,7 @@ struct JournalReader {
 
     /// Reads one complete line (without its `\n`): the file's first line says its format (the
     /// version 2 header, else a version 1 record); a version 2 record must verify its checksum.
-    private func line(_ line: UnsafeRawBufferPointer, at offset: Int, progress: inout Progress,
+    private func readLine(_ line: UnsafeRawBufferPointer, at offset: Int, progress: inout Progress,
                       scanner: inout RangeScanner<JournalRecordDecoder>) throws {
         if progress.format == nil {
             switch JournalFormat.classify(firstLine: line) {

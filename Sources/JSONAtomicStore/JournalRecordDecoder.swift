@@ -276,7 +276,7 @@ final class JournalRecordDecoder: JSONEventHandler {
         switch state {
         case .key:
             guard sequence != nil else { throw shape("a journal record has no \"seq\"") }
-            let missing = (Key.required + (checksum ? [.crc] : [])).filter { seenKeys & (1 << $0.bit) == 0 }
+            let missing = (Key.required + (checksum ? [Key.crc] : [])).filter { seenKeys & (1 << $0.bit) == 0 }
             guard missing.isEmpty else {
                 throw shape("the record lacks " + missing.map { "\"\($0.name)\"" }.joined(separator: ", ")
                             + " (a journal record has seq, time, nextReference, inserted, updated and deleted)")
