@@ -25,9 +25,11 @@ import Glibc
 ///   turns that off) and when it is removed from its coordinator; ``checkpoint()`` does it on
 ///   demand, and ``beginCheckpoint()`` / ``writeSnapshot(_:objects:)`` /
 ///   ``finishCheckpoint(_:)`` let a server write the snapshot on another thread while saves go on.
-/// - A torn last journal record (a crash or power loss during an append) is cut off when the
-///   store is opened and its size reported in ``recoveredTornBytes``; a damaged record before
-///   the last one, or a gap in the commit sequence, is refused with
+/// - Each journal record carries its CRC-32C and must meet a strict schema (``JournalFormat``;
+///   journals written before checksums still open, checked against the schema). A torn last
+///   record (an incomplete last line: a crash during an append) is cut off when the store is
+///   opened and its size reported in ``recoveredTornBytes``; a complete record that fails its
+///   checksum or the schema, anywhere, or a gap in the commit sequence, is refused with
 ///   ``JSONStoreError/invalidJournal(file:offset:reason:)``.
 /// - The path is resolved to the file's real path first (symlinks, `..`): the lock is taken
 ///   and every save written there, so a symlink to a store stays a symlink, and the store
