@@ -48,7 +48,7 @@ struct JournalPiecesTests {
             }
             try context.save()
         }
-        let all = try fileText(journalURL(url)).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { $0 + "\n" }
+        let all = try fileText(journalURL(url)).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { String($0) + "\n" }
         header = all[0]
         lines = Array(all.dropFirst())
         #expect(header == String(decoding: JournalFormat.header, as: UTF8.self))
