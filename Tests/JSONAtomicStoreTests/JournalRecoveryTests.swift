@@ -171,7 +171,7 @@ struct JournalRecoveryTests {
             try context.save()
             open.store.journal.close()
             #expect(try fileText(url).contains("\"commitSequence\":3"))
-            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 4)
+            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 5, "the header and 4 records")
         }
         let reopened = try OpenStore(url, model: model)
         #expect(labels(reopened) == ["tag 1", "tag 2", "tag 3", "tag 4"])
@@ -217,7 +217,7 @@ struct JournalRecoveryTests {
             }
             try open.store.finishCheckpoint(ticket)
             #expect(throws: JSONStoreError.self) { try open.store.finishCheckpoint(ticket) }
-            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 12, "the records after the ticket stay")
+            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 13, "the header and the records after the ticket")
             #expect(try fileText(url).contains("\"commitSequence\":1"))
             _ = try context.insert("Tag", values: ["label": "tag 63"])
             try context.save()
