@@ -48,6 +48,8 @@ struct CheckCommand: ParsableCommand {
             for node in nodes { counts[node.objectID.entityName, default: 0] += 1 }
             let perEntity = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             let json = opened as? JSONAtomicStore
+            // The history file's records are checked as the journal's are (checksums, schema).
+            let history = try json?.checkHistoryFile()
             let journal = json.map { ", commit \($0.commitSequence), journal \($0.replayedRecordCount) record(s) replayed"
                 + " (\($0.journalByteCount) bytes)" } ?? ""
             print("\(store): ok, \(nodes.count) objects" + (perEntity.isEmpty ? "" : " (\(perEntity))")
@@ -56,6 +58,9 @@ struct CheckCommand: ParsableCommand {
                 print("warning: \(json.journalPath): a torn last record of \(json.recoveredTornBytes) bytes at byte "
                       + "\(json.journalByteCount) (a write cut short by a crash) is left out; it is cut off when the store "
                       + "is next opened for writing")
+            }
+            if let json, let history {
+                print("\(json.historyPath): ok, \(history.records) record(s) (format version \(history.formatVersion))")
             }
             for warning in Self.numberingWarnings(opened as? AtomicStore, nodes: nodes) { print("warning: \(warning)") }
         } catch let exit as ExitCode {
