@@ -103,6 +103,11 @@ extension StoreGraph {
                 reply(.error(exhausted))
                 return
             }
+            // Refused now rather than applied and then answered with an error (SaveAnswer).
+            if let refusal = answerRefusal(call, implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID)) {
+                reply(.error(refusal))
+                return
+            }
             try child.save()
             var staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
                                     implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID),
@@ -153,6 +158,7 @@ extension StoreGraph {
         do {
             try context.save()
         } catch let error as GraphError {
+            let names = UniquenessAnswer.temporaryNames(of: saves)
             context.rollback()
             let answer: RPCError
             if case .conflict(let conflicts) = error {
@@ -160,8 +166,8 @@ extension StoreGraph {
                 answer = .conflict(conflicts.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })
             } else if case .uniquenessViolation(let entity, let attributes, _, let objects) = error {
                 // Only a save committed alone gets here (`stage`): the refusal is its own.
-                answer = .validation([(objects.last?.uriRepresentation ?? entity, entity, attributes.joined(separator: ","),
-                                       error.description)])
+                answer = UniquenessAnswer.error(entity: entity, attributes: attributes, objects: objects,
+                                                description: error.description, names: names)
             } else {
                 answer = .storeUnavailable("the store could not be written: \(error)")
             }
@@ -276,32 +282,14 @@ extension StoreGraph {
     }
 
     private func writeResult(of save: StagedSave, sequence: Int64, to out: JSONGenerator) throws {
-        try out.openObject()
-        try out.string("ids")
-        try out.openObject()
-        for (temporaryID, object) in save.inserted {
-            try out.string(temporaryID)
-            try out.string(object.objectID.uriRepresentation)
+        var answer = SaveAnswer(sequence: sequence)
+        answer.ids = save.inserted.map { ($0.temporaryID, $0.object.objectID.uriRepresentation) }
+        answer.versions = (save.inserted.map(\.object.objectID) + save.explicitlyUpdated + save.implicitlyUpdated).map { id in
+            (id.uriRepresentation, snapshot(of: id)?.version ?? 0)
         }
-        try out.closeObject()
-        try out.string("versions")
-        try out.openObject()
-        for id in save.inserted.map(\.object.objectID) + save.explicitlyUpdated + save.implicitlyUpdated {
-            try out.string(id.uriRepresentation)
-            try out.integer(snapshot(of: id)?.version ?? 0)
-        }
-        try out.closeObject()
-        try out.string("deleted")
-        try out.openArray()
-        for id in save.deleted { try out.string(id.uriRepresentation) }
-        try out.closeArray()
-        try out.string("updated")
-        try out.openArray()
-        for id in save.implicitlyUpdated { try out.string(id.uriRepresentation) }
-        try out.closeArray()
-        try out.string("seq")
-        try out.integer(sequence)
-        try out.closeObject()
+        answer.deleted = save.deleted.map(\.uriRepresentation)
+        answer.updated = save.implicitlyUpdated.map(\.uriRepresentation)
+        try answer.write(to: out)
     }
 }
 
@@ -318,6 +306,7 @@ extension SaveCall {
             }
         }
         var call = SaveCall()
+        call.answerLimit = answerLimit
         call.inserts = inserts.map { Insert(temporaryID: $0.temporaryID, entity: $0.entity, values: mapped($0.values)) }
         call.updates = updates.map { Update(id: transform($0.id), version: $0.version, values: mapped($0.values)) }
         call.deletes = deletes.map { Delete(id: transform($0.id), version: $0.version) }
