@@ -142,13 +142,18 @@ extension StoreGraph {
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
+        // A save that changes nothing is no commit, alone or beside others (docs/PROTOCOL.md,
+        // hello): no record, no number, no notification; it is answered with the latest commit.
+        let changedSet = Set(changed)
+        let changes = saves.map { $0.objects.contains(where: changedSet.contains) }
+        let committing = zip(saves, changes).filter(\.1).map(\.0)
         // One journal record per save, each with its author and number, in one append (CommitPart).
-        let parts = saves.map { CommitPart(author: $0.author, objects: Set($0.objects)) }
+        let parts = committing.map { CommitPart(author: $0.author, objects: Set($0.objects)) }
         let time = ChangeSet.milliseconds(Date())
         var before = state
         journaled?.nextCommitParts = parts
         journaled?.nextCommitTime = time
-        prepareSharedCommit(saves, changed: changed, time: time)
+        prepareSharedCommit(committing, changed: changed, time: time)
         defer {
             journaled?.nextCommitParts = []
             journaled?.nextCommitTime = nil
@@ -178,16 +183,26 @@ extension StoreGraph {
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
             return
         }
+        guard !committing.isEmpty else {
+            let latest = state.sequence
+            for save in saves { save.reply(.result { out in try self.writeResult(of: save, sequence: latest, to: out) }) }
+            return
+        }
         if let caughtUp = finishSharedCommit() { before = caughtUp }
-        let sequence = publishCommit(changed: changed, commits: saves.count)
+        let sequence = publishCommit(changed: changed, commits: committing.count)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
         cache.remove(changed)
-        let sets = changeSets(of: saves, changed: changed, before: before, time: time)
+        let sets = changeSets(of: committing, changed: changed, before: before, time: time)
         feed?.publish(sets, state: state)
         // Each save has its own commit number when the store wrote one record per save.
-        let ownNumbers = sets.count == saves.count
-        for (index, save) in saves.enumerated() {
-            let number = ownNumbers ? sets[index].sequence : sequence
+        let ownNumbers = sets.count == committing.count
+        var index = 0
+        for (save, changesSomething) in zip(saves, changes) {
+            var number = sequence
+            if changesSomething {
+                if ownNumbers { number = sets[index].sequence }
+                index += 1
+            }
             save.reply(.result { out in try self.writeResult(of: save, sequence: number, to: out) })
         }
     }
