@@ -139,7 +139,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let error = event as? ClosingError {
-            close(after: error.line, context: context)
+            closeAfterAnswering(error.line, context: context)
             return
         }
         guard let shutdown = event as? Shutdown else {
@@ -200,7 +200,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         if let error = error as? LineTooLongError, !closing {
             logger.warning("line too long; closing the connection", metadata: ["limit": "\(error.limit)"])
-            close(after: RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit))), context: context)
+            closeAfterAnswering(RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit))), context: context)
             return
         }
         if !closing { logger.info("connection error", metadata: ["error": "\(LogText.escaped("\(error)"))"]) }
@@ -210,7 +210,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Sends `line` and closes the connection once the request in progress (if any) is
     /// answered; the lines not started are dropped.
-    private func close(after line: [UInt8], context: ChannelHandlerContext) {
+    private func closeAfterAnswering(_ line: [UInt8], context: ChannelHandlerContext) {
         guard !closing, closingError == nil else { return }
         closingError = line
         waiting.removeAll()

@@ -146,7 +146,7 @@ extension StoreGraph {
         // hello): no record, no number, no notification; it is answered with the latest commit.
         let changedSet = Set(changed)
         let changes = saves.map { $0.objects.contains(where: changedSet.contains) }
-        let committing = zip(saves, changes).filter(\.1).map(\.0)
+        let committing = zip(saves, changes).filter { $0.1 }.map { $0.0 }
         // One journal record per save, each with its author and number, in one append (CommitPart).
         let parts = committing.map { CommitPart(author: $0.author, objects: Set($0.objects)) }
         let time = ChangeSet.milliseconds(Date())

@@ -38,9 +38,9 @@ extension ServeCommand {
     var limits: [Limit] {
         [
             Limit(option: "max-line-bytes", setting: .whole(given: maxLineBytes, range: 1024...Int.max, keyPath: \.maximumLineLength)),
-            Limit(option: "request-time-limit", setting: .seconds(given: requestTimeLimit, range: 0...1_000_000) { configuration, seconds in
+            Limit(option: "request-time-limit", setting: .seconds(given: requestTimeLimit, range: 0...1_000_000, apply: { configuration, seconds in
                 configuration.requestTimeLimit = seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : nil
-            }),
+            })),
             Limit(option: "max-batch-requests", setting: .whole(given: maxBatchRequests, range: 1...1_000_000, keyPath: \.maximumBatchRequests)),
             Limit(option: "max-answer-bytes", setting: .whole(given: maxAnswerBytes, range: 1024...Int(Int32.max), keyPath: \.maximumAnswerBytes)),
             Limit(option: "max-batch-answer-bytes",
