@@ -52,7 +52,7 @@ import Testing
         #expect(answer["error"]["code"].int == -32002, "\(answer)")
         #expect(failure["id"].string == "new-1", "\(answer)")
         let reason = failure["reason"].string ?? ""
-        #expect(reason.contains("new-1") && reason.contains(existing), reason)
+        #expect(reason.contains("new-1") && reason.contains(existing), "\(reason)")
         #expect(Self.objectIDs(in: reason).isSubset(of: known), "only IDs the client was given: \(reason)")
 
         // Two inserts of one save sharing an e-mail: both by temporary ID.
@@ -61,8 +61,8 @@ import Testing
         let pair = both["error"]["data"]["failures"][0]
         #expect(["x", "y"].contains(pair["id"].string ?? ""), "\(both)")
         let pairReason = pair["reason"].string ?? ""
-        #expect(pairReason.contains("x and y") || pairReason.contains("y and x"), pairReason)
-        #expect(Self.objectIDs(in: pairReason).isEmpty, pairReason)
+        #expect(pairReason.contains("x and y") || pairReason.contains("y and x"), "\(pairReason)")
+        #expect(Self.objectIDs(in: pairReason).isEmpty, "\(pairReason)")
         #expect(try client.result("fetch", ["entity": "Person", "resultType": "count"])["count"].int == 1)
         try server.stop()
     }
