@@ -42,7 +42,7 @@ struct MigrationSafetyTests {
         #expect(humans.count == 1 && pets.count == 1)
         #expect(humans.first?.value(forKey: "fullName") == "Ann")
         #expect(humans.first?.value(forKey: "animals") == .objects(pets.map(\.objectID)))
-        #expect(pets.first?.value(forKey: "keeper") == humans.first.map { .object($0.objectID) })
+        #expect(pets.first?.value(forKey: "keeper") == humans.first.map { Value.object($0.objectID) })
     }
 
     @Test("a new relationship beside a same-named one of another entity is filled with its own destination's objects and the store opens")
@@ -80,7 +80,6 @@ struct MigrationSafetyTests {
             _ = try context.insert("Tag", values: ["name": "same"])
             _ = try context.insert("Tag", values: ["name": "same"])
         }
-        let before = try Data(contentsOf: url)
         do {
             _ = try JSONStoreMigrator(path: url.path, versions: [v1, v2]).migrate()
             Issue.record("the migration was not refused")
@@ -88,7 +87,8 @@ struct MigrationSafetyTests {
             guard case .migratedStoreInvalid(let reason) = error else { Issue.record("\(error)"); return }
             #expect(reason.contains("name"), "\(reason)")
         }
-        #expect(try Data(contentsOf: url) == before)
+        // The store is the old one still (its journal may have been folded into its file).
+        #expect(try OpenStore(url, model: v1, readOnly: true).store.cacheNodeCount == 2)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
     }
