@@ -203,6 +203,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
             closeAfterAnswering(RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit))), context: context)
             return
         }
+        if case ByteToMessageDecoderError.dataReceivedInErrorState = error, closing || closingError != nil {
+            // Bytes after a framing error, while the request in progress is answered or the last
+            // line goes out: dropped, as the half-close intends (closing now would lose the answer).
+            return
+        }
         if !closing { logger.info("connection error", metadata: ["error": "\(LogText.escaped("\(error)"))"]) }
         closing = true
         context.close(promise: nil)

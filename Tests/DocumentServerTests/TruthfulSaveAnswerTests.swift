@@ -11,7 +11,7 @@ import Testing
     }
 
     static func saveLine(id: Int, tags count: Int, prefix: String = "t") throws -> String {
-        try JSON.text(["jsonrpc": "2.0", "id": id, "method": "save", "params": insertTags(count, prefix: prefix)])
+        JSON.text(["jsonrpc": "2.0", "id": id, "method": "save", "params": insertTags(count, prefix: prefix)])
     }
 
     static func tagCount(_ server: ServerProcess) throws -> Int? {
@@ -77,8 +77,7 @@ import Testing
         try server.stop()
     }
 
-    @Test(.disabled("fails: the client reads nothing before the close; not yet diagnosed (issue 37 report)"))
-    func aSaveInProgressWhenALineTooLongArrivesIsAnsweredBeforeTheConnectionCloses() throws {
+    @Test func aSaveInProgressWhenALineTooLongArrivesIsAnsweredBeforeTheConnectionCloses() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory, arguments: ["--max-line-bytes", "1024"])
         let client = try server.connect()
