@@ -52,15 +52,13 @@ struct CheckCommand: ParsableCommand {
             let history = try json?.checkHistoryFile()
             let journal = json.map { ", commit \($0.commitSequence), journal \($0.replayedRecordCount) record(s) replayed"
                 + " (\($0.journalByteCount) bytes)" } ?? ""
+            let historyText = history.map { ", history file \($0.records) record(s) (format version \($0.formatVersion))" } ?? ""
             print("\(store): ok, \(nodes.count) objects" + (perEntity.isEmpty ? "" : " (\(perEntity))")
-                  + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))" + journal)
+                  + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))" + journal + historyText)
             if let json, json.recoveredTornBytes > 0 {
                 print("warning: \(json.journalPath): a torn last record of \(json.recoveredTornBytes) bytes at byte "
                       + "\(json.journalByteCount) (a write cut short by a crash) is left out; it is cut off when the store "
                       + "is next opened for writing")
-            }
-            if let json, let history {
-                print("\(json.historyPath): ok, \(history.records) record(s) (format version \(history.formatVersion))")
             }
             for warning in Self.numberingWarnings(opened as? AtomicStore, nodes: nodes) { print("warning: \(warning)") }
         } catch let exit as ExitCode {

@@ -76,7 +76,7 @@ struct CompactCommandTests {
         try makeStore(saves: 5)
         #expect(try run(["compact", "--history-commits", "3"]).status == 0)
         let ok = try run(["check"])
-        #expect(ok.status == 0 && ok.output.contains("-history: ok, 3 record(s) (format version 2)"), "\(ok.output) \(ok.errors)")
+        #expect(ok.status == 0 && ok.output.contains(": ok, ") && ok.output.contains(", history file 3 record(s) (format version 2)"), "\(ok.output) \(ok.errors)")
         let path = url.path + "-history"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[bytes.count - 30] ^= 0x01
