@@ -99,6 +99,10 @@ final class BackgroundCheckpoint: Sendable {
                     "seq": "\(current.ticket.commitSequence)", "seconds": "\(String(format: "%.3f", seconds))",
                     "journalBytes": "\(store.journalByteCount)",
                 ])
+                if let error = store.lastHistoryError {
+                    logger.warning("checkpoint written, but its records were not kept in the history file", metadata: [
+                        "history": "\(store.historyPath)", "error": "\(error)"])
+                }
             } catch {
                 logger.warning("checkpoint not finished; the journal keeps every record", metadata: ["error": "\(error)"])
             }

@@ -34,6 +34,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
         case hurry
     }
 
+    /// A framing error's last line (a line too long, too many bytes of incomplete lines), as a
+    /// user inbound event: the request in progress is finished and answered first, the lines not
+    /// started are dropped (not carried out, not answered), then this line is sent and the
+    /// connection closed. So a save in progress is never applied without its answer.
+    struct ClosingError: Sendable {
+        let line: [UInt8]
+    }
+
     /// Lines held while a request runs before the handler stops reading.
     static let queueLimit = 32
     /// How long a drained connection whose client still sent lines after the shutdown began
@@ -51,6 +59,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var waiting = CircularBuffer<ByteBuffer>(initialCapacity: 4)
     private var busy = false
     private var closing = false
+    /// A framing error's line, sent once the request in progress is answered (``ClosingError``).
+    private var closingError: [UInt8]?
     /// Set once the server shuts down.
     private var stopping: Shutdown?
     /// Whether lines arrived (and were dropped) after the shutdown began.
@@ -89,7 +99,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !closing else { return }
+        guard !closing, closingError == nil else { return }
         guard stopping == nil else {
             // After the shutdown began a line is not carried out: dropped, unanswered.
             droppedLines = true
@@ -128,6 +138,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let error = event as? ClosingError {
+            closeAfterAnswering(error.line, context: context)
+            return
+        }
         guard let shutdown = event as? Shutdown else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -174,7 +188,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if closing || stopping != nil {
+        if closing || stopping != nil || closingError != nil {
             context.read()  // drained and dropped until the connection closes
         } else if waiting.count >= Self.queueLimit || !context.channel.isWritable {
             deferredRead = true
@@ -186,10 +200,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         if let error = error as? LineTooLongError, !closing {
             logger.warning("line too long; closing the connection", metadata: ["limit": "\(error.limit)"])
-            closing = true
-            // Half-close and keep reading (and dropping) what the client still sends for a
-            // moment: closing at once would reset the connection before it reads the answer.
-            ClosingAnswer.send(RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit))), on: context.channel)
+            closeAfterAnswering(RPCResponse.encode(id: .null, .error(.tooLarge(limit: error.limit))), context: context)
+            return
+        }
+        if case ByteToMessageDecoderError.dataReceivedInErrorState = error, closing || closingError != nil {
+            // Bytes after a framing error, while the request in progress is answered or the last
+            // line goes out: dropped, as the half-close intends (closing now would lose the answer).
             return
         }
         if !closing { logger.info("connection error", metadata: ["error": "\(LogText.escaped("\(error)"))"]) }
@@ -197,11 +213,29 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
+    /// Sends `line` and closes the connection once the request in progress (if any) is
+    /// answered; the lines not started are dropped.
+    private func closeAfterAnswering(_ line: [UInt8], context: ChannelHandlerContext) {
+        guard !closing, closingError == nil else { return }
+        closingError = line
+        waiting.removeAll()
+        work(context: context)
+    }
+
     /// Handles waiting lines until one needs the engine, the client stops reading
     /// answers, or the queue is empty.
     /// `flush`: false when called for a line just read (``channelReadComplete(context:)`` flushes
     /// once for all the lines of a read: one write for a client's pipelined requests).
     private func work(context: ChannelHandlerContext, flush: Bool = true) {
+        if let line = closingError {
+            guard !busy, !closing else { return }
+            closing = true
+            needsFlush = false
+            // Half-close and keep reading (and dropping) what the client still sends for a
+            // moment: closing at once would reset the connection before it reads the answers.
+            ClosingAnswer.send(line, on: context.channel)
+            return
+        }
         while !busy, !closing, context.channel.isWritable, let line = waiting.popFirst() {
             switch session.begin(line) {
             case .finished(let outcome):

@@ -75,12 +75,15 @@ final class ConnectionSession {
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)")))))
         }
         guard case .array(let elements) = message else {
-            switch request(message, inBatch: false) {
+            switch request(message, batchRemaining: nil) {
             case .answered(let bytes, let close):
                 return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
-            case .store(let job, let id, let adjust):
+            case .store(let job, let id, let adjust, let answerChecked):
                 let shared = self.shared
-                return .store(job) { reply in .answer(id.map { shared.encode(id: $0, adjust(reply)) }) }
+                return .store(job) { reply in
+                    // A save's answer was bounded before it was applied: never replaced by an error now.
+                    .answer(id.map { answerChecked ? RPCResponse.encode(id: $0, adjust(reply)) : shared.encode(id: $0, adjust(reply)) })
+                }
             }
         }
         guard !elements.isEmpty else {
@@ -95,7 +98,9 @@ final class ConnectionSession {
 
     /// A batch: its requests one after another, their answers in one array. Once the
     /// answers reach ``SharedState/maximumBatchAnswerBytes``, the remaining requests are not
-    /// run: each gets a `too large` error (notifications are dropped).
+    /// run: each gets a `too large` error (notifications are dropped). A save is given what is
+    /// left of the limit before it runs (``SharedState/saveAnswerLimit(id:batchRemaining:)``):
+    /// one whose answer could pass it is refused unapplied, and so are the requests after it.
     func handleBatch(_ elements: [JSONValue]) async -> Outcome {
         var answers: [[UInt8]] = []
         var answerBytes = 0
@@ -108,16 +113,25 @@ final class ConnectionSession {
                 continue
             }
             var answer: [UInt8]?
-            switch request(element, inBatch: true) {
+            var answerChecked = false
+            var refusedForTheBatch = false
+            switch request(element, batchRemaining: shared.maximumBatchAnswerBytes - answerBytes - 1) {
             case .answered(let bytes, let closeAfter):
                 answer = bytes
                 close = closeAfter
-            case .store(let job, let id, let adjust):
+            case .store(let job, let id, let adjust, let checked):
                 let reply = adjust(await shared.worker.perform(job))
-                answer = id.map { shared.encode(id: $0, reply) }
+                answerChecked = checked
+                if checked, case .error(let error) = reply, error == .tooLarge(.batchAnswer, limit: shared.maximumBatchAnswerBytes) {
+                    refusedForTheBatch = true
+                }
+                answer = id.map { checked ? RPCResponse.encode(id: $0, reply) : shared.encode(id: $0, reply) }
             }
             if var bytes = answer {
-                if answerBytes + bytes.count + 1 > shared.maximumBatchAnswerBytes, let id = Self.requestID(element) {
+                if refusedForTheBatch {
+                    // A save refused (not applied) because its answer could not fit: the ones after it are not run.
+                    answerBytes = shared.maximumBatchAnswerBytes
+                } else if !answerChecked, answerBytes + bytes.count + 1 > shared.maximumBatchAnswerBytes, let id = Self.requestID(element) {
                     // Its own answer does not fit: it gets the error, and so do the ones after it.
                     bytes = RPCResponse.encode(id: id, .error(.tooLarge(.batchAnswer, limit: shared.maximumBatchAnswerBytes)))
                     answerBytes = shared.maximumBatchAnswerBytes
@@ -136,8 +150,9 @@ final class ConnectionSession {
         /// The answer (nil for a notification), and whether to close afterwards.
         case answered([UInt8]?, close: Bool)
         /// Needs the store; answer under `id` (nil for a notification), with the reply
-        /// passed through `adjust`.
-        case store(StoreJob, id: JSONValue?, adjust: (Reply) -> Reply)
+        /// passed through `adjust`. `answerChecked`: the job checked its answer's size before
+        /// changing anything (a save): its answer is sent as it is.
+        case store(StoreJob, id: JSONValue?, adjust: (Reply) -> Reply, answerChecked: Bool)
     }
 
     /// The `id` of a batch element that is a request (not a notification, nor invalid).
@@ -146,7 +161,8 @@ final class ConnectionSession {
         return pairs.last(where: { $0.key == "id" })?.value
     }
 
-    private func request(_ message: JSONValue, inBatch: Bool) -> RequestStep {
+    /// `batchRemaining`: in a batch, the bytes its answers may still take; nil outside a batch.
+    private func request(_ message: JSONValue, batchRemaining: Int?) -> RequestStep {
         switch RPCRequest.parse(message) {
         case .failure(let rejection):
             return .answered(RPCResponse.encode(id: rejection.id, .error(rejection.error)), close: false)
@@ -154,25 +170,32 @@ final class ConnectionSession {
             if logger.logLevel <= .debug {
                 logger.debug("request", metadata: ["method": "\(LogText.escaped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
             }
-            switch dispatch(request, inBatch: inBatch) {
+            if request.id == nil, request.method == "hello" {
+                // A notification gets no answer, so a hello sent as one could not tell the client
+                // whether its token was right: it is not carried out (docs/PROTOCOL.md, hello).
+                logger.info("ignored a hello sent as a notification (without id): it neither authenticates nor names the client")
+                return .answered(nil, close: false)
+            }
+            switch dispatch(request, batchRemaining: batchRemaining) {
             case .reply(let reply, let close):
                 if case .error(let error) = reply {
                     logger.debug("error answer", metadata: ["method": "\(LogText.escaped(request.method))", "code": "\(error.code)",
                                                           "message": "\(LogText.escaped(error.message))"])
                 }
                 return .answered(request.id.map { shared.encode(id: $0, reply) }, close: close)
-            case .store(let job, let adjust):
-                return .store(job, id: request.id, adjust: adjust)
+            case .store(let job, let adjust, let answerChecked):
+                return .store(job, id: request.id, adjust: adjust, answerChecked: answerChecked)
             }
         }
     }
 
     private enum Dispatch {
         case reply(Reply, close: Bool)
-        case store(StoreJob, adjust: (Reply) -> Reply = { $0 })
+        case store(StoreJob, adjust: (Reply) -> Reply = { $0 }, answerChecked: Bool = false)
     }
 
-    private func dispatch(_ request: RPCRequest, inBatch: Bool) -> Dispatch {
+    private func dispatch(_ request: RPCRequest, batchRemaining: Int?) -> Dispatch {
+        let inBatch = batchRemaining != nil
         if request.method == "hello" { return hello(request.params) }
         guard authenticated else {
             return .reply(.error(.unauthorized("this server needs a token: send hello with it first")), close: false)
@@ -180,10 +203,10 @@ final class ConnectionSession {
         do throws(RPCError) {
             switch request.method {
             case "ping":
-                _ = try Params(request.params, allowed: [])
+                try Params.none(request.params, method: "ping")
                 return .reply(.result(Array(#""pong""#.utf8)), close: false)
             case "model":
-                _ = try Params(request.params, allowed: [])
+                try Params.none(request.params, method: "model")
                 return .reply(.result(shared.modelResult), close: false)
             case "fetch":
                 let call = try FetchCall.parse(request.params, model: shared.model, predicates: shared.predicates)
@@ -201,7 +224,8 @@ final class ConnectionSession {
             case "save":
                 var call = try SaveCall.parse(request.params, model: shared.model)
                 call.author = author
-                return .store(.save(call))
+                call.answerLimit = request.id.map { shared.saveAnswerLimit(id: $0, batchRemaining: batchRemaining) }
+                return .store(.save(call), answerChecked: true)
             case "subscribe":
                 let call = try SubscribeCall.parse(request.params, model: shared.model)
                 guard !inBatch else {

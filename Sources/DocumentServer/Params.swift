@@ -17,9 +17,18 @@ struct Params {
         self.pairs = pairs
         if let allowed {
             for (key, _) in pairs where !allowed.contains(key) {
-                throw .invalidParams("\(path).\(RPCError.capped(key))",
-                                     "unknown parameter (known: \(allowed.joined(separator: ", ")))")
+                throw .invalidParams("\(path).\(RPCError.capped(key))", allowed.isEmpty
+                                     ? "unknown parameter: none is taken here"
+                                     : "unknown parameter (known: \(allowed.joined(separator: ", ")))")
             }
+        }
+    }
+
+    /// Refuses any parameter of `method`, which takes none (`params` omitted, or `{}`).
+    static func none(_ value: JSONValue, method: String) throws(RPCError) {
+        let params = try Params(value)
+        if let key = params.pairs.first?.key {
+            throw .invalidParams("params.\(RPCError.capped(key))", "unknown parameter: \(method) takes no parameters")
         }
     }
 

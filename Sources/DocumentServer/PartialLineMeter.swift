@@ -5,7 +5,8 @@ import NIOCore
 /// Counts, ahead of the line decoder, the bytes a connection has sent since its last
 /// newline (the incomplete line the decoder holds), and books them with the
 /// ``ConnectionGate``: a connection that would take the total past its limit gets a -32005
-/// error line and is closed.
+/// error line and is closed, once its request in progress is answered
+/// (``ConnectionHandler/ClosingError``).
 ///
 /// Not `Sendable`: it lives on its channel's event loop.
 final class PartialLineMeter: ChannelInboundHandler {
@@ -66,6 +67,6 @@ final class PartialLineMeter: ChannelInboundHandler {
         logger.info("closing a connection: the server holds too many bytes of incomplete lines",
                     metadata: ["limit": "\(gate.maximumBufferedBytes)"])
         let error = RPCError.tooLarge(.bufferedBytes, limit: gate.maximumBufferedBytes)
-        ClosingAnswer.send(RPCResponse.encode(id: .null, .error(error)), on: context.channel)
+        context.fireUserInboundEventTriggered(ConnectionHandler.ClosingError(line: RPCResponse.encode(id: .null, .error(error))))
     }
 }

@@ -55,21 +55,32 @@ struct ReadState: Sendable {
     func advanced(to sequence: Int64, changes: Changes) -> ReadState {
         var next = self
         next.sequence = sequence
-        var deleted: [ObjectID] = []
+        var deleted: [ObjectSnapshot] = []
         let indexed = !indexes.isEmpty
         for (id, snapshot) in changes {
-            if indexed { next.indexes.apply(old: next.entities[id.entityName]?[StateKey(id)], new: snapshot) }
+            let old = next.entities[id.entityName]?[StateKey(id)]
+            if indexed { next.indexes.apply(old: old, new: snapshot) }
             if let snapshot {
                 next.entities[id.entityName, default: [:]][StateKey(id)] = snapshot
             } else {
                 next.entities[id.entityName]?[StateKey(id)] = nil
-                deleted.append(id)
+                if let old { deleted.append(old) }
             }
         }
-        if !dangling.isEmpty, !dangling.holders(ofDeleted: deleted).isEmpty {
-            next.clearingEpoch = clearingEpoch &+ 1
+        if !dangling.isEmpty {
+            next.clearDanglingReferences(changes: changes, deleted: deleted)
+            if !dangling.holders(ofDeleted: deleted.map(\.objectID)).isEmpty {
+                next.clearingEpoch = clearingEpoch &+ 1
+            }
         }
         return next
+    }
+
+    /// Puts `new` in the place of `old`, a snapshot of the same object this state holds, in
+    /// the maps and the indexes (``clearDanglingReferences(changes:deleted:)``).
+    mutating func replaceStored(_ old: ObjectSnapshot, with new: ObjectSnapshot) {
+        if !indexes.isEmpty { indexes.apply(old: old, new: new) }
+        entities[new.objectID.entityName, default: [:]][StateKey(new.objectID)] = new
     }
 
     // MARK: - Reading

@@ -45,6 +45,17 @@ struct SaveCall: Sendable {
     var deletes: [Delete] = []
     /// Who saves: the `client` its connection named in `hello` (the commit's author).
     var author: String?
+    /// How long the save's answer may be; nil when it gets none (a notification).
+    var answerLimit: AnswerLimit?
+
+    /// The most bytes a save's `result` may take: what its answer's limit (`--max-answer-bytes`,
+    /// or what is left of `--max-batch-answer-bytes` in a batch) leaves after the envelope
+    /// around the result. A save whose answer could be longer is refused with `refusal` before
+    /// anything is applied (``SaveAnswer``).
+    struct AnswerLimit: Sendable {
+        let resultBytes: Int
+        let refusal: RPCError
+    }
 
     /// The IDs of existing objects the save names as updated or deleted.
     var namedIDs: [ObjectID] { updates.map(\.id) + deletes.map(\.id) }

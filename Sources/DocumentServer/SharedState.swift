@@ -48,8 +48,21 @@ struct SharedState: Sendable {
         Array(JSONValue.object(helloMembers + [("seq", .integer(worker.reader.state.sequence))]).jsonText.utf8)
     }
 
+    /// How long the answer to the `save` request `id` may be: within ``maximumAnswerBytes``
+    /// and, in a batch, within `batchRemaining`, the bytes its answers may still take. Checked
+    /// before the save is applied, so that its answer is never replaced by an error after it.
+    func saveAnswerLimit(id: JSONValue, batchRemaining: Int?) -> SaveCall.AnswerLimit {
+        let envelope = RPCResponse.encode(id: id, .result([])).count
+        if let batchRemaining, batchRemaining < maximumAnswerBytes {
+            return SaveCall.AnswerLimit(resultBytes: batchRemaining - envelope,
+                                        refusal: .tooLarge(.batchAnswer, limit: maximumBatchAnswerBytes))
+        }
+        return SaveCall.AnswerLimit(resultBytes: maximumAnswerBytes - envelope, refusal: .tooLarge(.answer, limit: maximumAnswerBytes))
+    }
+
     /// The line answering request `id`: `reply`, or a `too large` error when that would be
-    /// longer than ``maximumAnswerBytes``.
+    /// longer than ``maximumAnswerBytes``. Not for a save's answer, whose size was checked
+    /// before the save was applied (``saveAnswerLimit(id:batchRemaining:)``).
     func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
         if case .result(let text) = reply, text.count > maximumAnswerBytes - 64 {
             let bytes = RPCResponse.encode(id: id, reply)

@@ -102,6 +102,11 @@ extension StoreGraph {
                 reply(.error(exhausted))
                 return
             }
+            // Refused now rather than applied and then answered with an error (SaveAnswer).
+            if let refusal = answerRefusal(call, implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID)) {
+                reply(.error(refusal))
+                return
+            }
             try child.save()
             var staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
                                     implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID),
@@ -136,10 +141,15 @@ extension StoreGraph {
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
-        // One commit per save, each with its author and number (one journal record each, in one
-        // append; one history row each): the parts of the commit's metadata.
+        // A save that changes nothing is no commit, alone or beside others (docs/PROTOCOL.md,
+        // hello): no record, no number, no notification; it is answered with the latest commit.
+        let changedSet = Set(changed)
+        let changes = saves.map { $0.objects.contains(where: changedSet.contains) }
+        let committing = zip(saves, changes).filter { $0.1 }.map { $0.0 }
+        // One commit per save that changes something, each with its author and number (one
+        // journal record each, in one append; one history row each): the commit's metadata.
         let time = ChangeSet.milliseconds(Date())
-        let metadata = CommitMetadata(time: time, parts: saves.map { CommitPart(author: $0.author, objects: $0.objects) },
+        let metadata = CommitMetadata(time: time, parts: committing.map { CommitPart(author: $0.author, objects: $0.objects) },
                                       readVersions: saves.reduce(into: [:]) { all, save in
                                           all.merge(save.checkedVersions) { first, _ in first }
                                       })
@@ -148,6 +158,7 @@ extension StoreGraph {
         do {
             result = try context.save(metadata: metadata)
         } catch let error as GraphError {
+            let names = UniquenessAnswer.temporaryNames(of: saves)
             context.rollback()
             let answer: RPCError
             if case .conflict(let conflicts) = error {
@@ -155,8 +166,8 @@ extension StoreGraph {
                 answer = .conflict(conflicts.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })
             } else if case .uniquenessViolation(let entity, let attributes, _, let objects) = error {
                 // Only a save committed alone gets here (`stage`): the refusal is its own.
-                answer = .validation([(objects.last?.uriRepresentation ?? entity, entity, attributes.joined(separator: ","),
-                                       error.description)])
+                answer = UniquenessAnswer.error(entity: entity, attributes: attributes, objects: objects,
+                                                description: error.description, names: names)
             } else {
                 answer = .storeUnavailable("the store could not be written: \(error)")
             }
@@ -167,16 +178,26 @@ extension StoreGraph {
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
             return
         }
+        guard !committing.isEmpty else {
+            let latest = state.sequence
+            for save in saves { save.reply(.result { out in try self.writeResult(of: save, sequence: latest, to: out) }) }
+            return
+        }
         if let caughtUp = finishSharedCommit(sequences: result.sequences) { before = caughtUp }
-        let sequence = publishCommit(changed: changed, commits: saves.count)
+        let sequence = publishCommit(changed: changed, commits: committing.count)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
         cache.remove(changed)
-        let sets = changeSets(of: saves, changed: changed, before: before, time: time, sequences: result.sequences)
+        let sets = changeSets(of: committing, changed: changed, before: before, time: time, sequences: result.sequences)
         feed?.publish(sets, state: state)
         // Each save has its own commit number when the store wrote one record per save.
-        let ownNumbers = sets.count == saves.count
-        for (index, save) in saves.enumerated() {
-            let number = ownNumbers ? sets[index].sequence : sequence
+        let ownNumbers = sets.count == committing.count
+        var index = 0
+        for (save, changesSomething) in zip(saves, changes) {
+            var number = sequence
+            if changesSomething {
+                if ownNumbers { number = sets[index].sequence }
+                index += 1
+            }
             save.reply(.result { out in try self.writeResult(of: save, sequence: number, to: out) })
         }
     }
@@ -271,32 +292,14 @@ extension StoreGraph {
     }
 
     private func writeResult(of save: StagedSave, sequence: Int64, to out: JSONGenerator) throws {
-        try out.openObject()
-        try out.string("ids")
-        try out.openObject()
-        for (temporaryID, object) in save.inserted {
-            try out.string(temporaryID)
-            try out.string(object.objectID.uriRepresentation)
+        var answer = SaveAnswer(sequence: sequence)
+        answer.ids = save.inserted.map { ($0.temporaryID, $0.object.objectID.uriRepresentation) }
+        answer.versions = (save.inserted.map(\.object.objectID) + save.explicitlyUpdated + save.implicitlyUpdated).map { id in
+            (id.uriRepresentation, snapshot(of: id)?.version ?? 0)
         }
-        try out.closeObject()
-        try out.string("versions")
-        try out.openObject()
-        for id in save.inserted.map(\.object.objectID) + save.explicitlyUpdated + save.implicitlyUpdated {
-            try out.string(id.uriRepresentation)
-            try out.integer(snapshot(of: id)?.version ?? 0)
-        }
-        try out.closeObject()
-        try out.string("deleted")
-        try out.openArray()
-        for id in save.deleted { try out.string(id.uriRepresentation) }
-        try out.closeArray()
-        try out.string("updated")
-        try out.openArray()
-        for id in save.implicitlyUpdated { try out.string(id.uriRepresentation) }
-        try out.closeArray()
-        try out.string("seq")
-        try out.integer(sequence)
-        try out.closeObject()
+        answer.deleted = save.deleted.map(\.uriRepresentation)
+        answer.updated = save.implicitlyUpdated.map(\.uriRepresentation)
+        try answer.write(to: out)
     }
 }
 
@@ -313,6 +316,7 @@ extension SaveCall {
             }
         }
         var call = SaveCall()
+        call.answerLimit = answerLimit
         call.inserts = inserts.map { Insert(temporaryID: $0.temporaryID, entity: $0.entity, values: mapped($0.values)) }
         call.updates = updates.map { Update(id: transform($0.id), version: $0.version, values: mapped($0.values)) }
         call.deletes = deletes.map { Delete(id: transform($0.id), version: $0.version) }

@@ -194,7 +194,15 @@ final class StoreGraph {
     /// a JSON store's history file and journal (empty for other stores, or when it cannot be read).
     func storedHistory() -> [ChangeSet] {
         if sharedHistory != nil { return sharedChangeSets() }
-        guard let journaled, let bytes = try? journaled.historyRecordBytes() else { return [] }
-        return JournalHistory.changeSets(from: bytes, state: state)
+        guard let journaled else { return [] }
+        do {
+            return JournalHistory.changeSets(from: try journaled.historyRecordBytes(), state: state)
+        } catch {
+            // Only history is lost, never a commit; `changes` then answers `history expired` for
+            // the commits before this start, and this says why.
+            logger.warning("the store's history cannot be read: changes before this start are not kept",
+                           metadata: ["error": "\(LogText.escaped("\(error)"))"])
+            return []
+        }
     }
 }

@@ -18,7 +18,9 @@ enum DurableFile {
 
     /// Replaces the file at `path` with the bytes `produce` hands to its sink. `path` should
     /// be a real path (no symlink in it): a symlink there would be replaced by a file.
-    static func replace(path: String, newFileMode: mode_t = defaultMode,
+    /// `check`, when given, reads the complete temporary file (by its path) before the rename
+    /// and throws to leave the old file in place.
+    static func replace(path: String, newFileMode: mode_t = defaultMode, check: ((String) throws -> Void)? = nil,
                         produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
@@ -47,6 +49,7 @@ enum DurableFile {
         guard fsync(descriptor) == 0 else { throw JSONStoreError.io(path: temporary, operation: "fsync", errno: errno) }
         isOpen = false
         guard close(descriptor) == 0 else { throw JSONStoreError.io(path: temporary, operation: "close", errno: errno) }
+        try check?(temporary)
         guard rename(temporary, path) == 0 else { throw JSONStoreError.io(path: path, operation: "rename", errno: errno) }
         renamed = true
         try syncDirectory(directory)

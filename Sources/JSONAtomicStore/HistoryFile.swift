@@ -6,10 +6,12 @@ import Glibc
 /// The store's history file, `<store file>-history`: journal records that checkpoints folded
 /// into the snapshot, kept (the newest ``JSONAtomicStore/historyRecordsOption`` of them) so that a
 /// server can still answer what changed after an older commit (`docs/FILE_FORMAT.md`,
-/// "The history file"). The same lines as the journal, in commit order.
+/// "The history file"). Framed as the journal (``JournalFormat``): written in version 2, the
+/// header then records with their checksums, in commit order; a version 1 file (no header,
+/// written before checksums) is read, and rewritten in version 2 at the next append.
 ///
-/// Appends go after the last whole line (a torn last line is cut first) and are made durable
-/// with `fdatasync`; trimming rewrites the file safely (temporary file, `fsync`, `rename`).
+/// An append rewrites the file safely (temporary file, `fsync`, `rename`, directory `fsync`)
+/// with its records, the new ones and the newest `limit` kept.
 struct HistoryFile {
     let path: String
     let newFileMode: mode_t
@@ -24,10 +26,16 @@ struct HistoryFile {
         return result
     }
 
-    /// Appends `records` (whole lines) after the file's whole lines and keeps the newest
-    /// `limit` lines; returns how many lines the file holds then.
-    func append(_ records: [UInt8], keeping limit: Int) throws -> Int {
-        var lines = try bytes()
+    /// The format of a file that begins with `bytes`.
+    static func format(of bytes: [UInt8]) -> JournalFormat {
+        bytes.isEmpty || bytes.starts(with: JournalFormat.header) ? .version2 : .version1
+    }
+
+    /// Appends `records` (whole version 2 records, without a header) after the records of the
+    /// file's whole lines `existing` (``bytes()``, checked by the caller) and keeps the newest
+    /// `limit`; returns how many records the file holds then.
+    func append(_ records: [UInt8], to existing: [UInt8], keeping limit: Int) throws -> Int {
+        var lines = JournalWriter.records(existing[...], format: Self.format(of: existing))
         lines += records
         var count = lines.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
         if count > limit {
@@ -38,8 +46,9 @@ struct HistoryFile {
             }
             lines.removeSubrange(0..<start)
         }
+        let file = JournalFormat.header + lines
         try DurableFile.replace(path: path, newFileMode: newFileMode) { sink in
-            try lines.withUnsafeBytes { try sink($0) }
+            try file.withUnsafeBytes { try sink($0) }
         }
         return count
     }

@@ -28,7 +28,8 @@ extension JSONAtomicStore {
         let plan = try plan()
         let dangling = DanglingFilter(deleted: deletedReferences.references,
                                       exists: { [unowned self] in self.cacheNode(for: $0) != nil })
-        let encoder = JournalRecordEncoder(plan: plan, dangling: dangling)
+        var encoder = JournalRecordEncoder(plan: plan, dangling: dangling)
+        encoder.checksum = journal.writesChecksums
         var record: [UInt8] = []
         if parts.count > 1 {
             for (index, share) in changes.splitByParts().enumerated() {

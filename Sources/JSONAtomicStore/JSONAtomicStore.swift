@@ -25,9 +25,11 @@ import Glibc
 ///   turns that off) and when it is removed from its coordinator; ``checkpoint()`` does it on
 ///   demand, and ``beginCheckpoint()`` / ``writeSnapshot(_:objects:)`` /
 ///   ``finishCheckpoint(_:)`` let a server write the snapshot on another thread while saves go on.
-/// - A torn last journal record (a crash or power loss during an append) is cut off when the
-///   store is opened and its size reported in ``recoveredTornBytes``; a damaged record before
-///   the last one, or a gap in the commit sequence, is refused with
+/// - Each journal record carries its CRC-32C and must meet a strict schema (``JournalFormat``;
+///   journals written before checksums still open, checked against the schema). A torn last
+///   record (an incomplete last line: a crash during an append) is cut off when the store is
+///   opened and its size reported in ``recoveredTornBytes``; a complete record that fails its
+///   checksum or the schema, anywhere, or a gap in the commit sequence, is refused with
 ///   ``JSONStoreError/invalidJournal(file:offset:reason:)``.
 /// - The path is resolved to the file's real path first (symlinks, `..`): the lock is taken
 ///   and every save written there, so a symlink to a store stays a symlink, and the store
@@ -93,6 +95,8 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
     /// The error of the last automatic checkpoint, if it failed (the save it followed was
     /// durable all the same; the journal keeps growing until a checkpoint succeeds).
     public internal(set) var lastCheckpointError: (any Error)?
+    /// Why the last checkpoint's records are not in the history file (``lastHistoryError``).
+    var historyError: (any Error)?
 
     let journal: JournalWriter
     let checkpointThreshold: Int
@@ -296,6 +300,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
         decoder.trace.mark("journal: parse")
         try replay.apply(to: decoder, snapshotNodes: snapshotNodes, journal: journalPath)
         journal.length = result.goodLength
+        journal.format = result.format
         return result
     }
 

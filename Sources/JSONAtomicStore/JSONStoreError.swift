@@ -60,6 +60,10 @@ public enum JSONStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidJournal(file: String, offset: Int, reason: String)
     /// A journal with records but no snapshot file beside it.
     case journalWithoutSnapshot(journal: String, store: String)
+    /// A checkpoint folded records into the snapshot but could not keep them in the history
+    /// file (`<store file>-history`, at `path`; `reason` says why): the commits are safe, the
+    /// history that `changes` answers from is shorter.
+    case historyNotKept(path: String, reason: String)
     /// A checkpoint step that cannot be done now (`reason` says why).
     case checkpointRefused(path: String, reason: String)
     /// The commit sequence reached its largest value: no further save can be numbered.
@@ -114,6 +118,12 @@ public enum JSONStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             return "\(path): refused: \(reason)"
         case .invalidOption(let name, let value, let reason):
             return "store option \(name)=\(Self.quoted(value)): \(reason)"
+        case .invalidJournal(let file, let offset, let reason) where file.hasSuffix("-history"):
+            return "\(file): damaged history file at byte \(offset): \(reason); its records are not used "
+                + "(restore it from a backup, or remove it to lose that history)"
+        case .historyNotKept(let path, let reason):
+            return "\(path): the checkpoint's records were not kept in the history file: \(reason); the commits are "
+                + "safe in the snapshot, but history before them is lost (fix the file, or remove it)"
         case .invalidJournal(let file, let offset, let reason):
             return "\(file): damaged journal at byte \(offset): \(reason); the store was not opened "
                 + "(restore the journal from a backup, or cut it at that offset to lose the commits from there on)"

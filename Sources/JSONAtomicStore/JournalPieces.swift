@@ -5,8 +5,8 @@ import GraphCore
 /// boundaries (after a `\n`) into pieces, each read by its own ``JournalReader`` into its own
 /// ``StoreFileDecoder`` and ``JournalReplay``. The pieces are then joined in file order into
 /// the snapshot's decoder, as if one reader had read them all: a piece's first record must
-/// follow the last of the piece before, a line that does not parse is torn only at the
-/// journal's end, and the first error in file order is the one thrown, at its byte offset.
+/// follow the last of the piece before, only a last line without its `\n` is torn, and the
+/// first error in file order is the one thrown, at its byte offset.
 struct JournalPieces {
     /// The least bytes per piece: a smaller journal is read by one reader, as it streams.
     /// Task-local so that a test can move it for the stores it opens.
@@ -33,8 +33,10 @@ struct JournalPieces {
         if let entity = decoder.plan.entities.first {
             _ = decoder.store.objectID(for: entity.entity, referenceObject: .int(1))  // the store's key, made once here
         }
+        // The first piece reads the header (or finds none); the others read records of its format.
+        let format: JournalFormat = bytes.starts(with: JournalFormat.header) ? .version2 : .version1
         let slots = PieceSlots(bytes: bytes, bounds: bounds, path: path, plan: decoder.plan, store: decoder.store,
-                               baseSequence: baseSequence)
+                               baseSequence: baseSequence, format: format)
         DispatchQueue.concurrentPerform(iterations: bounds.count - 1) { slots.read($0) }
         decoder.trace.mark("journal: pieces")
         let result = try join(slots.slots.compactMap { $0 })
@@ -65,8 +67,6 @@ struct JournalPieces {
         for (index, slot) in slots.enumerated() {
             let piece = slot.piece
             if index > 0 {
-                // A line before this piece that did not parse is damage: records follow it.
-                if let damage = slots[index - 1].piece.damage { throw damage.error(path) }
                 if let first = piece.result.firstSequence {
                     try JournalReader.checkFollows(first, expected: expected, baseSequence: baseSequence, path: path,
                                                    offset: piece.result.firstOffset)
@@ -84,14 +84,10 @@ struct JournalPieces {
             result.appliedRecords += piece.result.appliedRecords
             result.nextReference = max(result.nextReference, piece.result.nextReference)
             result.goodLength = max(result.goodLength, piece.result.goodLength)
+            if index == 0 { result.format = piece.result.format }
             if index == slots.count - 1 {
-                if let damage = piece.damage {
-                    if piece.pending > 0 { throw damage.error(path) }
-                    tornBytes = damage.length
-                } else {
-                    // A last line without its `\n` is torn, however it parses.
-                    tornBytes = piece.pending
-                }
+                // A last line without its `\n` is torn, however it parses; nothing else is.
+                tornBytes = piece.pending
             }
         }
         result.tornBytes = tornBytes
@@ -120,8 +116,11 @@ private final class PieceSlots: @unchecked Sendable {
     let plan: ModelPlan
     let store: AtomicStore
     let baseSequence: Int64
+    let format: JournalFormat
 
-    init(bytes: UnsafeRawBufferPointer, bounds: [Int], path: String, plan: ModelPlan, store: AtomicStore, baseSequence: Int64) {
+    init(bytes: UnsafeRawBufferPointer, bounds: [Int], path: String, plan: ModelPlan, store: AtomicStore, baseSequence: Int64,
+         format: JournalFormat) {
+        self.format = format
         storage = .allocate(capacity: max(bounds.count - 1, 0))
         storage.initialize(repeating: nil)
         self.bytes = bytes
@@ -147,7 +146,7 @@ private final class PieceSlots: @unchecked Sendable {
         decoder.reserve(forFileSize: range.count)
         let replay = JournalReplay()
         let reader = JournalReader(path: path, decoder: decoder, replay: replay, baseSequence: baseSequence,
-                                   checksStart: index == 0)
+                                   checksStart: index == 0, format: index == 0 ? nil : format)
         let piece = reader.read(piece: UnsafeRawBufferPointer(rebasing: bytes[range]), at: range.lowerBound)
         storage[index] = Slot(piece: piece, decoder: decoder, replay: replay)
     }

@@ -7,14 +7,16 @@ import Glibc
 /// Reads a store's journal (`docs/FILE_FORMAT.md`, "The journal") into the decoder that read
 /// its snapshot: record by record, each line parsed by yajl's event parser as it streams.
 ///
+/// - A version 2 journal begins with ``JournalFormat/header`` and each of its records must
+///   verify its checksum; a version 1 journal (no header) has none. Every record must meet the
+///   schema (``JournalRecordDecoder``).
 /// - Records at or below the snapshot's `commitSequence` are skipped (they were checkpointed;
 ///   the journal was not yet replaced when the process stopped).
 /// - Sequence numbers must grow by exactly 1 from record to record, and the first record
 ///   applied must follow the snapshot.
-/// - The last record may be torn (no `\n` at its end, or a last line that is not JSON): it is
-///   left out and its bytes reported. A last line that is JSON but not a valid record is
-///   damage, not a torn write. A damaged record before the last, or a gap in
-///   the sequence, throws ``JSONStoreError/invalidJournal(file:offset:reason:)``.
+/// - Only a last line without its `\n` is torn: it is left out and its bytes reported. A
+///   complete line that fails a check is damage, wherever it is, and throws
+///   ``JSONStoreError/invalidJournal(file:offset:reason:)``, as does a gap in the sequence.
 struct JournalReader {
     /// What reading found.
     struct Result {
@@ -32,6 +34,8 @@ struct JournalReader {
         /// The sequence and offset of the first record read (a piece's, for the join).
         var firstSequence: Int64?
         var firstOffset = 0
+        /// The journal's format (version 2 for a journal without a whole line).
+        var format = JournalFormat.version2
     }
 
     let path: String
@@ -43,63 +47,67 @@ struct JournalReader {
     /// Whether the first record read must follow the snapshot (false for a piece after the
     /// first, whose first record must follow the piece before: ``JournalPieces`` checks it).
     let checksStart: Bool
+    /// The journal's format, or nil when the bytes read begin at the file's start (its first
+    /// line says).
+    let format: JournalFormat?
+    /// Whether sequence numbers must grow by 1 (not in the history file, which may have gaps).
+    let checksSequence: Bool
 
-    init(path: String, decoder: StoreFileDecoder, replay: JournalReplay, baseSequence: Int64, checksStart: Bool = true) {
+    init(path: String, decoder: StoreFileDecoder, replay: JournalReplay, baseSequence: Int64, checksStart: Bool = true,
+         format: JournalFormat? = nil, checksSequence: Bool = true) {
         self.path = path
         self.decoder = decoder
         self.replay = replay
         self.baseSequence = baseSequence
         self.checksStart = checksStart
+        self.format = format
+        self.checksSequence = checksSequence
         handler = JournalRecordDecoder(decoder: decoder, replay: replay, baseSequence: baseSequence)
+    }
+
+    /// The line-by-line state of one reading.
+    private struct Progress {
+        var format: JournalFormat?
+        var expected: Int64?       // the sequence the next record must have
+        var result = Result()
     }
 
     /// Reads the journal from `descriptor` (positioned at its start).
     func read(_ descriptor: Int32) throws -> Result {
-        var result = Result()
+        var progress = Progress(format: format)
         var pending: [UInt8] = []  // the start of a line that continues in the next chunk
         var chunkOffset = 0        // the file offset of the chunk's first byte
-        var expected: Int64?       // the sequence the next record must have
-        var damage: Damage?        // a line that did not parse: torn if nothing follows it
         var scanner = RangeScanner(handler: handler)
         defer { scanner.deallocate() }
         try StoreFileReader.readChunks(descriptor, path: path) { chunk in
             guard let base = chunk.baseAddress else { return }
             var start = 0
             while start < chunk.count {
-                if let damage { throw damage.error(path) }
                 guard let found = memchr(base + start, 0x0A, chunk.count - start) else {
                     pending.append(contentsOf: chunk[start...])
                     break
                 }
                 let newline = UnsafeRawPointer(found) - base
                 let lineStart = chunkOffset + start - pending.count
-                do {
-                    if pending.isEmpty {
-                        try record(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), at: lineStart,
-                                   expected: &expected, result: &result, scanner: &scanner)
-                    } else {
-                        pending.append(contentsOf: chunk[start..<newline])
-                        defer { pending.removeAll(keepingCapacity: true) }
-                        try pending.withUnsafeBytes {
-                            try record($0, at: lineStart, expected: &expected, result: &result, scanner: &scanner)
-                        }
+                if pending.isEmpty {
+                    try readLine(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), at: lineStart,
+                             progress: &progress, scanner: &scanner)
+                } else {
+                    pending.append(contentsOf: chunk[start..<newline])
+                    defer { pending.removeAll(keepingCapacity: true) }
+                    try pending.withUnsafeBytes {
+                        try readLine($0, at: lineStart, progress: &progress, scanner: &scanner)
                     }
-                    result.goodLength = chunkOffset + newline + 1
-                } catch let found as Damage {
-                    damage = found
                 }
+                progress.result.goodLength = chunkOffset + newline + 1
                 start = newline + 1
             }
             chunkOffset += chunk.count
         }
-        if let damage {
-            if !pending.isEmpty { throw damage.error(path) }
-            result.tornBytes = damage.length
-        } else {
-            // A last line without its `\n` is torn, however it parses.
-            result.tornBytes = pending.count
-        }
-        return result
+        // A last line without its `\n` is torn, however it parses; nothing else is.
+        progress.result.tornBytes = pending.count
+        if let format = progress.format { progress.result.format = format }
+        return progress.result
     }
 
     /// What reading one piece of the journal found (``JournalPieces``).
@@ -107,49 +115,71 @@ struct JournalReader {
         var result = Result()
         /// The first error, in file order (the piece stops there).
         var error: Error?
-        /// A last line that did not parse: torn when it ends the journal, else damage.
-        var damage: Damage?
         /// The bytes after the last `\n` (only the journal's last piece has any): a torn record.
         var pending = 0
     }
 
     /// Reads the records of `bytes`, the piece of the journal at file offset `base` that
-    /// begins at a record and ends after a `\n` (or at the journal's end). Nothing is thrown:
-    /// what went wrong is in the piece, for the join to report in file order.
+    /// begins at a record (or the file's start) and ends after a `\n` (or at the journal's
+    /// end). Nothing is thrown: what went wrong is in the piece, for the join to report in
+    /// file order.
     func read(piece bytes: UnsafeRawBufferPointer, at base: Int) -> Piece {
         var piece = Piece()
-        var expected: Int64?
+        var progress = Progress(format: format)
         var scanner = RangeScanner(handler: handler)
-        defer { scanner.deallocate() }
+        defer {
+            scanner.deallocate()
+        }
         guard let start = bytes.baseAddress else { return piece }
         var offset = 0
         while offset < bytes.count {
-            if let damage = piece.damage {
-                piece.error = damage.error(path)
-                piece.damage = nil
-                return piece
-            }
             guard let found = memchr(start + offset, 0x0A, bytes.count - offset) else {
                 piece.pending = bytes.count - offset
-                return piece
+                break
             }
             let newline = UnsafeRawPointer(found) - start
             do {
-                try record(UnsafeRawBufferPointer(rebasing: bytes[offset..<newline]), at: base + offset,
-                           expected: &expected, result: &piece.result, scanner: &scanner)
-                piece.result.goodLength = base + newline + 1
-            } catch let found as Damage {
-                piece.damage = found
+                try readLine(UnsafeRawBufferPointer(rebasing: bytes[offset..<newline]), at: base + offset,
+                         progress: &progress, scanner: &scanner)
+                progress.result.goodLength = base + newline + 1
             } catch {
                 piece.error = error
-                return piece
+                break
             }
             offset = newline + 1
         }
+        if let format = progress.format { progress.result.format = format }
+        piece.result = progress.result
         return piece
     }
 
-    /// Parses one record; a damaged one throws, unless it is the last and so torn. The fast
+    /// Reads one complete line (without its `\n`): the file's first line says its format (the
+    /// version 2 header, else a version 1 record); a version 2 record must verify its checksum.
+    private func readLine(_ line: UnsafeRawBufferPointer, at offset: Int, progress: inout Progress,
+                      scanner: inout RangeScanner<JournalRecordDecoder>) throws {
+        if progress.format == nil {
+            switch JournalFormat.classify(firstLine: line) {
+            case .header:
+                progress.format = .version2
+                return
+            case .foreignHeader:
+                throw JSONStoreError.invalidJournal(
+                    file: path, offset: offset,
+                    reason: "the first line is not the header \(String(decoding: JournalFormat.header.dropLast(), as: UTF8.self)): "
+                        + "a journal format this program does not read, or a damaged header")
+            case .record:
+                progress.format = .version1
+            }
+        }
+        let sealed = progress.format == .version2
+        if sealed, let reason = JournalFormat.verify(line) {
+            throw JSONStoreError.invalidJournal(file: path, offset: offset, reason: reason)
+        }
+        handler.checksum = sealed
+        try record(line, at: offset, expected: &progress.expected, result: &progress.result, scanner: &scanner)
+    }
+
+    /// Parses one record; a damaged one throws. The fast
     /// scanner reads a plain record; one it declines (or that fails) is read again by yajl.
     private func record(_ line: UnsafeRawBufferPointer, at offset: Int, expected: inout Int64?,
                         result: inout Result, scanner: inout RangeScanner<JournalRecordDecoder>) throws {
@@ -173,13 +203,13 @@ struct JournalReader {
         do {
             try JSONEventParser.parse(line, handler: handler)
         } catch let error as JSONError {
+            decoder.rollBack(to: mark)
+            replay.removeOperations(from: operations)
+            // A complete line that is not JSON is damage: a torn write leaves no `\n` after it.
             guard case .invalidJSON = error else {
                 throw JSONStoreError.invalidJournal(file: path, offset: offset + error.offset, reason: error.reason)
             }
-            // Not JSON: what a torn write leaves (a prefix of a record, or zeros).
-            decoder.rollBack(to: mark)
-            replay.removeOperations(from: operations)
-            throw JournalReader.Damage(offset: offset, length: line.count + 1, reason: "\(error)")
+            throw JSONStoreError.invalidJournal(file: path, offset: offset, reason: "not a JSON record: \(error)")
         } catch {
             // JSON, but not a valid record: never what a torn write leaves.
             throw JSONStoreError.invalidJournal(file: path, offset: offset, reason: Self.reason(error))
@@ -195,7 +225,7 @@ struct JournalReader {
             result.firstSequence = sequence
             result.firstOffset = offset
         }
-        if result.records > 0 || checksStart {
+        if checksSequence, result.records > 0 || checksStart {
             try Self.checkFollows(sequence, expected: expected, baseSequence: baseSequence, path: path, offset: offset)
         }
         expected = Self.next(after: sequence)
@@ -224,17 +254,6 @@ struct JournalReader {
     /// The sequence a record after `sequence` must have (nil past the largest).
     static func next(after sequence: Int64) -> Int64? {
         sequence.addingReportingOverflow(1).overflow ? nil : sequence + 1
-    }
-
-    /// A record that does not parse; torn when it is the last line, else the journal is damaged.
-    struct Damage: Error {
-        let offset: Int
-        let length: Int
-        let reason: String
-
-        func error(_ path: String) -> JSONStoreError {
-            .invalidJournal(file: path, offset: offset, reason: "a damaged record before the last one: \(reason)")
-        }
     }
 
     private static func reason(_ error: Error) -> String {

@@ -9,12 +9,17 @@ import GraphCore
 ///
 /// `"seq"` must be the record's first key: a record at or below the snapshot's
 /// `"commitSequence"` is then skipped without building its objects.
+///
+/// The schema is strict: every required key (`seq`, `time`, `nextReference`, `inserted`,
+/// `updated`, `deleted`, and `crc` in a version 2 journal), no other key than those and
+/// `author`, each value of its type (`time` a date, `author` a string, the objects as the
+/// snapshot's, `deleted` a list of `{"entity","reference"}`).
 final class JournalRecordDecoder: JSONEventHandler {
     private enum State {
         case start, key, value(Key), deletedList, deletedItem, deletedValue(DeletedKey), forwarding, skipping, done
     }
     private enum Key {
-        case seq, time, author, nextReference, inserted, updated, deleted, unknown
+        case seq, time, author, nextReference, inserted, updated, deleted, crc
 
         var bit: UInt8 {
             switch self {
@@ -25,9 +30,25 @@ final class JournalRecordDecoder: JSONEventHandler {
             case .inserted: 4
             case .updated: 5
             case .deleted: 6
-            case .unknown: 7
+            case .crc: 7
             }
         }
+
+        var name: String {
+            switch self {
+            case .seq: "seq"
+            case .time: "time"
+            case .author: "author"
+            case .nextReference: "nextReference"
+            case .inserted: "inserted"
+            case .updated: "updated"
+            case .deleted: "deleted"
+            case .crc: "crc"
+            }
+        }
+
+        /// The keys every record has (`crc` only in a version 2 journal).
+        static let required: [Key] = [.seq, .time, .nextReference, .inserted, .updated, .deleted]
     }
     private enum DeletedKey { case entity, reference }
 
@@ -42,11 +63,13 @@ final class JournalRecordDecoder: JSONEventHandler {
     /// Nesting depth of a value being forwarded or skipped.
     private var depth = 0
     private var afterNested = State.key
-    private var forwardedKey = Key.unknown
+    private var forwardedKey = Key.inserted
     private var nodesBefore = 0
     private var deletedEntity: Int32?
     private var deletedReference: Int64?
 
+    /// Whether the record must end with `"crc"` (a version 2 journal; ``JournalFormat``).
+    var checksum = false
     /// The record's `"seq"`, once read; whether it is skipped.
     private(set) var sequence: Int64?
     private(set) var isSkipped = false
@@ -157,7 +180,12 @@ final class JournalRecordDecoder: JSONEventHandler {
     func string(_ bytes: UnsafeRawBufferPointer) throws {
         if try nested(0, { try decoder.string(bytes) }) { return }
         switch state {
-        case .value(.time), .value(.author):
+        case .value(.time):
+            guard ISO8601.date(utf8: bytes) != nil else {
+                throw shape("\"time\" must be a date (ISO 8601, as \"2026-11-24T22:50:01.123Z\"), found \(bytes.quotedForMessage())")
+            }
+            state = .key
+        case .value(.author), .value(.crc):
             state = .key
         case .deletedValue(.entity):
             guard let entity = decoder.plan.entity(named: bytes) else {
@@ -172,9 +200,20 @@ final class JournalRecordDecoder: JSONEventHandler {
     }
 
     private func scalar(_ found: String) throws {
-        switch state {
-        case .value(.unknown): state = .key
-        default: throw shape("unexpected \(found) in a journal record")
+        if case .value(let key) = state {
+            throw shape("\"\(key.name)\" must be \(Self.expectation(key)), found \(found)")
+        }
+        throw shape("unexpected \(found) in a journal record")
+    }
+
+    private static func expectation(_ key: Key) -> String {
+        switch key {
+        case .seq, .nextReference: "a positive integer"
+        case .time: "a date string"
+        case .author: "a string"
+        case .inserted, .updated: "an object of objects by entity"
+        case .deleted: "an array of {\"entity\",\"reference\"}"
+        case .crc: "a string of 8 hex digits"
         }
     }
 
@@ -187,9 +226,6 @@ final class JournalRecordDecoder: JSONEventHandler {
             guard sequence != nil else { throw shape("\"seq\" must be the first key of a journal record") }
             beginNested(forward: true)
             try _ = nested(1, { try decoder.startObject() })
-        case .value(.unknown):
-            beginNested(forward: false)
-            depth = 1
         case .deletedList:
             deletedEntity = nil
             deletedReference = nil
@@ -210,14 +246,16 @@ final class JournalRecordDecoder: JSONEventHandler {
             else if bytes.equals("inserted") { key = .inserted }
             else if bytes.equals("updated") { key = .updated }
             else if bytes.equals("deleted") { key = .deleted }
-            else { key = .unknown }
+            else if checksum, bytes.equals("crc") { key = .crc }
+            else {
+                throw shape("unknown key \(bytes.quotedForMessage()) in a journal record (its keys are seq, time, author, "
+                            + "nextReference, inserted, updated, deleted\(checksum ? " and crc" : ""))")
+            }
             keyCount += 1
             if keyCount == 1, key != .seq { throw shape("\"seq\" must be the first key of a journal record") }
-            if key != .unknown {
-                let bit: UInt8 = 1 << key.bit
-                if seenKeys & bit != 0 { throw JSONDuplicateKeyError(key: bytes.string) }
-                seenKeys |= bit
-            }
+            let bit: UInt8 = 1 << key.bit
+            if seenKeys & bit != 0 { throw JSONDuplicateKeyError(key: bytes.string) }
+            seenKeys |= bit
             state = .value(key)
         case .deletedItem:
             if bytes.equals("entity") {
@@ -238,6 +276,11 @@ final class JournalRecordDecoder: JSONEventHandler {
         switch state {
         case .key:
             guard sequence != nil else { throw shape("a journal record has no \"seq\"") }
+            let missing = (Key.required + (checksum ? [Key.crc] : [])).filter { seenKeys & (1 << $0.bit) == 0 }
+            guard missing.isEmpty else {
+                throw shape("the record lacks " + missing.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                            + " (a journal record has seq, time, nextReference, inserted, updated and deleted)")
+            }
             state = .done
         case .deletedItem:
             guard let deletedEntity, let deletedReference else {
@@ -253,9 +296,6 @@ final class JournalRecordDecoder: JSONEventHandler {
         if try nested(1, { try decoder.startArray() }) { return }
         switch state {
         case .value(.deleted): state = .deletedList
-        case .value(.unknown):
-            beginNested(forward: false)
-            depth = 1
         default: throw shape("unexpected array in a journal record")
         }
     }

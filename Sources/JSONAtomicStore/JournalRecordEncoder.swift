@@ -10,6 +10,9 @@ struct JournalRecordEncoder {
     /// Says which references point at deleted objects (left out, as in the snapshot).
     let dangling: DanglingFilter
 
+    /// Whether records end with their checksum (``JournalFormat/seal(_:)``; a version 2 journal).
+    var checksum = true
+
     /// The bytes of the record of commit `sequence`, `\n` included.
     func record(sequence: Int64, time: Date, author: String?, changes: AtomicStoreChanges) throws -> [UInt8] {
         let out = try JSONGenerator()
@@ -42,6 +45,7 @@ struct JournalRecordEncoder {
         try out.closeObject()
         var bytes: [UInt8] = []
         try out.flush { bytes.append(contentsOf: $0) }
+        if checksum { JournalFormat.seal(&bytes) }
         bytes.append(0x0A)
         return bytes
     }

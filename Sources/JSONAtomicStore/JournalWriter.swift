@@ -10,12 +10,22 @@ import Glibc
 /// file mode, then the directory is synced so that the new name survives a power loss) and
 /// must be a regular file with one link, like the store file. A failed append truncates the
 /// file back to its last good length, so that the journal is as it was.
+///
+/// An empty journal gets the version 2 header (``JournalFormat/header``) before its first
+/// record, and every record its checksum. A version 1 journal (written before checksums) gets
+/// version 1 records until a checkpoint replaces it: ``keepTail(from:)`` writes the header and
+/// the kept records with their checksums.
 final class JournalWriter {
     let path: String
     private let newFileMode: mode_t
     private var descriptor: Int32 = -1
     /// The length of the journal: the end of its last good record.
     var length: Int
+    /// The format of the records in the file (of the next one when the file is empty).
+    var format = JournalFormat.version2
+
+    /// Whether the next record must carry its checksum (``JournalFormat/seal(_:)``).
+    var writesChecksums: Bool { length == 0 || format == .version2 }
 
     /// The journal is gone from its path (removed, or its directory removed) although records
     /// were written to it: the store must write its snapshot whole (a checkpoint) instead.
@@ -107,8 +117,9 @@ final class JournalWriter {
     /// the file is cut back to where it was. `whileSyncing` runs on this thread while
     /// ``FileSyncThread`` waits for the disk, when that thread is free (else it is not run: the
     /// caller runs it after).
-    func append(_ record: [UInt8], whileSyncing: (() -> Void)? = nil) throws {
+    func append(_ records: [UInt8], whileSyncing: (() -> Void)? = nil) throws {
         let handle = try open()
+        let record = length == 0 ? JournalFormat.header + records : records
         do {
             var written = 0
             try record.withUnsafeBytes { bytes in
@@ -144,6 +155,7 @@ final class JournalWriter {
             _ = fdatasync(handle)
             throw error
         }
+        if length == 0 { format = .version2 }
         length += record.count
     }
 
@@ -160,12 +172,26 @@ final class JournalWriter {
 
     /// Replaces the journal, crash-safely, by its records after `offset` (a checkpoint
     /// holds everything before): the tail goes to a new file (fsync, rename, directory fsync).
+    /// The file is written in version 2: the header, then the records (a version 1 journal's
+    /// get their checksums).
     func keepTail(from offset: Int) throws {
-        let tail = try bytes(from: offset)
+        let tail = JournalFormat.header + Self.records(try bytes(from: offset)[...], format: format)
         close()
         try DurableFile.replace(path: path, newFileMode: newFileMode) { sink in
             try tail.withUnsafeBytes { try sink($0) }
         }
         length = tail.count
+        format = .version2
+    }
+
+    /// The records of `bytes` (whole lines of a file in `format`, from a record's start or the
+    /// file's) in version 2: without the header, each with its checksum.
+    static func records(_ bytes: ArraySlice<UInt8>, format: JournalFormat) -> [UInt8] {
+        switch format {
+        case .version2:
+            return Array(bytes.starts(with: JournalFormat.header) ? bytes.dropFirst(JournalFormat.header.count) : bytes)
+        case .version1:
+            return JournalFormat.sealed(lines: bytes)
+        }
     }
 }

@@ -48,10 +48,13 @@ struct CheckCommand: ParsableCommand {
             for node in nodes { counts[node.objectID.entityName, default: 0] += 1 }
             let perEntity = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             let json = opened as? JSONAtomicStore
+            // The history file's records are checked as the journal's are (checksums, schema).
+            let history = try json?.checkHistoryFile()
             let journal = json.map { ", commit \($0.commitSequence), journal \($0.replayedRecordCount) record(s) replayed"
                 + " (\($0.journalByteCount) bytes)" } ?? ""
+            let historyText = history.map { ", history file \($0.records) record(s) (format version \($0.formatVersion))" } ?? ""
             print("\(store): ok, \(nodes.count) objects" + (perEntity.isEmpty ? "" : " (\(perEntity))")
-                  + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))" + journal)
+                  + ", store \(opened.identifier), model \(objectModel.versionHash.prefix(12))" + journal + historyText)
             if let json, json.recoveredTornBytes > 0 {
                 print("warning: \(json.journalPath): a torn last record of \(json.recoveredTornBytes) bytes at byte "
                       + "\(json.journalByteCount) (a write cut short by a crash) is left out; it is cut off when the store "

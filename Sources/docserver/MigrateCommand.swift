@@ -21,9 +21,15 @@ struct MigrateCommand: ParsableCommand {
             hash>.backup (an existing backup is never overwritten). The store's lock is held throughout: a store \
             that a server holds is refused. A kill at any moment leaves the old store or the migrated one.
 
+            A step that would lose data (a removed entity's objects, a removed attribute's values, a removed \
+            relationship's links when its inverse is not kept either) is refused, naming each loss and how much, \
+            unless --accept-loss names it: Entity for a removed entity, Entity.property for a removed property \
+            (names of the older version); --accept-loss all accepts every loss. The migrated store is checked as \
+            `check` does before it replaces the store; a store that would not pass is never written over the old one.
+
             --dry-run reads and checks everything, prints what would change, and writes nothing. Exit status: 0 \
             when migrated (or nothing to do); 1 when the migration is refused (not lightweight, data that does not \
-            fit, a store of none of the versions given); 2 when it cannot be done (a missing or invalid store or \
+            fit, data it would lose, a store of none of the versions given); 2 when it cannot be done (a missing or invalid store or \
             model file, a store in use).
             """
     )
@@ -39,13 +45,20 @@ struct MigrateCommand: ParsableCommand {
             help: ArgumentHelp("An earlier version of the model, oldest first; repeat for each version.", valueName: "file"))
     var fromModels: [String] = []
 
+    @Option(name: .customLong("accept-loss"),
+            help: ArgumentHelp("Accept the loss of a removed entity's objects (Entity) or a removed property's values "
+                               + "(Entity.property), as the refusal names it; repeat for each; 'all' accepts every loss.",
+                               valueName: "name"))
+    var acceptLoss: [String] = []
+
     @Flag(help: "Print what would change and write nothing.")
     var dryRun = false
 
     func run() throws {
         let migrator: JSONStoreMigrator
         do {
-            migrator = try Self.migrator(store: store, model: model, fromModels: fromModels)
+            migrator = try Self.migrator(store: store, model: model, fromModels: fromModels,
+                                         acceptedLosses: MigrationLossAcceptance(names: Set(acceptLoss)))
         } catch {
             FileHandle.standardError.write(Data("cannot migrate: a model cannot be used: \(error)\n".utf8))
             throw ExitCode(2)
@@ -72,19 +85,36 @@ struct MigrateCommand: ParsableCommand {
     /// An Xcode model bundle (`.xcdatamodeld`) as `model` gives its versions, in the bundle's
     /// order, up to its current one (named by `.xccurrentversion`), which is the destination;
     /// `fromModels` come before them.
-    static func migrator(store: String, model: String, fromModels: [String]) throws -> JSONStoreMigrator {
+    static func migrator(store: String, model: String, fromModels: [String],
+                         acceptedLosses: MigrationLossAcceptance = .none) throws -> JSONStoreMigrator {
         var versions = try fromModels.map { try ObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
         var labels = fromModels.map { URL(fileURLWithPath: $0).lastPathComponent }
+        var unreadableBefore: [Int: [String]] = [:]
         if isBundle(model) {
             let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
-            let throughCurrent = bundle.versions.prefix { $0.name != bundle.currentName } + [(bundle.currentName, bundle.current)]
-            versions += throughCurrent.map(\.1)
-            labels += throughCurrent.map { "\(URL(fileURLWithPath: model).lastPathComponent)/\($0.0)" }
+            for note in bundle.notes where note.severity == .warning && note.message.contains("cannot be read") {
+                FileHandle.standardError.write(Data("warning: \(note)\n".utf8))
+            }
+            // Unreadable versions are skipped, each noted before the readable version that follows it.
+            var pending: [String] = []
+            let unreadable = Set(bundle.unreadable.map(\.name))
+            for name in bundle.allNames {
+                if unreadable.contains(name) {
+                    pending.append(name)
+                } else if let version = bundle.model(named: name) {
+                    if !pending.isEmpty { unreadableBefore[versions.count] = pending }
+                    pending = []
+                    versions.append(version)
+                    labels.append("\(URL(fileURLWithPath: model).lastPathComponent)/\(name)")
+                }
+                if name == bundle.currentName { break }
+            }
         } else {
             versions.append(try ObjectModel(contentsOf: URL(fileURLWithPath: model)))
             labels.append(URL(fileURLWithPath: model).lastPathComponent)
         }
-        return JSONStoreMigrator(path: store, versions: versions, labels: labels)
+        return JSONStoreMigrator(path: store, versions: versions, labels: labels, acceptedLosses: acceptedLosses,
+                                 unreadableBefore: unreadableBefore)
     }
 
     /// Whether `path` names an Xcode model bundle, whose versions a migration can start from.

@@ -41,6 +41,10 @@ struct ModelCommand: ParsableCommand {
             do {
                 if let version {
                     let bundle = try ModelBundle(contentsOf: url)
+                    if let failed = bundle.unreadable.first(where: { $0.name == version }) {
+                        FileHandle.standardError.write(Data("cannot convert: version '\(version)' of \(path) cannot be read: \(failed.reason)\n".utf8))
+                        throw ExitCode(2)
+                    }
                     guard let model = bundle.model(named: version) else {
                         let names = bundle.versions.map(\.name).joined(separator: ", ")
                         FileHandle.standardError.write(Data("\(path) has no version '\(version)' (it has: \(names))\n".utf8))

@@ -19,12 +19,10 @@ struct ServeCommand: AsyncParsableCommand {
             arrive after the signal are not carried out. After \(Int(Self.shutdownGrace.components.seconds)) seconds \
             only the requests in progress are still finished and answered (docs/PROTOCOL.md, Shutdown).
 
-            Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE, \
-            DOCSERVER_LOG_LEVEL and DOCSERVER_REQUEST_TIME_LIMIT stand for the options of the same names (an option wins), \
-            and so do DOCSERVER_MAX_BATCH_REQUESTS, DOCSERVER_MAX_ANSWER_BYTES, DOCSERVER_MAX_BATCH_ANSWER_BYTES, \
-            DOCSERVER_IDLE_TIMEOUT, DOCSERVER_MAX_CONNECTIONS, DOCSERVER_MAX_BUFFERED_BYTES, DOCSERVER_WIRE_CACHE_BYTES, \
-            DOCSERVER_SUBSCRIPTION_BUFFER_BYTES, DOCSERVER_MAX_SUBSCRIPTIONS, DOCSERVER_HISTORY_COMMITS and \
-            DOCSERVER_HISTORY_SECONDS for the limits.
+            Environment: DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_AUTH_TOKEN, DOCSERVER_MODEL, DOCSERVER_STORE and \
+            DOCSERVER_LOG_LEVEL stand for the options of the same names, and every limit option has its variable: \
+            DOCSERVER_ and the option's name in capitals, - as _ (DOCSERVER_MAX_LINE_BYTES for --max-line-bytes; each \
+            limit's help names it). An option wins over its variable. The limits in effect are logged at start-up.
             """
     )
 
@@ -52,8 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A token every connection must send in hello before anything else.", valueName: "token"))
     var authToken: String?
 
-    @Option(help: ArgumentHelp("The longest message line accepted, in bytes.", valueName: "bytes"))
-    var maxLineBytes: Int = ServerConfiguration.defaultMaximumLineLength
+    @Option(help: ServeCommand.limitHelp("The longest message line accepted, in bytes; a longer one gets 'too large' (-32005) and the connection is closed. [default: \(ServerConfiguration.defaultMaximumLineLength) (16 MiB)]", option: "max-line-bytes", valueName: "bytes"))
+    var maxLineBytes: Int?
 
     @Option(help: ArgumentHelp("Threads for network I/O. [default: 1 on machines with 2 cores or fewer (the store has a thread of its own), else up to 4]", valueName: "count"))
     var ioThreads: Int?
@@ -76,49 +74,43 @@ struct ServeCommand: AsyncParsableCommand {
 
     // Limits on requests, answers and resources (docs/PROTOCOL.md, Limits).
 
-    @Option(help: ArgumentHelp("The most requests in one batch; a longer batch is refused with 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchRequests)]", valueName: "count"))
+    @Option(help: ServeCommand.limitHelp("The most requests in one batch; a longer batch is refused with 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchRequests)]", option: "max-batch-requests", valueName: "count"))
     var maxBatchRequests: Int?
 
-    @Option(help: ArgumentHelp("The longest answer to one request, in bytes; a request whose answer would be longer gets 'too large' (-32005) instead. [default: \(ServerConfiguration.defaultMaximumAnswerBytes) (32 MiB)]", valueName: "bytes"))
+    @Option(help: ServeCommand.limitHelp("The longest answer to one request, in bytes; a request whose answer would be longer gets 'too large' (-32005) instead. [default: \(ServerConfiguration.defaultMaximumAnswerBytes) (32 MiB)]", option: "max-answer-bytes", valueName: "bytes"))
     var maxAnswerBytes: Int?
 
-    @Option(help: ArgumentHelp("The longest answer to one batch, in bytes; the requests after the limit is reached are not run and get 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchAnswerBytes) (64 MiB)]", valueName: "bytes"))
+    @Option(help: ServeCommand.limitHelp("The longest answer to one batch, in bytes; the requests after the limit is reached are not run and get 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumBatchAnswerBytes) (64 MiB)]", option: "max-batch-answer-bytes", valueName: "bytes"))
     var maxBatchAnswerBytes: Int?
 
-    @Option(help: ArgumentHelp("Close a connection that sends no complete line for this many seconds while it waits for no answer; 0: never. [default: \(ServerConfiguration.defaultIdleTimeoutSeconds)]", valueName: "seconds"))
+    @Option(help: ServeCommand.limitHelp("Close a connection that sends no complete line for this many seconds while it waits for no answer; 0: never. [default: \(ServerConfiguration.defaultIdleTimeoutSeconds)]", option: "idle-timeout", valueName: "seconds"))
     var idleTimeout: Int?
 
-    @Option(help: ArgumentHelp("The most connections open at once; one more gets 'server busy' (-32008) and is closed. [default: \(ServerConfiguration.defaultMaximumConnections)]", valueName: "count"))
+    @Option(help: ServeCommand.limitHelp("The most connections open at once; one more gets 'server busy' (-32008) and is closed. [default: \(ServerConfiguration.defaultMaximumConnections)]", option: "max-connections", valueName: "count"))
     var maxConnections: Int?
 
-    @Option(help: ArgumentHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", valueName: "bytes"))
+    @Option(help: ServeCommand.limitHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", option: "max-buffered-bytes", valueName: "bytes"))
     var maxBufferedBytes: Int?
 
-    @Option(help: ArgumentHelp("The most bytes the cache of objects' wire forms holds; a get or fetch of a cached object is answered without encoding it again. Past it each new entry evicts others, objects not read lately first; 0 caches nothing. [default: \(ServerConfiguration.defaultWireCacheBytes) (64 MiB)]", valueName: "bytes"))
+    @Option(help: ServeCommand.limitHelp("The most bytes the cache of objects' wire forms holds; a get or fetch of a cached object is answered without encoding it again. Past it each new entry evicts others, objects not read lately first; 0 caches nothing. [default: \(ServerConfiguration.defaultWireCacheBytes) (64 MiB)]", option: "wire-cache-bytes", valueName: "bytes"))
     var wireCacheBytes: Int?
 
     // Live changes (docs/PROTOCOL.md, Live changes).
 
-    @Option(help: ArgumentHelp("The bytes of notifications one subscription may have waiting for a client that does not read them; past it the subscription gets a 'resync' notification and ends (the connection stays open). [default: \(ServerConfiguration.defaultSubscriptionBufferBytes) (4 MiB)]", valueName: "bytes"))
+    @Option(help: ServeCommand.limitHelp("The bytes of notifications one subscription may have waiting for a client that does not read them; past it the subscription gets a 'resync' notification and ends (the connection stays open). [default: \(ServerConfiguration.defaultSubscriptionBufferBytes) (4 MiB)]", option: "subscription-buffer-bytes", valueName: "bytes"))
     var subscriptionBufferBytes: Int?
 
-    @Option(help: ArgumentHelp("The most subscriptions open on one connection; one more is refused with 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumSubscriptions)]", valueName: "count"))
+    @Option(help: ServeCommand.limitHelp("The most subscriptions open on one connection; one more is refused with 'too large' (-32005). [default: \(ServerConfiguration.defaultMaximumSubscriptions)]", option: "max-subscriptions", valueName: "count"))
     var maxSubscriptions: Int?
 
-    @Option(help: ArgumentHelp("The most commits kept as history for subscribe's and changes' 'since' (kept across restarts: checkpoints keep them in the store's history file); an older 'since' gets 'history expired' (-32009). [default: \(ServerConfiguration.defaultHistoryCommits)]", valueName: "count"))
+    @Option(help: ServeCommand.limitHelp("The most commits kept as history for subscribe's and changes' 'since' (kept across restarts: checkpoints keep them in the store's history file); an older 'since' gets 'history expired' (-32009). [default: \(ServerConfiguration.defaultHistoryCommits)]", option: "history-commits", valueName: "count"))
     var historyCommits: Int?
 
-    @Option(help: ArgumentHelp("How long a commit stays in the history, in seconds; 0: no limit by age (only --history-commits). [default: \(ServerConfiguration.defaultHistorySeconds) (7 days)]", valueName: "seconds"))
+    @Option(help: ServeCommand.limitHelp("How long a commit stays in the history, in seconds; 0: no limit by age (only --history-commits). [default: \(ServerConfiguration.defaultHistorySeconds) (7 days)]", option: "history-seconds", valueName: "seconds"))
     var historySeconds: Int?
 
-    @Option(help: ArgumentHelp("How long one fetch may run, in seconds, before it fails with error -32007 (time limit exceeded) and frees the store (and how long a live query may take to judge one commit before its subscription ends with 'resync'); 0 turns the limit off. [default: 10]", valueName: "seconds"))
+    @Option(help: ServeCommand.limitHelp("How long one fetch may run, in seconds, before it fails with error -32007 (time limit exceeded) and frees the store (and how long a live query may take to judge one commit before its subscription ends with 'resync'); 0 turns the limit off. [default: 10]", option: "request-time-limit", valueName: "seconds"))
     var requestTimeLimit: Double?
-
-    /// The request time limit of the option or the environment; nil when it is 0 (off).
-    var requestTimeLimitDuration: Duration? {
-        let seconds = requestTimeLimit ?? Environment.string("DOCSERVER_REQUEST_TIME_LIMIT").flatMap { Double($0) } ?? 10
-        return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : nil
-    }
 
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. [default: info]", valueName: "level"))
     var logLevel: String?
@@ -140,14 +132,6 @@ struct ServeCommand: AsyncParsableCommand {
         if let journalCheckpointBytes, journalCheckpointBytes < 0 {
             throw ValidationError("--journal-checkpoint-bytes must be 0 (only at shutdown) or more, not \(journalCheckpointBytes)")
         }
-        if let text = Environment.string("DOCSERVER_REQUEST_TIME_LIMIT"), requestTimeLimit == nil, Double(text) == nil {
-            throw ValidationError("DOCSERVER_REQUEST_TIME_LIMIT must be a number of seconds, not '\(text)'")
-        }
-        if let seconds = requestTimeLimit ?? Environment.string("DOCSERVER_REQUEST_TIME_LIMIT").flatMap({ Double($0) }),
-           !(seconds >= 0 && seconds <= 1_000_000) {
-            throw ValidationError("--request-time-limit must be from 0 (no limit) to 1000000 seconds, not \(seconds)")
-        }
-        if maxLineBytes < 1024 { throw ValidationError("--max-line-bytes must be at least 1024, not \(maxLineBytes)") }
         try validateLimits()
         if let level = logLevel ?? Environment.string("DOCSERVER_LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
             throw ValidationError("unknown log level '\(level)' (trace, debug, info, notice, warning, error, critical)")
@@ -166,13 +150,12 @@ struct ServeCommand: AsyncParsableCommand {
             host: host ?? Environment.string("DOCSERVER_HOST") ?? "127.0.0.1",
             port: port ?? Environment.int("DOCSERVER_PORT") ?? ServerConfiguration.defaultPort,
             authToken: authToken ?? Environment.string("DOCSERVER_AUTH_TOKEN"),
-            maximumLineLength: maxLineBytes,
-            ioThreads: ioThreads ?? Self.defaultIOThreads,
-            requestTimeLimit: requestTimeLimitDuration)
+            ioThreads: ioThreads ?? Self.defaultIOThreads)
         configuration.readerThreads = readerThreads
         if let writerNice { configuration.writerNice = writerNice }
         if let journalCheckpointBytes { configuration.journalCheckpointBytes = journalCheckpointBytes }
-        applyLimits(to: &configuration)
+        try applyLimits(to: &configuration)
+        logger.info("limits", metadata: Self.limitsMetadata(configuration, limits))
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
         let server: DocumentServer
         do {

@@ -37,4 +37,45 @@ import Testing
         let count = try server.connect().result("fetch", ["entity": "Person", "resultType": "count"])
         #expect(count["count"].int == 10)
     }
+    @Test func aUniquenessFailureNamesTheSavesInsertsByTheirTemporaryIDsAndExistingObjectsByTheirIDs() throws {
+        let directory = try TemporaryDirectory()
+        let modelURL = directory.file("model.json")
+        try Data(Self.model.utf8).write(to: modelURL)
+        let server = try ServerProcess(in: directory, arguments: ["--model", modelURL.path])
+        let client = try server.connect()
+        let existing = try #require(try client.result("save", ["insert": [["id": "a", "entity": "Person", "values": ["email": "a@example.com"]]]])["ids"]["a"].string)
+        let known = Set([existing])
+
+        // An insert repeating an existing object's e-mail.
+        let answer = try client.call("save", ["insert": [["id": "new-1", "entity": "Person", "values": ["email": "a@example.com"]]]])
+        let failure = answer["error"]["data"]["failures"][0]
+        #expect(answer["error"]["code"].int == -32002, "\(answer)")
+        #expect(failure["id"].string == "new-1", "\(answer)")
+        let reason = failure["reason"].string ?? ""
+        #expect(reason.contains("new-1") && reason.contains(existing), "\(reason)")
+        #expect(Self.objectIDs(in: reason).isSubset(of: known), "only IDs the client was given: \(reason)")
+
+        // Two inserts of one save sharing an e-mail: both by temporary ID.
+        let both = try client.call("save", ["insert": [["id": "x", "entity": "Person", "values": ["email": "b@example.com"]],
+                                                       ["id": "y", "entity": "Person", "values": ["email": "b@example.com"]]]])
+        let pair = both["error"]["data"]["failures"][0]
+        #expect(["x", "y"].contains(pair["id"].string ?? ""), "\(both)")
+        let pairReason = pair["reason"].string ?? ""
+        #expect(pairReason.contains("x and y") || pairReason.contains("y and x"), "\(pairReason)")
+        #expect(Self.objectIDs(in: pairReason).isEmpty, "\(pairReason)")
+        #expect(try client.result("fetch", ["entity": "Person", "resultType": "count"])["count"].int == 1)
+        try server.stop()
+    }
+
+    /// The `graph://…` IDs in `text`.
+    static func objectIDs(in text: String) -> Set<String> {
+        var ids = Set<String>()
+        var rest = Substring(text)
+        while let start = rest.range(of: "graph://") {
+            let id = rest[start.lowerBound...].prefix { !$0.isWhitespace && $0 != ";" && $0 != "," }
+            ids.insert(String(id))
+            rest = rest[id.endIndex...]
+        }
+        return ids
+    }
 }

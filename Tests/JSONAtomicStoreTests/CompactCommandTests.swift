@@ -59,6 +59,33 @@ struct CompactCommandTests {
         #expect(check.errors.contains("\(url.path)-journal: damaged journal at byte \(lines[0].utf8.count + 1)"), "\(check.errors)")
     }
 
+    @Test func checkRefusesARecordAgainstTheSchemaEvenWithAValidChecksum() throws {
+        try makeStore(saves: 3)
+        var lines = try fileText(journalURL(url)).split(separator: "\n").map(String.init)
+        lines[2] = sealed(unsealed(lines[2]).replacingOccurrences(of: "\"inserted\"", with: "\"insertex\""))
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journalURL(url))
+        let check = try run(["check"])
+        #expect(check.status == 1)
+        // The offset is where the parser met the key, inside the third line (the record's own).
+        let start = lines[0].utf8.count + 1 + lines[1].utf8.count + 1
+        let offset = check.errors.firstMatch(of: /damaged journal at byte (\d+): unknown key "insertex"/).flatMap { Int($0.1) }
+        #expect(offset.map { (start..<(start + lines[2].utf8.count)).contains($0) } == true, "\(check.errors)")
+    }
+
+    @Test func checkVerifiesTheHistoryFile() throws {
+        try makeStore(saves: 5)
+        #expect(try run(["compact", "--history-commits", "3"]).status == 0)
+        let ok = try run(["check"])
+        #expect(ok.status == 0 && ok.output.contains(": ok, ") && ok.output.contains(", history file 3 record(s) (format version 2)"), "\(ok.output) \(ok.errors)")
+        let path = url.path + "-history"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count - 30] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let check = try run(["check"])
+        #expect(check.status == 1)
+        #expect(check.errors.contains("\(path): damaged history file at byte"), "\(check.errors)")
+    }
+
     @Test func compactFoldsTheJournalIntoTheSnapshot() throws {
         try makeStore(saves: 5)
         let compact = try run(["compact"])
@@ -74,7 +101,9 @@ struct CompactCommandTests {
         try makeStore(saves: 5)
         let compact = try run(["compact", "--history-commits", "3"])
         #expect(compact.status == 0, "\(compact.errors)")
-        let history = try fileText(URL(fileURLWithPath: url.path + "-history")).split(separator: "\n")
+        let lines = try fileText(URL(fileURLWithPath: url.path + "-history")).split(separator: "\n")
+        #expect(lines.first.map(String.init) == String(decoding: JournalFormat.header.dropLast(), as: UTF8.self))
+        let history = lines.dropFirst()
         #expect(history.count == 3)
         #expect(history.first?.hasPrefix("{\"seq\":3,") == true, "\(history)")
         #expect(history.last?.hasPrefix("{\"seq\":5,") == true, "\(history)")

@@ -12,7 +12,8 @@ struct JournalPiecesTests {
     let url: URL
     /// The snapshot the journal follows (the store's is checkpointed when it is closed).
     let base: URL
-    /// The journal's lines, each with its `\n`.
+    /// The journal's header line and its records, each with its `\n`.
+    let header: String
     let lines: [String]
 
     init() throws {
@@ -47,7 +48,10 @@ struct JournalPiecesTests {
             }
             try context.save()
         }
-        lines = try fileText(journalURL(url)).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { $0 + "\n" }
+        let all = try fileText(journalURL(url)).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { String($0) + "\n" }
+        header = all[0]
+        lines = Array(all.dropFirst())
+        #expect(header == String(decoding: JournalFormat.header, as: UTF8.self))
         #expect(lines.count == 30)
         open.close()
     }
@@ -83,7 +87,7 @@ struct JournalPiecesTests {
     var isMulticore: Bool { ProcessInfo.processInfo.activeProcessorCount > 1 }
 
     @Test func aJournalReadInPiecesOpensTheSameStoreAsOneReaderAppliesInOrder() throws {
-        let journal = lines.joined()
+        let journal = header + lines.joined()
         #expect(JournalPieces.$minimumPieceBytes.withValue(64) { JournalPieces.pieceCount(forSize: journal.utf8.count) } > 1
                 || !isMulticore)
         let bytes = Array(journal.utf8)
@@ -96,7 +100,7 @@ struct JournalPiecesTests {
     }
 
     @Test func aJournalJustBelowAndJustAboveTheSizeWherePiecesBeginOpensTheSame() throws {
-        let journal = lines.joined()
+        let journal = header + lines.joined()
         let size = journal.utf8.count
         let pieceBytes = size / 2
         JournalPieces.$minimumPieceBytes.withValue(pieceBytes + 1) {
@@ -115,14 +119,11 @@ struct JournalPiecesTests {
         for index in 0..<lines.count {
             var damaged = lines
             damaged[index] = String(lines[index].prefix(lines[index].count / 2)) + "\n"  // cut short: not JSON
-            let offset = lines[..<index].reduce(0) { $0 + $1.utf8.count }
-            let whole = try expectSameInPieces(damaged.joined(), "record \(index) damaged")
-            if index < lines.count - 1 {
-                #expect(whole.contains("damaged journal at byte \(offset):"), "record \(index): \(whole)")
-                #expect(whole.hasPrefix("error"), "record \(index)")
-            } else {
-                #expect(whole.contains("records 29 torn \(damaged[index].utf8.count)"), "the last record is torn")
-            }
+            let offset = lines[..<index].reduce(header.utf8.count) { $0 + $1.utf8.count }
+            let whole = try expectSameInPieces(header + damaged.joined(), "record \(index) damaged")
+            // A complete line that does not verify is damage, the last one too (issue 37).
+            #expect(whole.contains("damaged journal at byte \(offset):"), "record \(index): \(whole)")
+            #expect(whole.hasPrefix("error"), "record \(index)")
         }
     }
 
@@ -130,30 +131,32 @@ struct JournalPiecesTests {
         for index in 0..<lines.count {
             var missing = lines
             missing.remove(at: index)
-            let gap = try expectSameInPieces(missing.joined(), "record \(index) missing")
+            let gap = try expectSameInPieces(header + missing.joined(), "record \(index) missing")
             #expect(gap.hasPrefix("error") == (index < lines.count - 1), "record \(index): \(gap)")
             var wrong = lines
             wrong[index] = "{\"seq\":\(index + 2),\"unexpected\":[1,{\"a\":2}],\"inserted\":7}\n"
-            let refused = try expectSameInPieces(wrong.joined(), "record \(index) not a record")
+            let refused = try expectSameInPieces(header + wrong.joined(), "record \(index) not a record")
             #expect(refused.hasPrefix("error"), "record \(index)")
         }
     }
 
     @Test func aTornLastRecordIsCutOffWhenReadInPieces() throws {
-        var journal = lines.joined()
+        var journal = header + lines.joined()
         journal += String(lines[0].prefix(20))  // a torn append, without its `\n`
         let torn = try expectSameInPieces(journal)
         #expect(torn.contains("records 30 torn 20"))
-        journal = lines.joined() + String(repeating: "\0", count: 12) + "\n"  // zeros where the record was
-        #expect(try expectSameInPieces(journal).contains("records 30 torn 13"))
+        journal = header + lines.joined() + String(repeating: "\0", count: 12)  // zeros where the record was
+        #expect(try expectSameInPieces(journal).contains("records 30 torn 12"))
+        journal += "\n"  // a complete line of zeros is damage, not a tear
+        #expect(try expectSameInPieces(journal).hasPrefix("error"))
     }
 
     @Test func aRecordTheFastScannerDeclinesIsReadByTheStrictParser() throws {
         // An escaped surrogate pair is valid JSON the range scanner leaves to yajl.
         let index = try #require(lines.lastIndex { $0.contains("\"note 25\"") })
         var journal = lines
-        journal[index] = lines[index].replacingOccurrences(of: "\"note 25\"", with: "\"\\ud83d\\ude00 25\"")
-        let opened = try expectSameInPieces(journal.joined())
+        journal[index] = sealed(unsealed(lines[index].dropLast()).replacingOccurrences(of: "\"note 25\"", with: "\"\\ud83d\\ude00 25\"")) + "\n"
+        let opened = try expectSameInPieces(header + journal.joined())
         #expect(opened.contains("\u{1F600} 25"), "the note holds the character")
         #expect(opened.contains("seq 31 records 30 torn 0"))
     }

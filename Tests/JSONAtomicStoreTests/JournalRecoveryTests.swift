@@ -79,13 +79,22 @@ struct JournalRecoveryTests {
         #expect(try fileText(journalURL(url)).count > journal.count, "a read-only open changes no file")
     }
 
-    @Test func aLastLineOfZerosIsTorn() throws {
+    @Test func aLastLineOfZerosWithoutANewlineIsTorn() throws {
         let journal = try makeStore(tags: 2)
-        try appendToJournal(String(repeating: "\u{0}", count: 100) + "\n")
+        try appendToJournal(String(repeating: "\u{0}", count: 100))
         let open = try OpenStore(url, model: model)
         #expect(labels(open) == ["tag 1", "tag 2"])
-        #expect(open.store.recoveredTornBytes == 101)
+        #expect(open.store.recoveredTornBytes == 100)
         #expect(try fileText(journalURL(url)) == journal)
+    }
+
+    @Test func aCompleteLastLineOfZerosIsDamageNotATear() throws {
+        let journal = try makeStore(tags: 2)
+        try appendToJournal(String(repeating: "\u{0}", count: 100) + "\n")
+        #expect { _ = try OpenStore(url, model: model) } throws: { error in
+            guard case JSONStoreError.invalidJournal(_, let offset, _) = error else { return false }
+            return offset == journal.utf8.count
+        }
     }
 
     @Test func aDamagedRecordBeforeTheLastIsRefusedWithItsOffset() throws {
@@ -117,22 +126,22 @@ struct JournalRecoveryTests {
     @Test func aGapInTheSequenceIsRefused() throws {
         let journal = try makeStore(tags: 3)
         var lines = journal.split(separator: "\n").map(String.init)
-        lines.remove(at: 1)
+        lines.remove(at: 2)  // the header, records 1 and 3
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journalURL(url))
         #expect { _ = try OpenStore(url, model: model) } throws: { error in
             guard case JSONStoreError.invalidJournal(_, let offset, let reason) = error else { return false }
-            return offset == lines[0].utf8.count + 1 && reason.contains("record 3 follows record 1")
+            return offset == lines[0].utf8.count + 1 + lines[1].utf8.count + 1 && reason.contains("record 3 follows record 1")
         }
     }
 
     @Test func aRecordForAnObjectThatDoesNotExistIsRefused() throws {
         let journal = try makeStore(tags: 2)
-        let line = String(journal.split(separator: "\n")[1])
+        let line = unsealed(journal.split(separator: "\n")[2])
         // Record 3 "updates" an object that no record inserted.
         let bogus = line.replacingOccurrences(of: "\"seq\":2", with: "\"seq\":3")
             .replacingOccurrences(of: "\"inserted\"", with: "\"x\"").replacingOccurrences(of: "\"updated\":{}", with: "\"updated\":")
         let record = bogus.replacingOccurrences(of: "\"x\":", with: "\"inserted\":{},\"updated\":").replacingOccurrences(of: "\"updated\":,", with: "")
-        try appendToJournal(record + "\n" + line.replacingOccurrences(of: "\"seq\":2", with: "\"seq\":4") + "\n")
+        try appendToJournal(sealed(record) + "\n" + sealed(line.replacingOccurrences(of: "\"seq\":2", with: "\"seq\":4")) + "\n")
         #expect { _ = try OpenStore(url, model: model) } throws: { error in
             guard case JSONStoreError.invalidJournal(_, _, let reason) = error else { return false }
             return reason.contains("does not exist") || reason.contains("exists")
@@ -162,7 +171,7 @@ struct JournalRecoveryTests {
             try context.save()
             open.store.journal.close()
             #expect(try fileText(url).contains("\"commitSequence\":3"))
-            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 4)
+            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 5, "the header and 4 records")
         }
         let reopened = try OpenStore(url, model: model)
         #expect(labels(reopened) == ["tag 1", "tag 2", "tag 3", "tag 4"])
@@ -208,7 +217,7 @@ struct JournalRecoveryTests {
             }
             try open.store.finishCheckpoint(ticket)
             #expect(throws: JSONStoreError.self) { try open.store.finishCheckpoint(ticket) }
-            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 12, "the records after the ticket stay")
+            #expect(try fileText(journalURL(url)).split(separator: "\n").count == 13, "the header and the records after the ticket")
             #expect(try fileText(url).contains("\"commitSequence\":1"))
             _ = try context.insert("Tag", values: ["label": "tag 63"])
             try context.save()
@@ -233,7 +242,7 @@ struct JournalRecoveryTests {
         let snapshot = StoreFiles.document(model).replacingOccurrences(
             of: "\"nextReference\":1,", with: "\"nextReference\":1,\"commitSequence\":\(Int64.max),")
         try Data(snapshot.utf8).write(to: url)
-        try Data("{\"seq\":1,\"nextReference\":1,\"inserted\":{},\"updated\":{},\"deleted\":[]}\n".utf8).write(to: journalURL(url))
+        try Data("{\"seq\":1,\"time\":\"2026-11-24T22:50:01.123Z\",\"nextReference\":1,\"inserted\":{},\"updated\":{},\"deleted\":[]}\n".utf8).write(to: journalURL(url))
         let open = try OpenStore(url, model: model)
         #expect(open.store.commitSequence == Int64.max)
         #expect(open.store.replayedRecordCount == 0)
@@ -241,4 +250,16 @@ struct JournalRecoveryTests {
         _ = try context.insert("Tag", values: ["label": "one too many"])
         #expect(throws: JSONStoreError.sequenceExhausted(path: url.path)) { try context.save() }
     }
+}
+
+/// A version 2 record line without its checksum (`…}`), to change it in a test.
+func unsealed<Line: StringProtocol>(_ line: Line) -> String {
+    String(line.dropLast(JournalFormat.checksumLength)) + "}"
+}
+
+/// A record line with its checksum, as a version 2 journal holds it.
+func sealed(_ line: String) -> String {
+    var bytes = Array(line.utf8)
+    JournalFormat.seal(&bytes)
+    return String(decoding: bytes, as: UTF8.self)
 }

@@ -16,9 +16,9 @@ struct JournalTests {
         url = directory.file("store.json")
     }
 
-    /// The journal's records as JSON objects.
+    /// The journal's records as JSON objects (after its header).
     func records() throws -> [[String: Any]] {
-        try fileText(journalURL(url)).split(separator: "\n").map { line in
+        try fileText(journalURL(url)).split(separator: "\n").dropFirst().map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
     }

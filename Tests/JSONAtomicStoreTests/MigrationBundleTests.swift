@@ -86,8 +86,10 @@ struct MigrationBundleTests {
                 let url = directory.file("store.json")
                 let saved = try Self.writeStore(of: old.model, at: url)
                 #expect(!saved.isEmpty, "\(label): no object could be saved")
+                // Real steps remove entities and attributes: their losses are accepted here (their
+                // refusal without acceptance is MigrationLossTests' and MigrationSafetyTests').
                 let outcome = try JSONStoreMigrator(path: url.path, versions: [old.model, new.model],
-                                                    labels: [old.name, new.name]).migrate()
+                                                    labels: [old.name, new.name], acceptedLosses: .all).migrate()
                 #expect(!outcome.wasCurrent, "\(label)")
                 let after = try OpenStore(url, model: new.model, readOnly: true)
                 for (entityName, objects) in saved {
@@ -115,7 +117,7 @@ struct MigrationBundleTests {
             let url = directory.file("store.json")
             let saved = try Self.writeStore(of: bundle.versions[0].model, at: url)
             let outcome = try JSONStoreMigrator(path: url.path, versions: bundle.versions.map(\.model),
-                                                labels: bundle.versions.map(\.name)).migrate()
+                                                labels: bundle.versions.map(\.name), acceptedLosses: .all).migrate()
             #expect(outcome.report.contains("step \(bundle.versions.count - 1) of \(bundle.versions.count - 1)"),
                     "\(bundle.url.lastPathComponent): \(outcome.report)")
             let last = try #require(bundle.versions.last).model

@@ -9,6 +9,11 @@
 //
 // The same journal is also opened read in pieces on every core (`JournalPieces`, which
 // otherwise starts at 2 MiB): the store must open the same, or fail with the same error.
+//
+// Record verification (issue 37): when a version 2 journal (the header, then records with
+// their CRC-32C) opens, every complete line after the header must verify its checksum, and the
+// same journal with one byte of a complete record changed (a byte the input chooses) must be
+// refused with a byte offset within the journal: never opened with other objects.
 import FuzzSupport
 import Foundation
 import GraphCore
@@ -73,6 +78,36 @@ private func summary(_ store: JSONAtomicStore) -> [String] {
     store.cacheNodes().map { "\($0.objectID.entityName) \($0.objectID.referenceObject) v\($0.version)" }.sorted()
 }
 
+/// A version 2 journal that opened: every complete record verifies, and one changed byte of a
+/// complete record makes it refused with an offset.
+private func checkVerification(_ input: [UInt8]) {
+    guard input.starts(with: JournalFormat.header), let lastNewline = input.lastIndex(of: 0x0A) else { return }
+    let records = JournalFormat.header.count..<(lastNewline + 1)
+    var start = records.lowerBound
+    while start < records.upperBound, let newline = input[start..<records.upperBound].firstIndex(of: 0x0A) {
+        let reason = input[start..<newline].withUnsafeBytes { JournalFormat.verify($0) }
+        if let reason { fuzzFailure("a journal opened with a record at byte \(start) that does not verify: \(reason)") }
+        start = newline + 1
+    }
+    let candidates = records.filter { input[$0] != 0x0A }
+    guard !candidates.isEmpty else { return }
+    let index = candidates[input.reduce(0) { ($0 &* 31 &+ Int($1)) & 0x7FFF_FFFF } % candidates.count]
+    var changed = input
+    changed[index] ^= 0x01
+    let url = scratch.write(FuzzModels.emptySampleStore, to: "changed.json")
+    _ = scratch.write(changed, to: "changed.json-journal")
+    let coordinator = StoreCoordinator(model: model)
+    do {
+        let store = try addStore(at: url, to: coordinator)
+        coordinator.remove(store)
+        fuzzFailure("a journal with byte \(index) of a complete record changed opened (at commit \(store.commitSequence))")
+    } catch JSONStoreError.invalidJournal(_, let offset, _) {
+        if offset < 0 || offset > changed.count { fuzzFailure("a damaged journal refused at byte \(offset), outside it") }
+    } catch {
+        fuzzFailure("a journal with byte \(index) of a complete record changed was refused without an offset: \(error)")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func journalFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
@@ -83,6 +118,7 @@ public func journalFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     guard let (coordinator, store) = open(url) else { return 0 }
     let objects = summary(store)
     let sequence = store.commitSequence
+    checkVerification(input)
     do {
         try store.checkpoint()
     } catch {

@@ -114,8 +114,10 @@ extension ObjectContext {
             return .wrongType(expected: attribute.type.rawValue, got: value.kindName)
         case .relationship(let relationship):
             if !relationship.isToMany { return value.isNull && !relationship.isOptional ? .missingValue : nil }
+            // As Core Data: a to-many is never nil, only empty, and its counts apply unless it is
+            // optional and empty; a required to-many without a minimum may be empty
+            // (docs/MODEL.md, "Counts on save").
             guard case .objects(let ids) = value else { return nil }
-            if ids.isEmpty, !relationship.isOptional, relationship.minCount == nil { return .missingValue }
             if let minimum = relationship.minCount, ids.count < minimum, !(ids.isEmpty && relationship.isOptional) {
                 return .tooFew(minimum: minimum, count: ids.count)
             }

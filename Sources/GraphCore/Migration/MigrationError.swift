@@ -10,6 +10,10 @@ public enum MigrationError: Error, Equatable, Sendable, CustomStringConvertible 
     /// the objects that do not fit (a to-many with several objects becoming to-one, a value
     /// that a wider type cannot hold exactly, a required value left nil).
     case dataDoesNotFit(from: String, to: String, refusals: [MigrationRefusal])
+    /// The step would drop data (objects of a removed entity, values of a removed attribute,
+    /// links of a removed relationship) that was not accepted by name: each loss says what and
+    /// how much, and its ``MigrationLoss/name`` accepts it.
+    case wouldLoseData(from: String, to: String, losses: [MigrationLoss])
     /// None of the model versions given has the store's entity version hashes.
     case noMatchingVersion(store: String, tried: Int)
 
@@ -22,6 +26,10 @@ public enum MigrationError: Error, Equatable, Sendable, CustomStringConvertible 
         case .dataDoesNotFit(let from, let to, let refusals):
             return "the store's data does not fit the change from \(from) to \(to):\n"
                 + refusals.map { "  - \($0)" }.joined(separator: "\n")
+        case .wouldLoseData(let from, let to, let losses):
+            return "the change from \(from) to \(to) would lose data; nothing is migrated unless each loss is accepted by name "
+                + "(docserver migrate --accept-loss NAME, repeated; --accept-loss all accepts every loss):\n"
+                + losses.map { "  - \($0) (accept with \"\($0.name)\")" }.joined(separator: "\n")
         case .noMatchingVersion(let store, let tried):
             return "\(store) was written for none of the \(tried) model versions given: "
                 + "give the model the store was written with (--from-model) so that it can be migrated"

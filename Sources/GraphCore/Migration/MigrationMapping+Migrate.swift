@@ -5,19 +5,31 @@ extension MigrationMapping {
     /// its reference (and so its ID's last part), its store and its version; objects of
     /// removed entities are dropped, and so are references to them.
     ///
-    /// - Parameter nodes: The store's objects, in the source model.
+    /// - Parameters:
+    ///   - nodes: The store's objects, in the source model.
     /// - Returns: The objects in the destination model.
     /// - Throws: ``MigrationError/dataDoesNotFit(from:to:refusals:)`` naming, for each entity and
     ///   property, the objects that do not fit (a to-many holding several objects that becomes
     ///   to-one, a value a wider type cannot hold exactly, a required value left nil, objects of an
     ///   entity that became abstract).
-    public func migrate(_ nodes: [CacheNode]) throws(MigrationError) -> [CacheNode] {
-        try migrateCounting(nodes).nodes
+    ///   - acceptingLosses: The data the step may drop (``MigrationLoss``); by default none:
+    ///     a step that would drop objects of a removed entity, values of a removed attribute or
+    ///     links of a removed relationship throws ``MigrationError/wouldLoseData(from:to:losses:)``
+    ///     naming each loss that is not accepted.
+    public func migrate(_ nodes: [CacheNode], acceptingLosses: MigrationLossAcceptance = .none) throws(MigrationError) -> [CacheNode] {
+        try migrateCounting(nodes, acceptingLosses: acceptingLosses).nodes
     }
 
-    /// ``migrate(_:)``, with the numbers of objects by source entity and of nil values given a default.
-    func migrateCounting(_ nodes: [CacheNode]) throws(MigrationError) -> (nodes: [CacheNode], counts: MigrationCounts) {
+    /// ``migrate(_:acceptingLosses:)``, with the numbers of objects by source entity and of nil values given a default.
+    func migrateCounting(_ nodes: [CacheNode],
+                         acceptingLosses: MigrationLossAcceptance) throws(MigrationError) -> (nodes: [CacheNode], counts: MigrationCounts) {
         var run = MigrationRun(mapping: self)
+        let losses = run.losses(of: nodes)
+        let refused = losses.filter { !acceptingLosses.accepts($0) }
+        if !refused.isEmpty {
+            throw .wouldLoseData(from: sourceLabel, to: destinationLabel, losses: refused)
+        }
+        run.counts.losses = losses
         let migrated = run.migrate(nodes)
         if !run.refusals.isEmpty {
             throw .dataDoesNotFit(from: sourceLabel, to: destinationLabel, refusals: run.refusals.refusals)
@@ -180,6 +192,8 @@ struct MigrationCounts: Sendable {
     var objectsBySourceEntity: [String: Int] = [:]
     /// Nil values given a default, by `Entity.property` in the destination.
     var defaultsApplied: [String: Int] = [:]
+    /// The data dropped (accepted losses).
+    var losses: [MigrationLoss] = []
 
     static func key(_ entity: String, _ property: String) -> String { "\(entity).\(property)" }
 }

@@ -49,11 +49,14 @@ public struct MigrationPlan: Sendable {
     /// - Returns: The objects in the newest model, and a report of what changed (entity by
     ///   entity, property by property, with the numbers of objects).
     /// - Throws: ``MigrationError/dataDoesNotFit(from:to:refusals:)`` of the first step the data does not fit.
-    public func migrate(_ nodes: [CacheNode]) throws(MigrationError) -> (nodes: [CacheNode], report: String) {
+    /// - Parameter acceptingLosses: The data the steps may drop (``MigrationLoss``); by default
+    ///   none (``MigrationError/wouldLoseData(from:to:losses:)`` names each loss).
+    public func migrate(_ nodes: [CacheNode],
+                        acceptingLosses: MigrationLossAcceptance = .none) throws(MigrationError) -> (nodes: [CacheNode], report: String) {
         var current = nodes
         var sections: [String] = []
         for (index, step) in steps.enumerated() {
-            let (migrated, counts) = try step.migrateCounting(current)
+            let (migrated, counts) = try step.migrateCounting(current, acceptingLosses: acceptingLosses)
             sections.append(MigrationReport.describe(step, counts: counts, number: index + 1, of: steps.count))
             current = migrated
         }

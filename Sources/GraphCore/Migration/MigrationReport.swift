@@ -34,6 +34,7 @@ enum MigrationReport {
         for removed in step.removedEntities {
             lines.append("  entity \(removed): removed\(objects(removed).isEmpty ? "" : ", its objects dropped" + objects(removed))")
         }
+        for loss in counts?.losses ?? [] { lines.append("  lost, as accepted: \(loss)") }
         if step.isIdentity { lines.append("  no change to the data (only the version hashes are updated)") }
         return lines.joined(separator: "\n")
     }

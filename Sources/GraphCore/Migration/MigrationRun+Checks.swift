@@ -15,7 +15,7 @@ extension MigrationRun {
         byReference.reserveCapacity(nodes.count)
         for node in nodes { byReference[node.objectID.referenceObject] = node }
         // Which (entity, relationship) pairs to fill: new here, mapped on the other side.
-        var work: [(holder: EntityDescription, relationship: RelationshipDescription)] = []
+        var work: [(holder: EntityDescription, relationship: RelationshipDescription, other: EntityDescription)] = []
         for entity in mapping.destination.entities {
             for relationship in entity.ownRelationships {
                 guard let inverse = relationship.inverse,
@@ -24,13 +24,15 @@ extension MigrationRun {
                           mapping.destination.entity(named: name).map { isNew(relationship.name, in: $0) } ?? false }),
                       isMapped(inverse, in: other)
                 else { continue }
-                work.append((entity, relationship))
+                work.append((entity, relationship, other))
             }
         }
         guard !work.isEmpty else { return }
-        for (holder, relationship) in work {
+        for (holder, relationship, other) in work {
             guard let inverse = relationship.inverse else { continue }
-            for node in nodes {
+            // Only the inverse's own objects: another entity may have a relationship of the
+            // same name, whose objects are not this relationship's to hold.
+            for node in nodes where node.objectID.entity.isKind(of: other) {
                 guard let index = node.objectID.entity.index(ofProperty: inverse),
                       node.objectID.entity.relationshipIndices.contains(index) else { continue }
                 let targets: [ObjectID]
@@ -130,10 +132,11 @@ extension MigrationRun {
         }
         guard !pairs.isEmpty else { return }
         for (entity, relationship) in pairs {
-            guard let inverse = relationship.inverse else { continue }
+            guard let inverse = relationship.inverse,
+                  let destinationEntity = mapping.destination.entity(named: relationship.destination) else { continue }
             // Every (holder, held) edge of the inverse side, as (held, holder) to compare.
             var backEdges = Set<[ReferenceObject]>()
-            for node in nodes {
+            for node in nodes where node.objectID.entity.isKind(of: destinationEntity) {
                 guard let back = node.objectID.entity.index(ofProperty: inverse),
                       node.objectID.entity.relationshipIndices.contains(back) else { continue }
                 for target in Self.targets(node.values[back]) { backEdges.insert([target.referenceObject, node.objectID.referenceObject]) }

@@ -38,11 +38,16 @@ struct CompiledComparison {
 }
 
 /// Where a key path starts.
-enum PathBase: Equatable {
+indirect enum PathBase {
     /// The evaluated object (or, inside a subquery, the element).
     case record
     /// An object bound to a subquery variable's slot.
     case slot(Int)
+    /// The object a single-valued operand gives: `songs[FIRST].title` starts at `songs[FIRST]`.
+    case operand(Operand)
+
+    /// Whether the path starts at the evaluated object.
+    var isRecord: Bool { if case .record = self { true } else { false } }
 }
 
 /// A compiled expression.

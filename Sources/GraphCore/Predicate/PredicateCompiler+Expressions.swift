@@ -28,7 +28,12 @@ extension PredicateCompiler {
                 let start: PathBase = variable.slot == scope.innermostSlot ? .record : .slot(variable.slot)
                 return try keyPath(path, from: start, entity: variable.entity, subject: "$" + name)
             default:
-                throw .typeMismatch(subject: "the key path \(path)", expected: "an object or a $variable before it", got: base.description)
+                // A key after an index (`songs[FIRST].title`) or another expression giving one object.
+                let start = try self.expression(base, scope)
+                guard case .object(let entity) = start.type, !start.operand.isCollection else {
+                    throw .typeMismatch(subject: "the key path \(path)", expected: "an object or a $variable before it", got: base.description)
+                }
+                return try keyPath(path, from: .operand(start.operand), entity: entity, subject: start.subject)
             }
         case .array(let elements):
             var operands: [Operand] = []
@@ -151,10 +156,10 @@ extension PredicateCompiler {
             previous = key
         }
         let name = (subject ?? entity.name) + "." + path
-        if base == .record, indexes.count == 1, !many {
+        if base.isRecord, indexes.count == 1, !many {
             return Typed(operand: .attribute(indexes[0]), type: type, subject: name)
         }
-        followsRelationships = followsRelationships || indexes.count > 1 || base != .record
+        followsRelationships = followsRelationships || indexes.count > 1 || !base.isRecord
         return Typed(operand: .path(base, indexes, many: many), type: type, subject: name)
     }
 

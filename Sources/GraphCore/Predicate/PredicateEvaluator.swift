@@ -153,13 +153,7 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
         case .constant(let value):
             return value
         case .path(let base, let indexes, _):
-            var current: Record
-            switch base {
-            case .record: current = record
-            case .slot(let slot):
-                guard case .object(let id) = slots[slot], let bound = try resolve(id) else { return .null }
-                current = bound
-            }
+            guard var current = try start(base, record, &slots) else { return .null }
             for index in indexes.dropLast() {
                 guard case .object(let id) = try current.predicateValue(at: index), let next = try resolve(id) else { return .null }
                 current = next
@@ -189,14 +183,8 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
         case .constant(.objects(let ids)):
             for id in ids where try body(.object(id), &slots) { return }
         case .path(let base, let indexes, true):
-            let start: Record
-            switch base {
-            case .record: start = record
-            case .slot(let slot):
-                guard case .object(let id) = slots[slot], let bound = try resolve(id) else { return }
-                start = bound
-            }
-            _ = try walk(start, indexes[...], &slots, body)
+            guard let first = try start(base, record, &slots) else { return }
+            _ = try walk(first, indexes[...], &slots, body)
         case .subquery(let collection, let slot, let predicate):
             var stop = false
             try forEach(collection, record, &slots) { element, slots in
@@ -213,6 +201,20 @@ public struct PredicateEvaluator<Record: PredicateRecord> {
             try forEachComputed(operand, record, &slots, body)
         default:
             _ = try body(try value(operand, record, &slots), &slots)
+        }
+    }
+
+    /// The record a key path starts at: the evaluated one, a subquery variable's, or the
+    /// object an operand gives (nil when it gives nil, something else, or a deleted object).
+    private func start(_ base: PathBase, _ record: Record, _ slots: inout [Value]) throws -> Record? {
+        switch base {
+        case .record: return record
+        case .slot(let slot):
+            guard case .object(let id) = slots[slot] else { return nil }
+            return try resolve(id)
+        case .operand(let operand):
+            guard case .object(let id) = try value(operand, record, &slots) else { return nil }
+            return try resolve(id)
         }
     }
 

@@ -22,8 +22,14 @@ import Glibc
 /// 4. Folds the store's journal into its file (with the old model), then copies the store file to the backup `<store>.<first 12 hex digits of the source model's
 ///    version hash>.backup` (durably; an existing backup is never overwritten unless it is
 ///    already a copy of the store, left by an interrupted migration).
-/// 5. Writes the migrated store to a temporary file, `fsync`s it and renames it over the store
-///    file, then `fsync`s the directory. A kill at any moment leaves the old store or the new one.
+/// 5. Writes the migrated store to a temporary file, `fsync`s it, checks it as `docserver check`
+///    does (``StoreMigrationError/migratedStoreInvalid(reason:)`` leaves the store unchanged),
+///    renames it over the store file, then `fsync`s the directory. A kill at any moment leaves
+///    the old store or the new one.
+///
+/// A step that would drop data (a removed entity's objects, a removed attribute's values, a
+/// removed relationship's links) is refused with ``GraphCore/MigrationError/wouldLoseData(from:to:losses:)``
+/// unless ``acceptedLosses`` names each loss.
 public struct JSONStoreMigrator: Sendable {
     /// The store file, as given.
     public let path: String
@@ -31,6 +37,12 @@ public struct JSONStoreMigrator: Sendable {
     public let versions: [ObjectModel]
     /// What to call each version in messages (its file name); by default its hash.
     public let labels: [String]?
+    /// The data the migration may drop (a removed entity's objects, a removed property's
+    /// values), by name; by default none: such a step is refused, naming each loss.
+    public let acceptedLosses: MigrationLossAcceptance
+    /// Versions that could not be read, by the index in ``versions`` of the version they come
+    /// before (an Xcode bundle's unreadable versions): a migration across one is refused.
+    public let unreadableBefore: [Int: [String]]
 
     /// What a migration did, or a dry run would do.
     public struct Outcome: Sendable {
@@ -45,10 +57,13 @@ public struct JSONStoreMigrator: Sendable {
     }
 
     /// A migrator of the store at `path` to the last of `versions`.
-    public init(path: String, versions: [ObjectModel], labels: [String]? = nil) {
+    public init(path: String, versions: [ObjectModel], labels: [String]? = nil, acceptedLosses: MigrationLossAcceptance = .none,
+                unreadableBefore: [Int: [String]] = [:]) {
+        self.unreadableBefore = unreadableBefore
         self.path = path
         self.versions = versions
         self.labels = labels
+        self.acceptedLosses = acceptedLosses
     }
 
     /// The backup's path for a store and the model it was written with.
@@ -88,8 +103,10 @@ public struct JSONStoreMigrator: Sendable {
         if index == versions.count - 1 {
             return Outcome(report: "", sourceIndex: index, backupPath: nil, wasCurrent: true)
         }
+        let crossed = versions.indices.filter { $0 > index }.flatMap { unreadableBefore[$0] ?? [] }
+        if !crossed.isEmpty { throw StoreMigrationError.unreadableVersionOnPath(names: crossed) }
         let plan = try MigrationPlan(versions: versions, from: index, labels: labels)
-        let (nodes, report) = try plan.migrate(loaded.cacheNodes())
+        let (nodes, report) = try plan.migrate(loaded.cacheNodes(), acceptingLosses: acceptedLosses)
         guard write else { return Outcome(report: report, sourceIndex: index, backupPath: nil, wasCurrent: false) }
 
         try foldJournal(of: loaded, model: versions[index], at: realPath)
@@ -149,6 +166,8 @@ public struct JSONStoreMigrator: Sendable {
                                            nextReference: old.nextReference, commitSequence: old.commitSequence,
                                            dangling: DanglingFilter(deleted: [], exists: { _ in true }),
                                            nodes: { byEntity[$0] ?? [] })
-        try DurableFile.replace(path: realPath) { sink in try encoder.write(to: sink) }
+        try DurableFile.replace(path: realPath, check: { written in try MigratedStoreCheck.check(path: written, model: destination) }) { sink in
+            try encoder.write(to: sink)
+        }
     }
 }

@@ -479,32 +479,176 @@ def store_bytes(path: Union[str, Path]) -> Tuple[Optional[bytes], Optional[bytes
     return read(Path(path)), read(Path(f"{path}-journal"))
 
 
+#: The first line of a version 2 journal or history file (docs/FILE_FORMAT.md, "Record
+#: checksums and format versions"), without its newline.
+JOURNAL_HEADER = b'{"format":"graphcore-json-journal","formatVersion":2}'
+_CRC_OPENING, _CRC_CLOSING, _CRC_LENGTH = b',"crc":"', b'"}', 18
+_RECORD_KEYS = ("seq", "time", "nextReference", "inserted", "updated", "deleted")
+
+
+def _crc32c_table() -> List[int]:
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_CRC32C_TABLE = _crc32c_table()
+
+
+def crc32c(data: bytes) -> int:
+    """CRC-32C (Castagnoli): reflected polynomial 0x82F63B78, initial value and final XOR
+    0xFFFFFFFF; ``crc32c(b"123456789") == 0xE3069283``."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc = _CRC32C_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def seal_record(line: bytes) -> bytes:
+    """A record line (compact JSON, no newline) with its checksum as its last key."""
+    if not line.endswith(b"}"):
+        raise ValueError("a record is a JSON object")
+    head = line[:-1]
+    return head + _CRC_OPENING + f"{crc32c(head):08x}".encode() + _CRC_CLOSING
+
+
+def verify_checksum(line: bytes) -> Optional[str]:
+    """None when the record ``line`` (no newline) ends with its valid checksum, else why not."""
+    if len(line) <= _CRC_LENGTH:
+        return "the record is too short to end with its checksum"
+    head, tail = line[:-_CRC_LENGTH], line[-_CRC_LENGTH:]
+    digits = tail[len(_CRC_OPENING):-len(_CRC_CLOSING)]
+    if not (tail.startswith(_CRC_OPENING) and tail.endswith(_CRC_CLOSING)):
+        return "the record does not end with its checksum"
+    if re.fullmatch(rb"[0-9a-f]{8}", digits) is None:
+        return "the record's checksum is not 8 lowercase hex digits"
+    if int(digits, 16) != crc32c(head):
+        return "the record's checksum does not match: the record was changed after it was written"
+    return None
+
+
+def _reject_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    result: Dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"the key {key!r} appears twice")
+        result[key] = value
+    return result
+
+
+def check_record(record: Any, sealed: bool, model: Optional[Model] = None) -> Optional[str]:
+    """None when ``record`` (a parsed journal line) meets the record schema of
+    docs/FILE_FORMAT.md ("Records"), else what is wrong. With ``model``, entity names are
+    checked too."""
+    if not isinstance(record, dict):
+        return "a record is a JSON object"
+    keys = list(record)
+    if not keys or keys[0] != "seq":
+        return '"seq" must be the first key of a journal record'
+    known = set(_RECORD_KEYS) | {"author"} | ({"crc"} if sealed else set())
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        return f"unknown key {unknown[0]!r} in a journal record"
+    missing = [k for k in _RECORD_KEYS + (("crc",) if sealed else ()) if k not in record]
+    if missing:
+        return "the record lacks " + ", ".join(f'"{k}"' for k in missing)
+    for key in ("seq", "nextReference"):
+        if type(record[key]) is not int or record[key] < 1:
+            return f'"{key}" must be a positive integer'
+    time = record["time"]
+    try:
+        if not isinstance(time, str):
+            raise ValueError
+        dt.datetime.fromisoformat(time.replace("Z", "+00:00"))
+    except ValueError:
+        return '"time" must be a date (ISO 8601)'
+    if "author" in record and record["author"] is not None and not isinstance(record["author"], str):
+        return '"author" must be a string'
+    if sealed and not isinstance(record["crc"], str):
+        return '"crc" must be a string'
+    for key in ("inserted", "updated"):
+        groups = record[key]
+        if not isinstance(groups, dict):
+            return f'"{key}" must be an object of objects by entity'
+        for name, objs in groups.items():
+            if model is not None and (name not in model.entities or model.is_abstract(name)):
+                return f'"{key}" names {name!r}, not a concrete entity of the model'
+            if not isinstance(objs, list):
+                return f'"{key}": {name} must be an array of objects'
+            for obj in objs:
+                if (not isinstance(obj, dict) or set(obj) - {"ref", "version", "values"}
+                        or type(obj.get("ref")) is not int or type(obj.get("version")) is not int
+                        or not isinstance(obj.get("values", {}), dict)):
+                    return f'"{key}": {name} holds an object that is not {{"ref","version","values"}}'
+    deleted = record["deleted"]
+    if not isinstance(deleted, list):
+        return '"deleted" must be an array'
+    for gone in deleted:
+        if (not isinstance(gone, dict) or set(gone) != {"entity", "reference"} or not isinstance(gone["entity"], str)
+                or type(gone["reference"]) is not int or gone["reference"] < 1):
+            return 'a deleted object has exactly "entity" (a string) and "reference" (a positive integer)'
+        if model is not None and gone["entity"] not in model.entities:
+            return f"a deleted object names {gone['entity']!r}, not an entity of the model"
+    return None
+
+
+def read_journal(journal: bytes, path: Union[str, Path] = "journal",
+                 model: Optional[Model] = None) -> Tuple[List[Tuple[int, Dict[str, Any]]], int, int]:
+    """The verified records of a journal or history file (docs/FILE_FORMAT.md, "Verifying a
+    record from another language"): ``([(offset, record), …], torn bytes, format version)``.
+
+    A version 2 file begins with :data:`JOURNAL_HEADER` and every record must verify its
+    CRC-32C; a version 1 file (no header) has no checksums. Every record must meet the
+    schema. Only the bytes after the last newline are a tear; a complete line that fails a
+    check raises StoreFileError naming its byte offset."""
+    lines = journal.split(b"\n")
+    tail = lines.pop()  # the bytes after the last newline: a torn record, if any
+    version, offset, records = 1, 0, []
+    if lines and lines[0].startswith(b'{"format":'):
+        if lines[0] != JOURNAL_HEADER:
+            raise StoreFileError(f"{path}: damaged journal at byte 0: the first line is not the header {JOURNAL_HEADER.decode()}")
+        version, offset = 2, len(lines[0]) + 1
+        lines = lines[1:]
+    for line in lines:
+        if version == 2:
+            reason = verify_checksum(line)
+            if reason is not None:
+                raise StoreFileError(f"{path}: damaged journal at byte {offset}: {reason}")
+        try:
+            record = json.loads(line.decode("utf-8"), object_pairs_hook=_reject_duplicates)
+        except ValueError as error:
+            raise StoreFileError(f"{path}: damaged journal at byte {offset}: not a JSON record ({error})")
+        reason = check_record(record, version == 2, model)
+        if reason is not None:
+            raise StoreFileError(f"{path}: damaged journal at byte {offset}: {reason}")
+        records.append((offset, record))
+        offset += len(line) + 1
+    return records, len(tail), version
+
+
 def apply_journal(model: Optional[Model], document: Dict[str, Any], journal: bytes,
                   path: Union[str, Path] = "journal") -> Tuple[Dict[str, Any], int]:
     """A live store is its snapshot plus its journal (docs/FILE_FORMAT.md, "The journal"):
     returns the snapshot ``document`` with the journal's records applied, as a checkpoint
     would write it, and the number of bytes of a torn last record that was left out.
 
-    One record per ``\\n``-terminated line; records at or below the snapshot's
-    ``commitSequence`` are already in it; ``seq`` grows by 1; a last line without its
-    ``\\n`` or that is not JSON is a torn write; any other damage raises StoreFileError."""
+    Records are read and verified by :func:`read_journal` (checksums, schema; only a last
+    line without its ``\\n`` is torn); records at or below the snapshot's
+    ``commitSequence`` are already in it; ``seq`` grows by 1; any damage raises
+    StoreFileError."""
     metadata = dict(document["metadata"])
     base = metadata.get("commitSequence", 0)
     objects: Dict[str, Dict[int, Any]] = {name: {o["ref"]: o for o in objs} for name, objs in document["objects"].items()}
     entity_of = {ref: name for name, objs in objects.items() for ref in objs}
     deleted = set()
-    lines = journal.split(b"\n")
-    tail = lines.pop()  # the bytes after the last newline: a torn record, if any
-    torn, offset, expected = len(tail), 0, None
-    for index, line in enumerate(lines):
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except ValueError:
-            if index == len(lines) - 1 and not tail:
-                torn = len(line) + 1
-                break
-            raise StoreFileError(f"{path}: damaged record at byte {offset}")
-        seq = record.get("seq") if isinstance(record, dict) else None
+    records, torn, _ = read_journal(journal, path, model)
+    expected = None
+    for offset, record in records:
+        seq = record["seq"]
         if type(seq) is not int or (expected is not None and seq != expected) or (expected is None and seq > base + 1):
             raise StoreFileError(f"{path}: record at byte {offset} has seq {seq!r}, expected {expected or base + 1}")
         expected = seq + 1
@@ -526,7 +670,6 @@ def apply_journal(model: Optional[Model], document: Dict[str, Any], journal: byt
                 deleted.add(ref)
             metadata["nextReference"] = max(metadata["nextReference"], record.get("nextReference", 1))
             metadata["commitSequence"] = seq
-        offset += len(line) + 1
     # Links to objects the journal deleted are left out, as the snapshot writer does.
     for name, objs in (objects.items() if model is not None else ()):
         for obj in objs.values():

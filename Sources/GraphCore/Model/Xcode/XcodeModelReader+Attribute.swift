@@ -54,7 +54,7 @@ extension XcodeModelReader {
             return nil
         }
         var attribute = AttributeDescription(name, type, isOptional: flag(element, "optional", subject: subject) ?? false,
-                                             renamingIdentifier: element.attributes["renamingIdentifier"])
+                                             renamingIdentifier: renamingIdentifier(of: element, subject: subject))
         attribute.isTransient = transient
         if typeName == "Transformable" {
             attribute.valueTransformerName = element.attributes["valueTransformerName"]
@@ -116,11 +116,53 @@ extension XcodeModelReader {
             warn(element.line, subject, "a default for a \(typeName) attribute is not supported; left out")
             return nil
         }
-        guard let value = Self.value(text, as: type) else {
-            error(element.line, subject, "defaultValueString=\"\(text)\" is not a valid \(typeName)")
+        if let value = Self.value(text, as: type) { return value }
+        if let value = Self.coercedDefault(text, as: type) {
+            warn(element.line, subject, "defaultValueString=\"\(text)\" is not a \(typeName) as written; read as Core Data reads it: \(value)")
+            return value
+        }
+        if text.trimmingCharacters(in: .whitespaces).isEmpty {
+            warn(element.line, subject, "an empty defaultValueString on a \(typeName) attribute is no default; left out")
             return nil
         }
-        return value
+        error(element.line, subject, "defaultValueString=\"\(text)\" is not a valid \(typeName)")
+        return nil
+    }
+
+    /// A default written in a spelling Xcode accepts but ``value(_:as:)`` does not, read as
+    /// Core Data reads it (`docs/MODEL.md`, "Defaults"): `YES`/`NO` (`true`/`false`) on a
+    /// number are 1/0; a number with a fraction on an integer attribute is cut toward zero (as
+    /// `NSString.integerValue` does); on a Boolean, a number or `Y`/`N`/`T`/`F` is read as
+    /// `NSString.boolValue` reads it (after spaces, a sign and leading zeros, `Y`, `y`, `T`, `t`
+    /// or a digit 1-9 is true, anything else false: `0.0` is false, `1` and `2` true). Nil when
+    /// nothing sensible is read (`maybe` on a Boolean stays an error).
+    static func coercedDefault(_ text: String, as type: AttributeType) -> Value? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch type {
+        case .bool:
+            // Numbers and the one-letter spellings; a word like "maybe" stays an error.
+            guard Double(trimmed) != nil || ["y", "n", "t", "f"].contains(trimmed.lowercased()) else { return nil }
+            return .bool(cocoaBoolValue(trimmed))
+        case .int16, .int32, .int64, .double, .float, .decimal:
+            if let flag = boolean(trimmed), Int64(trimmed) == nil {
+                return value(flag ? "1" : "0", as: type)
+            }
+            guard type == .int16 || type == .int32 || type == .int64,
+                  let number = Double(trimmed), number.isFinite, abs(number) < 9.2e18 else { return nil }
+            return Value.int(Int64(number.rounded(.towardZero))).converted(to: type)
+        case .string, .uuid, .uri, .date, .binary:
+            return nil
+        }
+    }
+
+    /// `NSString.boolValue`: after leading spaces, an optional sign and leading zeros, true on
+    /// `Y`, `y`, `T`, `t` or a digit 1-9 (the rest is ignored), else false.
+    static func cocoaBoolValue(_ text: String) -> Bool {
+        var characters = Substring(text).drop { $0 == " " || $0 == "\t" }
+        if let first = characters.first, first == "+" || first == "-" { characters = characters.dropFirst() }
+        characters = characters.drop { $0 == "0" }
+        guard let first = characters.first else { return false }
+        return "YyTt123456789".contains(first)
     }
 
     /// `minValueString`/`maxValueString` (numbers; lengths for strings and binary data) or

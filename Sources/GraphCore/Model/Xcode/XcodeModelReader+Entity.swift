@@ -16,7 +16,7 @@ extension XcodeModelReader {
         draft.parent = element.attributes["parentEntity"]
         draft.isAbstract = flag(element, "isAbstract", subject: name) ?? false
         draft.versionHashModifier = element.attributes["versionHashModifier"]
-        draft.renamingIdentifier = element.attributes["renamingIdentifier"]
+        draft.renamingIdentifier = renamingIdentifier(of: element, subject: name)
         var propertyLines: [String: Int] = [:]
         func claim(_ property: String, _ line: Int, _ reader: inout XcodeModelReader) -> Bool {
             if let first = propertyLines[property] {
@@ -108,7 +108,7 @@ extension XcodeModelReader {
             name, destination: destination, inverse: element.attributes["inverseName"], toMany: toMany,
             ordered: toMany && (flag(element, "ordered", subject: subject) ?? false), deleteRule: rule,
             isOptional: flag(element, "optional", subject: subject) ?? false,
-            renamingIdentifier: element.attributes["renamingIdentifier"])
+            renamingIdentifier: renamingIdentifier(of: element, subject: subject))
         if toMany {
             relationship.minCount = count(element, "minCount", subject: subject)
             relationship.maxCount = count(element, "maxCount", subject: subject)

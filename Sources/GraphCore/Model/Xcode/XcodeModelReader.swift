@@ -75,6 +75,20 @@ struct XcodeModelReader {
         return nil
     }
 
+    /// The renaming identifier of an entity, attribute or relationship: Xcode's "Renaming ID"
+    /// field, which it writes as `elementID` (the model compiler makes it the element's
+    /// `renamingIdentifier`); a `renamingIdentifier` XML attribute is read too and wins, with a
+    /// warning, when both are present and differ. Empty means none.
+    mutating func renamingIdentifier(of element: XMLTreeElement, subject: String?) -> String? {
+        let explicit = element.attributes["renamingIdentifier"].flatMap { $0.isEmpty ? nil : $0 }
+        let elementID = element.attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 }
+        if let explicit, let elementID, explicit != elementID {
+            warn(element.line, subject, "renamingIdentifier=\"\(explicit)\" and elementID=\"\(elementID)\" differ; "
+                 + "the renamingIdentifier is used")
+        }
+        return explicit ?? elementID
+    }
+
     static func boolean(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "yes", "1", "true": return true
