@@ -26,12 +26,24 @@ struct StoreCapabilityTests {
 
     @Test func theServerTargetDoesNotDependOnThePostgreSQLStore() throws {
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let start = try #require(manifest.range(of: "name: \"DocumentServer\","))
-        let rest = manifest[start.upperBound...]
-        let end = rest.range(of: ".target(")?.lowerBound ?? rest.endIndex
-        #expect(!rest[..<end].contains("PostgresStore"))
-        let docserver = try #require(manifest.range(of: "name: \"docserver\","))
-        let its = manifest[docserver.upperBound...]
-        #expect(its[..<(its.range(of: "resources:")?.lowerBound ?? its.endIndex)].contains("\"PostgresStore\""))
+        let server = try #require(Self.target("DocumentServer", in: manifest))
+        #expect(server.contains("\"JSONAtomicStore\""), "the declaration found is the target's")
+        #expect(!server.contains("PostgresStore"))
+        let docserver = try #require(Self.target("docserver", in: manifest))
+        #expect(docserver.contains("\"PostgresStore\""))
+    }
+
+    /// The text of the target named `name` in a manifest: from its name to the next target's.
+    private static func target(_ name: String, in manifest: String) -> Substring? {
+        var rest = manifest[...]
+        while let found = rest.range(of: "name: \"\(name)\",") {
+            let after = rest[found.upperBound...]
+            if after.drop(while: \.isWhitespace).hasPrefix("dependencies:") {
+                let ends = ["Target(", ".target("].compactMap { after.range(of: $0)?.lowerBound }
+                return after[..<(ends.min() ?? after.endIndex)]
+            }
+            rest = after
+        }
+        return nil
     }
 }

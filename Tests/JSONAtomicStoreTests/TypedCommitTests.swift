@@ -16,10 +16,13 @@ struct TypedCommitTests {
         url = directory.file("store.json")
     }
 
+    /// The journal's records, without its header line.
     private func records() throws -> [[String: Any]] {
-        try fileText(journalURL(url)).split(separator: "\n").map { line in
+        let lines = try fileText(journalURL(url)).split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
+        #expect(lines.first?["format"] as? String == "graphcore-json-journal")
+        return Array(lines.dropFirst())
     }
 
     @Test func aSaveOfTwoPartsWritesOneRecordPerPartAndReturnsTheirNumbersAndVersions() throws {

@@ -18,6 +18,10 @@ public protocol JournaledStore: AnyObject {
     var journalByteCount: Int { get }
     /// The bytes of a torn last record cut off when the store was opened (0 when none).
     var recoveredTornBytes: Int { get }
+    /// The path of the file that keeps the newest records past a checkpoint, as named in messages.
+    var historyPath: String { get }
+    /// Why the last checkpoint's records were not kept in that file (nil when they were).
+    var lastHistoryError: (any Error)? { get }
     /// The newest journal records the store keeps (its history, then its journal), oldest first,
     /// as the journal holds them (docs/FILE_FORMAT.md).
     func historyRecordBytes() throws -> [UInt8]
