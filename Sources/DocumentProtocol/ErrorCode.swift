@@ -1,5 +1,5 @@
 /// The error codes of `docs/PROTOCOL.md`, the same for the server and its clients: the
-/// JSON-RPC 2.0 standard codes and the project's own (`-32001`…`-32009`).
+/// JSON-RPC 2.0 standard codes and the project's own (`-32001`…`-32010`).
 ///
 /// A code a peer sends that this program does not know is ``other(_:)``. Codes read with
 /// ``init(rawValue:)`` (as every decoded error's are) are the named case when there is one,
@@ -44,6 +44,9 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// server keeps; `data.oldest` is the oldest `since` still accepted. Fetch again, then
     /// resume from the `seq` of that answer.
     case historyExpired
+    /// `-32010`: a read's `after` names a commit the server has not applied (within its wait,
+    /// `--read-after-wait-ms`); `data.after` and `data.applied` say which. Nothing was read.
+    case notCaughtUp
     /// A code this program does not know (a newer peer's).
     case other(Int)
 
@@ -64,6 +67,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case -32007: self = .timeLimitExceeded
         case -32008: self = .serverBusy
         case -32009: self = .historyExpired
+        case -32010: self = .notCaughtUp
         default: self = .other(rawValue)
         }
     }
@@ -85,6 +89,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .timeLimitExceeded: return -32007
         case .serverBusy: return -32008
         case .historyExpired: return -32009
+        case .notCaughtUp: return -32010
         case .other(let code): return code
         }
     }

@@ -168,6 +168,14 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
                  data: .object([("since", .integer(since)), ("oldest", .integer(oldest))]))
     }
 
+    /// A read whose `after` names commit `after`, when this server has applied the commits up to
+    /// `applied` only; `reason` says why.
+    package static func notCaughtUp(after: Int64, applied: Int64, reason: String) -> RPCError {
+        RPCError(code: Code.notCaughtUp,
+                 message: "not caught up: this server has applied the commits up to \(applied), not \(after): \(reason); nothing was read",
+                 data: .object([("after", .integer(after)), ("applied", .integer(applied))]))
+    }
+
     /// `unsubscribe` of a number that names no open subscription of the connection.
     package static func noSubscription(_ number: Int) -> RPCError {
         RPCError(code: Code.notFound,

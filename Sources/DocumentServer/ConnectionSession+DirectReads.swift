@@ -12,7 +12,7 @@ extension ConnectionSession {
     /// general way: it is anything else, or the general way has more to do (authenticate, log
     /// each request, hand the request to a reader thread).
     func directRead(_ line: ByteBuffer) -> Outcome? {
-        guard authenticated, logger.logLevel > .debug, !shared.worker.readsOnlyThroughReaders else { return nil }
+        guard authenticated, logger.logLevel > .debug else { return nil }
         return line.withUnsafeReadableBytes { bytes -> Outcome? in
             if let request = GetRequestLine.read(bytes) { return directGet(request, in: bytes) }
             if let request = FetchRequestLine.read(bytes) { return directFetch(request, in: bytes) }

@@ -211,7 +211,7 @@ final class ConnectionSession {
             case "fetch":
                 let call = try FetchCall.parse(request.params, model: shared.model, predicates: shared.predicates)
                 // A fetch an index answers in a few steps is answered here, as a small `get` is.
-                if !shared.worker.readsOnlyThroughReaders, let reply = shared.worker.reader.quickFetch(call) {
+                if shared.worker.holds(after: call.after), let reply = shared.worker.reader.quickFetch(call) {
                     return .reply(reply, close: false)
                 }
                 let format = try? Params(request.params).optionalString("predicate")
@@ -219,7 +219,7 @@ final class ConnectionSession {
             case "get":
                 let call = try GetCall.parse(request.params, model: shared.model)
                 // A few objects are answered here, on the connection's thread, from the latest state.
-                guard call.ids.count <= Self.inlineGetLimit, !shared.worker.readsOnlyThroughReaders else { return .store(.get(call)) }
+                guard call.ids.count <= Self.inlineGetLimit, shared.worker.holds(after: call.after) else { return .store(.get(call)) }
                 return .reply(shared.worker.reader.get(call), close: false)
             case "save":
                 var call = try SaveCall.parse(request.params, model: shared.model)

@@ -90,7 +90,8 @@ public final class DocumentServer: Service, Sendable {
             "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
         ])
         worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads,
-                             feedLimits: configuration.feedLimits, history: graph.storedHistory(), writerNice: configuration.writerNice)
+                             feedLimits: configuration.feedLimits, history: graph.storedHistory(), writerNice: configuration.writerNice,
+                             readAfterWait: configuration.readAfterWait)
         shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,
                                  configuration: configuration, logger: logger)
         gate = ConnectionGate(maximumConnections: configuration.maximumConnections,

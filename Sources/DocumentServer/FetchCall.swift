@@ -13,6 +13,8 @@ struct FetchCall: Sendable {
     let resultType: ResultType
     /// Whether the answer carries the plan (`explain: true`).
     var explain = false
+    /// The commit the answer must hold (`after`): a `seq` any server answered (nil: any).
+    var after: Int64?
     /// The time limit the request runs under, once ``started(timeLimit:)`` set its deadline.
     private(set) var timeLimit: Duration?
 
@@ -32,7 +34,7 @@ struct FetchCall: Sendable {
         self.timeLimit = timeLimit
     }
 
-    static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType", "explain"]
+    static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType", "explain", Params.after]
 
     /// The call `value` gives; its predicate's format parsed through `predicates` (the
     /// server's, which keeps the formats it has seen), against `model`.
@@ -70,7 +72,9 @@ struct FetchCall: Sendable {
         guard let resultType = ResultType(rawValue: typeName) else {
             throw .invalidParams(params.path("resultType"), "must be \"objects\", \"ids\" or \"count\", not \"\(RPCError.capped(typeName))\"")
         }
-        return FetchCall(request: request, resultType: resultType, explain: try params.optionalBool("explain") ?? false, timeLimit: nil)
+        var call = FetchCall(request: request, resultType: resultType, explain: try params.optionalBool("explain") ?? false, timeLimit: nil)
+        call.after = try params.after()
+        return call
     }
 
     /// A sort key must lead through to-one relationships to an attribute.

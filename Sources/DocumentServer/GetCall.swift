@@ -8,14 +8,17 @@ struct GetCall: Sendable {
     /// At each position of `ids`, the version the client already holds (or nil): an object
     /// still at that version is answered without its values.
     let knownVersions: [Int64?]?
+    /// The commit the answer must hold (`after`): a `seq` any server answered (nil: any).
+    let after: Int64?
 
-    init(ids: [ObjectID], knownVersions: [Int64?]? = nil) {
+    init(ids: [ObjectID], knownVersions: [Int64?]? = nil, after: Int64? = nil) {
         self.ids = ids
         self.knownVersions = knownVersions
+        self.after = after
     }
 
     static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> GetCall {
-        let params = try Params(value, allowed: ["ids", "versions"])
+        let params = try Params(value, allowed: ["ids", "versions", Params.after])
         guard let elements = try params.optionalArray("ids") else { throw .invalidParams(params.path("ids"), "is required (an array of object IDs)") }
         var ids: [ObjectID] = []
         ids.reserveCapacity(elements.count)
@@ -27,7 +30,7 @@ struct GetCall: Sendable {
             }
             ids.append(try WireValues.objectID(element, model: model, path: "params.ids[\(index)]"))
         }
-        return GetCall(ids: ids, knownVersions: try knownVersions(params, count: ids.count))
+        return GetCall(ids: ids, knownVersions: try knownVersions(params, count: ids.count), after: try params.after())
     }
 
     /// `versions`: an array as long as `ids` of integers or nulls.

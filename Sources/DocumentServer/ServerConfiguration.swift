@@ -67,6 +67,17 @@ public struct ServerConfiguration: Sendable {
     public var historyCommits: Int = ServerConfiguration.defaultHistoryCommits
     /// How long a commit stays in the history, in seconds (0: no limit by age).
     public var historySeconds: Int = ServerConfiguration.defaultHistorySeconds
+    /// How long a read whose `after` names a commit this server has not applied yet waits for it
+    /// (over a shared database; `docs/PROTOCOL.md`, Reading after a save), before it is answered
+    /// with `not caught up` (-32010).
+    public var readAfterWait: Duration = ServerConfiguration.defaultReadAfterWait
+    /// 1 second.
+    public static let defaultReadAfterWait = Duration.seconds(1)
+    /// ``readAfterWait`` in whole milliseconds (a fraction is rounded down).
+    public var readAfterWaitMilliseconds: Int {
+        get { Int(readAfterWait.components.seconds) * 1000 + Int(readAfterWait.components.attoseconds / 1_000_000_000_000_000) }
+        set { readAfterWait = .milliseconds(newValue) }
+    }
     /// 4 MiB.
     public static let defaultSubscriptionBufferBytes = 4 << 20
     /// 64.

@@ -46,6 +46,9 @@ final class StoreWorker: @unchecked Sendable {
     private var catchUpWanted = false
     private var catchUpWaiters: [@Sendable () -> Void] = []
     private var watcher: DatabaseWatcher?
+    /// How long a read with `after` waits for the writer to take that commit from a shared
+    /// database (``ServerConfiguration/readAfterWait``).
+    private let readAfterWait: Duration
     /// How much lower than the readers' the writer's scheduling priority is (its nice value
     /// above theirs, 0...19; see ``ServerConfiguration/writerNice``).
     private let writerNice: Int
@@ -59,7 +62,9 @@ final class StoreWorker: @unchecked Sendable {
     /// writer thread (and the checkpoint threads it starts) runs `writerNice` nice steps
     /// below the readers (0: at their priority).
     init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil,
-         feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = [], writerNice: Int = 0) {
+         feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = [], writerNice: Int = 0,
+         readAfterWait: Duration = ServerConfiguration.defaultReadAfterWait) {
+        self.readAfterWait = readAfterWait
         self.writerNice = min(max(writerNice, 0), CurrentThread.lowestNice)
         self.graph = graph
         feed = ChangeFeed(state: graph.state, history: history, limits: feedLimits)
@@ -95,9 +100,12 @@ final class StoreWorker: @unchecked Sendable {
         }
     }
 
-    /// Whether reads must go through the readers (which first catch up with a shared
-    /// database), never be answered on a connection's thread.
-    var readsOnlyThroughReaders: Bool { sharedHistory != nil }
+    /// Whether a read with `after` can be answered from the latest published state at once:
+    /// it names no commit, or one the state holds (else it goes to a reader, which waits).
+    func holds(after: Int64?) -> Bool {
+        guard let after else { return true }
+        return publisher.current.sequence >= after
+    }
 
     /// Has the writer take the other servers' commits from a shared database; `then` runs
     /// once it did (or at once when the engine is not running).
@@ -126,9 +134,9 @@ final class StoreWorker: @unchecked Sendable {
         case .fetch(let call):
             let limit = requestTimeLimit
             // The clock starts when a reader takes the fetch, not while it waits in line.
-            read(refused: completion) { reader in completion(reader.fetch(call.started(timeLimit: limit))) }
+            read(after: call.after, refused: completion) { reader in completion(reader.fetch(call.started(timeLimit: limit))) }
         case .get(let call):
-            read(refused: completion) { reader in completion(reader.get(call)) }
+            read(after: call.after, refused: completion) { reader in completion(reader.get(call)) }
         case .subscribe(let call, let sink):
             afterCatchingUp(refused: completion) { [feed] in feed.subscribe(call, sink: sink, completion: completion) }
         case .unsubscribe(let number, let sink):
@@ -157,14 +165,36 @@ final class StoreWorker: @unchecked Sendable {
         }
     }
 
-    private func read(refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
+    private func read(after: Int64?, refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
         let publisher = self.publisher, cache = self.cache, maximumAnswerBytes = self.maximumAnswerBytes
         let accepted = readers.submit { [self] in
-            if let failure = catchUpForRead() { return refused(.error(failure)) }
+            if let failure = waitForCommit(after) { return refused(.error(failure)) }
             // The state is taken when the read starts: the latest, not the one of when it was queued.
             body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes))
         }
         if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
+    }
+
+    /// On a reader thread, for a read whose `after` names commit `after`: nil once the published
+    /// state holds it, else the error to answer. A read without `after` queries nothing: the
+    /// state follows the other servers' commits as their notifications arrive
+    /// (``DatabaseWatcher``). With `after`, over a shared database, the writer catches up once
+    /// (the database holds every commit any server answered), waiting at most
+    /// ``readAfterWait``; a store only this server writes has published every commit it made.
+    private func waitForCommit(_ after: Int64?) -> RPCError? {
+        guard let after, publisher.current.sequence < after else { return nil }
+        guard sharedHistory != nil else {
+            return .notCaughtUp(after: after, applied: publisher.current.sequence, reason: "no such commit has been made")
+        }
+        let done = DispatchSemaphore(value: 0)
+        requestCatchUp { done.signal() }
+        let milliseconds = Int(readAfterWait.components.seconds) * 1000 + Int(readAfterWait.components.attoseconds / 1_000_000_000_000_000)
+        let arrived = done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
+        let applied = publisher.current.sequence
+        guard applied < after else { return nil }
+        return .notCaughtUp(after: after, applied: applied, reason: arrived
+            ? "the database holds no such commit, or could not be read (see the server's log)"
+            : "the commits of other servers were not taken within \(milliseconds) ms (--read-after-wait-ms); try again")
     }
 
     /// Runs `body` at once; on a shared database, on a reader thread once the feed has every

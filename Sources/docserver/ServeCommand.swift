@@ -109,6 +109,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.limitHelp("How long a commit stays in the history, in seconds; 0: no limit by age (only --history-commits). [default: \(ServerConfiguration.defaultHistorySeconds) (7 days)]", option: "history-seconds", valueName: "seconds"))
     var historySeconds: Int?
 
+    @Option(help: ServeCommand.limitHelp("How long a get or fetch whose 'after' names a commit this server has not applied yet waits for it, in milliseconds (over a shared PostgreSQL database: another server's save), before it fails with error -32010 (not caught up); 0 takes the commits once, without waiting for a busy writer. [default: 1000]", option: "read-after-wait-ms", valueName: "milliseconds"))
+    var readAfterWaitMs: Int?
+
     @Option(help: ServeCommand.limitHelp("How long one fetch may run, in seconds, before it fails with error -32007 (time limit exceeded) and frees the store (and how long a live query may take to judge one commit before its subscription ends with 'resync'); 0 turns the limit off. [default: 10]", option: "request-time-limit", valueName: "seconds"))
     var requestTimeLimit: Double?
 

@@ -7,19 +7,19 @@ import Testing
 /// saves, conflicts and delete rules hold across them, as on one server.
 @Suite(.serialized, .enabled(if: PostgresCluster.isInstalled, PostgresCluster.skipMessage))
 struct MultiServerTests {
-    @Test func aSaveOnOneServerIsSeenByGetAndFetchOnTheOtherRightAfterItsAnswer() throws {
+    @Test func aSaveOnOneServerIsSeenByGetAndFetchOnTheOtherWhenTheyNameItsSeqAsAfter() throws {
         let pair = try DatabaseServers(count: 2)
         let a = try pair.connect(0), b = try pair.connect(1)
         for round in 0..<20 {
             let saved = try a.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "tag \(round)"]]]])
             let id = try saved.id("t")
-            let got = try b.result("get", ["ids": [id]])
+            let got = try b.result("get", ["ids": [id], "after": saved.seq])
             #expect(got.objects.first??["values"].flatMap { ($0 as? [String: Any])?["label"] as? String } == "tag \(round)")
-            let fetched = try b.result("fetch", ["entity": "Tag", "resultType": "count"])
+            let fetched = try b.result("fetch", ["entity": "Tag", "resultType": "count", "after": saved.seq])
             #expect(fetched["count"] as? Int == round + 1)
             let updated = try b.result("save", ["update": [["id": id, "version": 1, "values": ["label": "changed \(round)"]]]])
             #expect(updated.seq > saved.seq)
-            let back = try a.result("fetch", ["entity": "Tag", "predicate": "label == %@", "arguments": ["changed \(round)"]])
+            let back = try a.result("fetch", ["entity": "Tag", "predicate": "label == %@", "arguments": ["changed \(round)"], "after": updated.seq])
             #expect(back.objects.count == 1)
         }
     }
@@ -40,13 +40,13 @@ struct MultiServerTests {
             let answers = Answers(), expected = version
             DispatchQueue.concurrentPerform(iterations: 2) { index in
                 let answer = try? clients[index].call("save", ["update": [["id": song, "version": expected, "values": ["plays": 1000 + 10 * round + index]]]])
-                answers.append(answer?.errorCode)
+                answers.append(answer?.errorCode, seq: (answer?["result"] as? [String: Any])?["seq"] as? Int)
             }
             let codes = answers.values
             #expect(codes.filter { $0 == nil }.count == 1, "round \(round): \(codes)")
             #expect(codes.filter { $0 == -32001 }.count == 1, "round \(round): \(codes)")
             version += 1
-            let now = try a.result("get", ["ids": [song]]).objects.first??["version"] as? Int
+            let now = try a.result("get", ["ids": [song], "after": answers.latestSeq]).objects.first??["version"] as? Int
             #expect(now == version)
         }
     }
@@ -67,14 +67,14 @@ struct MultiServerTests {
         // cascade: deleting the album on B deletes its songs, and A sees them gone.
         let deleted = try b.result("save", ["delete": [["id": album, "version": 1]]])
         #expect(Set(deleted["deleted"] as? [String] ?? []) == Set(songs + [album]))
-        let got = try a.result("get", ["ids": songs + [album]])
+        let got = try a.result("get", ["ids": songs + [album], "after": deleted.seq])
         #expect(Set(got["missing"] as? [String] ?? []) == Set(songs + [album]))
         // nullify: the artist lost the album on A too, and may be deleted there now.
         let artistNow = try a.result("get", ["ids": [artist]]).objects.first??["values"] as? [String: Any]
         #expect((artistNow?["albums"] as? [Any])?.isEmpty == true)
         let version = try a.result("get", ["ids": [artist]]).objects.first??["version"] as? Int ?? 0
-        _ = try a.result("save", ["delete": [["id": artist, "version": version]]])
-        #expect(try b.result("fetch", ["entity": "Artist", "resultType": "count"])["count"] as? Int == 0)
+        let gone = try a.result("save", ["delete": [["id": artist, "version": version]]])
+        #expect(try b.result("fetch", ["entity": "Artist", "resultType": "count", "after": gone.seq])["count"] as? Int == 0)
     }
 
     @Test func aServerRefusesADatabaseURLItCannotReadOrReachAndMigrationOfADatabase() throws {
@@ -98,9 +98,18 @@ struct MultiServerTests {
 final class Answers: @unchecked Sendable {
     private let lock = NSLock()
     private var collected: [Int?] = []
+    private var seqs: [Int] = []
 
-    func append(_ code: Int?) { lock.withLock { collected.append(code) } }
+    /// An answer's error code (nil: none), and its `seq` when it was a save's result.
+    func append(_ code: Int?, seq: Int? = nil) {
+        lock.withLock {
+            collected.append(code)
+            if let seq { seqs.append(seq) }
+        }
+    }
     var values: [Int?] { lock.withLock { collected } }
+    /// The largest `seq` answered (0: none).
+    var latestSeq: Int { lock.withLock { seqs.max() ?? 0 } }
 }
 
 /// The change feed across servers: commits made through one server reach subscriptions on
