@@ -27,6 +27,7 @@ from .errors import (
     ModelError,
     NotFoundError,
     HistoryExpired,
+    NotCaughtUp,
     ObjectDeletedError,
     ProtocolError,
     ResyncRequired,
@@ -88,5 +89,6 @@ __all__ = [
     "ValueConversionError",
     "ObjectDeletedError",
     "HistoryExpired",
+    "NotCaughtUp",
     "ResyncRequired",
 ]

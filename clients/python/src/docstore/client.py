@@ -211,26 +211,26 @@ class Client:
 
     def fetch(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
               limit: Optional[int] = None, offset: Optional[int] = None,
-              include_subentities: bool = True) -> List[DocObject]:
+              include_subentities: bool = True, after: Optional[int] = None) -> List[DocObject]:
         """:meth:`Session.fetch` in a new session."""
         return self.session().fetch(entity, predicate, *arguments, sort=sort, limit=limit, offset=offset,
-                                    include_subentities=include_subentities)
+                                    include_subentities=include_subentities, after=after)
 
     def fetch_ids(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
                   limit: Optional[int] = None, offset: Optional[int] = None,
-                  include_subentities: bool = True) -> List[ObjectID]:
+                  include_subentities: bool = True, after: Optional[int] = None) -> List[ObjectID]:
         """:meth:`Session.fetch_ids`: the IDs of the matching objects."""
         return self.session().fetch_ids(entity, predicate, *arguments, sort=sort, limit=limit, offset=offset,
-                                        include_subentities=include_subentities)
+                                        include_subentities=include_subentities, after=after)
 
-    def get(self, *ids: Union[str, DocObject]) -> List[Optional[DocObject]]:
+    def get(self, *ids: Union[str, DocObject], after: Optional[int] = None) -> List[Optional[DocObject]]:
         """:meth:`Session.get` in a new session: the objects, ``None`` for missing ones."""
-        return self.session().get(*ids)
+        return self.session().get(*ids, after=after)
 
     def count(self, entity: str, predicate: Optional[str] = None, *arguments: Any,
-              include_subentities: bool = True) -> int:
+              include_subentities: bool = True, after: Optional[int] = None) -> int:
         """How many objects of ``entity`` match ``predicate``."""
-        return self.session().count(entity, predicate, *arguments, include_subentities=include_subentities)
+        return self.session().count(entity, predicate, *arguments, include_subentities=include_subentities, after=after)
 
     # -- lifetime ------------------------------------------------------------------------
 

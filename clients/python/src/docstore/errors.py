@@ -225,6 +225,25 @@ class HistoryExpired(DocstoreError):
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+class NotCaughtUp(DocstoreError):
+    """-32010: a read's ``after`` names a commit the server has not applied: another server's
+    save it did not take within its wait (``--read-after-wait-ms``; try again), or a ``seq``
+    no server on this store has made. :attr:`after` and :attr:`applied` say which commits.
+    Nothing was read."""
+
+    @property
+    def after(self) -> Optional[int]:
+        """The commit the read named."""
+        value = _field(self.data, "after")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def applied(self) -> Optional[int]:
+        """The last commit the server had applied."""
+        value = _field(self.data, "applied")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 class ResyncRequired(DocstoreError):
     """The server ended a subscription that did not keep up (its buffer of unsent changes
     was full; the ``resync`` notification). Every change up to :attr:`seq` was delivered;
@@ -251,6 +270,7 @@ _ERRORS_BY_CODE = {
     -32007: TimeLimitError,
     -32008: ServerBusyError,
     -32009: HistoryExpired,
+    -32010: NotCaughtUp,
 }
 
 

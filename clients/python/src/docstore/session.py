@@ -105,31 +105,36 @@ class Session(ChangeMerging):
 
     def fetch(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
               limit: Optional[int] = None, offset: Optional[int] = None,
-              include_subentities: bool = True) -> List[DocObject]:
+              include_subentities: bool = True, after: Optional[int] = None) -> List[DocObject]:
         """The objects of ``entity`` that match ``predicate`` (NSPredicate format,
         ``docs/PREDICATES.md``) with ``arguments`` for its ``%@``/``%d``/``%K`` in order,
         sorted by ``sort`` (``"title"``, ``"-plays"``, a :class:`Sort`, or a list of them),
         at most ``limit`` of them after skipping ``offset``.
 
+        ``after``: the ``seq`` of a save's answer (``SaveResult.seq``), from any server on the
+        same store: the answer holds that commit (a server behind waits for it, or raises
+        :class:`NotCaughtUp`). Needed only to read on one server what was saved through another.
+
         Objects already in the session with unsaved changes keep their changes (and the
         version they were read at)."""
         self._sync()
-        params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities)
+        params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities, after)
         result = self._client.call("fetch", params)
         return [self._register(item) for item in _list(result, "objects", "fetch")]
 
     def fetch_ids(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
                   limit: Optional[int] = None, offset: Optional[int] = None,
-                  include_subentities: bool = True) -> List[ObjectID]:
+                  include_subentities: bool = True, after: Optional[int] = None) -> List[ObjectID]:
         """Like :meth:`fetch`, but only the IDs (nothing is loaded)."""
-        params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities)
+        params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities, after)
         params["resultType"] = "ids"
         return [ObjectID(item) for item in _list(self._client.call("fetch", params), "ids", "fetch")]
 
     def count(self, entity: str, predicate: Optional[str] = None, *arguments: Any,
-              include_subentities: bool = True) -> int:
-        """How many objects of ``entity`` match ``predicate`` (all of them without one)."""
-        params = self._fetch_params(entity, predicate, arguments, None, None, None, include_subentities)
+              include_subentities: bool = True, after: Optional[int] = None) -> int:
+        """How many objects of ``entity`` match ``predicate`` (all of them without one);
+        ``after`` as for :meth:`fetch`."""
+        params = self._fetch_params(entity, predicate, arguments, None, None, None, include_subentities, after)
         params["resultType"] = "count"
         result = self._client.call("fetch", params)
         count = result.get("count") if isinstance(result, dict) else None
@@ -137,13 +142,17 @@ class Session(ChangeMerging):
             raise ProtocolError(f"the answer to a count has no count: {result!r}")
         return count
 
-    def get(self, *ids: Union[str, DocObject]) -> List[Optional[DocObject]]:
-        """The objects with these IDs, read now, in order; ``None`` where there is none."""
+    def get(self, *ids: Union[str, DocObject], after: Optional[int] = None) -> List[Optional[DocObject]]:
+        """The objects with these IDs, read now, in order; ``None`` where there is none;
+        ``after`` as for :meth:`fetch`."""
         self._sync()
         wanted = [_id_of(item) for item in ids]
         if not wanted:
             return []
-        result = self._client.call("get", {"ids": wanted})
+        params: Dict[str, Any] = {"ids": wanted}
+        if after is not None:
+            params["after"] = _after(after)
+        result = self._client.call("get", params)
         objects = _list(result, "objects", "get")
         if len(objects) != len(wanted):
             raise ProtocolError(f"get asked for {len(wanted)} objects and the answer holds {len(objects)}")
@@ -372,7 +381,8 @@ class Session(ChangeMerging):
     # -- internals -----------------------------------------------------------------------
 
     def _fetch_params(self, entity: str, predicate: Optional[str], arguments: Sequence[Any], sort: SortSpec,
-                      limit: Optional[int], offset: Optional[int], include_subentities: bool) -> Dict[str, Any]:
+                      limit: Optional[int], offset: Optional[int], include_subentities: bool,
+                      after: Optional[int] = None) -> Dict[str, Any]:
         self._model.entity(entity)
         params: Dict[str, Any] = {"entity": entity}
         if predicate is not None:
@@ -390,6 +400,8 @@ class Session(ChangeMerging):
             params["offset"] = offset
         if not include_subentities:
             params["includeSubentities"] = False
+        if after is not None:
+            params["after"] = _after(after)
         return params
 
     def _register(self, item: Any) -> DocObject:
@@ -499,3 +511,9 @@ def _list(result: Any, key: str, method: str) -> List[Any]:
         raise ProtocolError(f"the answer to {method} has no {key!r} list: {str(result)[:200]}")
     return items
 
+
+def _after(value: Any) -> int:
+    """``after``: the ``seq`` of a commit, an integer from 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"after must be the seq of a commit (an integer from 0), not {value!r}")
+    return value
