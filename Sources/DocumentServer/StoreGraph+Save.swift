@@ -14,6 +14,9 @@ struct StagedSave {
     let deleted: [ObjectID]
     /// The commit's author (the `client` of the connection's `hello`).
     let author: String?
+    /// The request, as it came: staged again when a group commit to a shared database fails
+    /// for another save's conflict (``StoreGraph/commitWithout(conflicting:of:)``).
+    let call: SaveCall
     let reply: @Sendable (Reply) -> Void
     /// The versions the request named for the objects it updates or deletes: on a shared
     /// database the store checks them in the save's transaction (another server may have saved
@@ -38,9 +41,9 @@ extension StoreGraph {
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
         // The store checks uniqueness constraints when it writes: a save that may break one
         // commits alone, so that its refusal never fails the saves it would share a commit with.
-        // On a shared database, each save commits alone too: a conflict with another server's
-        // save is found only when it is written, and must fail that save only.
-        let alone = sharedHistory != nil || touchesUniquenessConstraints(call)
+        // (On a shared database, a conflict with another server's save is found only when the
+        // group is written: ``commitWithout(conflicting:of:)`` then fails that save only.)
+        let alone = touchesUniquenessConstraints(call)
         if alone || call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) {
             commit(resetting: false)
         }
@@ -110,7 +113,7 @@ extension StoreGraph {
             try child.save()
             var staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
                                     implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID),
-                                    author: call.author, reply: reply)
+                                    author: call.author, call: call, reply: reply)
             if sharedHistory != nil {
                 for (id, version) in call.updates.map({ ($0.id, $0.version) }) + call.deletes.map({ ($0.id, $0.version) }) {
                     staged.checkedVersions[id] = version
@@ -161,7 +164,10 @@ extension StoreGraph {
             let names = UniquenessAnswer.temporaryNames(of: saves)
             context.rollback()
             let answer: RPCError
-            if case .conflict(let conflicts) = error {
+            if case .conflict(let conflicts) = error, saves.count > 1 {
+                commitWithout(conflicting: conflicts, of: saves)
+                return
+            } else if case .conflict(let conflicts) = error {
                 // Another server saved one of the objects since this server read it.
                 answer = .conflict(conflicts.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })
             } else if case .uniquenessViolation(let entity, let attributes, _, let objects) = error {

@@ -26,6 +26,8 @@ enum CommitHistory {
     /// The channel of the commit notifications.
     static let channel = "_graph_commits"
     static let lockKey: Int64 = 0x6772_6170_6868_6973  // "graphhis"
+    /// History rows per `INSERT` (6 parameters each, within PostgreSQL's 65,535).
+    static let rowsPerStatement = 1_000
 
     /// The statement that creates the table (also run on databases made before it existed).
     static let creationStatement = """
@@ -45,20 +47,27 @@ enum CommitHistory {
         }
         let milliseconds = Int64(exactly: (time.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
         var numbers: [Int64] = []
+        numbers.reserveCapacity(parts.count)
         var next = last
-        for part in parts {
+        for _ in parts {
             let (sum, overflow) = next.addingReportingOverflow(1)
             guard !overflow else { throw PostgresStoreError.damagedSchema("the table \(table) has no number left") }
             next = sum
-            var insert = SQLStatement()
-            insert.text = """
-                INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds) VALUES (\
-                \(insert.parameter(next)), \(insert.parameter(milliseconds)), \(part.author.map { insert.parameter($0) } ?? insert.nullParameter()), \
-                \(insert.parameter(part.objects.map(\.entity))), \(insert.parameter(part.objects.map(\.reference))), \
-                \(insert.parameter(part.objects.map(\.kind.rawValue).joined())))
-                """
-            try session.run(insert.text, insert.binds)
             numbers.append(next)
+        }
+        // One statement per `rowsPerStatement` rows (a group commit's parts), not one per row.
+        for start in stride(from: 0, to: parts.count, by: rowsPerStatement) {
+            let end = min(start + rowsPerStatement, parts.count)
+            var insert = SQLStatement()
+            let rows = (start..<end).map { index in
+                let part = parts[index]
+                return "(\(insert.parameter(numbers[index])), \(insert.parameter(milliseconds)), "
+                    + "\(part.author.map { insert.parameter($0) } ?? insert.nullParameter()), "
+                    + "\(insert.parameter(part.objects.map(\.entity))), \(insert.parameter(part.objects.map(\.reference))), "
+                    + "\(insert.parameter(part.objects.map(\.kind.rawValue).joined())))"
+            }
+            insert.text = "INSERT INTO \"\(table)\" (seq, committed_at, author, entities, refs, kinds) VALUES \(rows.joined(separator: ", "))"
+            try session.run(insert.text, insert.binds)
         }
         var notify = SQLStatement()
         notify.text = "SELECT pg_notify(\(notify.parameter(channel)), \(notify.parameter(String(next))))"
