@@ -30,7 +30,7 @@ struct MigrateCommand: ParsableCommand {
             A mapping model (Xcode's .xcmappingmodel folder) runs the step it was made for instead of the \
             inferred one: its entity mappings (a renamed entity included) and property mappings whose value \
             expressions are key paths ($source.name) or expressions of the predicate language ($source.price * 100, \
-            uppercase:($source.name)). The mapping models beside an .xcdatamodeld given as --model are used, and any \
+            FUNCTION($source.name, 'uppercaseString')). The mapping models beside an .xcdatamodeld given as --model are used, and any \
             given with --mapping-model (repeat it). A mapping model is matched to its step by the model versions it \
             records; one that matches no step given, or that cannot be run here (a custom migration policy class, \
             FUNCTION($source, "selector"), an expression that does not parse), is refused by name, never skipped \
