@@ -75,7 +75,13 @@ public enum PropertyChange: Sendable, Equatable, CustomStringConvertible {
         case .noDataChange(let what): return "\(what) (no data change)"
         case .computed(let expression): return "computed by the mapping model's \(expression)"
         case .notMapped(let initial):
-            return "not filled by the mapping model (\(initial.isNull ? "nil" : "\(initial)") for every object)"
+            let value: String
+            switch initial {
+            case .null: value = "nil"
+            case .objects(let ids) where ids.isEmpty: value = "empty"
+            default: value = "\(initial)"
+            }
+            return "not filled by the mapping model (\(value) for every object)"
         }
     }
 }
