@@ -27,6 +27,15 @@ struct MigrateCommand: ParsableCommand {
             (names of the older version); --accept-loss all accepts every loss. The migrated store is checked as \
             `check` does before it replaces the store; a store that would not pass is never written over the old one.
 
+            A mapping model (Xcode's .xcmappingmodel folder) runs the step it was made for instead of the \
+            inferred one: its entity mappings (a renamed entity included) and property mappings whose value \
+            expressions are key paths ($source.name) or expressions of the predicate language ($source.price * 100, \
+            FUNCTION($source.name, 'uppercaseString')). The mapping models beside an .xcdatamodeld given as --model are used, and any \
+            given with --mapping-model (repeat it). A mapping model is matched to its step by the model versions it \
+            records; one that matches no step given, or that cannot be run here (a custom migration policy class, \
+            FUNCTION($source, "selector"), an expression that does not parse), is refused by name, never skipped \
+            (docs/MODEL.md, "Mapping models"). The loss and store checks apply to its step as to the others.
+
             --dry-run reads and checks everything, prints what would change, and writes nothing. Exit status: 0 \
             when migrated (or nothing to do); 1 when the migration is refused (not lightweight, data that does not \
             fit, data it would lose, a store of none of the versions given); 2 when it cannot be done (a missing or invalid store or \
@@ -51,6 +60,11 @@ struct MigrateCommand: ParsableCommand {
                                valueName: "name"))
     var acceptLoss: [String] = []
 
+    @Option(name: .customLong("mapping-model"),
+            help: ArgumentHelp("An Xcode mapping model (.xcmappingmodel) for a step between the versions; repeat for each.",
+                               valueName: "path"))
+    var mappingModels: [String] = []
+
     @Flag(help: "Print what would change and write nothing.")
     var dryRun = false
 
@@ -58,7 +72,8 @@ struct MigrateCommand: ParsableCommand {
         let migrator: JSONStoreMigrator
         do {
             migrator = try Self.migrator(store: store, model: model, fromModels: fromModels,
-                                         acceptedLosses: MigrationLossAcceptance(names: Set(acceptLoss)))
+                                         acceptedLosses: MigrationLossAcceptance(names: Set(acceptLoss)),
+                                         mappingModels: mappingModels)
         } catch {
             FileHandle.standardError.write(Data("cannot migrate: a model cannot be used: \(error)\n".utf8))
             throw ExitCode(2)
@@ -86,11 +101,17 @@ struct MigrateCommand: ParsableCommand {
     /// order, up to its current one (named by `.xccurrentversion`), which is the destination;
     /// `fromModels` come before them.
     static func migrator(store: String, model: String, fromModels: [String],
-                         acceptedLosses: MigrationLossAcceptance = .none) throws -> JSONStoreMigrator {
+                         acceptedLosses: MigrationLossAcceptance = .none, mappingModels: [String] = []) throws -> JSONStoreMigrator {
         var versions = try fromModels.map { try ObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
         var labels = fromModels.map { URL(fileURLWithPath: $0).lastPathComponent }
+        var names = fromModels.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
         var unreadableBefore: [Int: [String]] = [:]
+        var mappings = try mappingModels.map { try XcodeMappingModel(contentsOf: URL(fileURLWithPath: $0)) }
+        var bundleName: String?
         if isBundle(model) {
+            let bundleURL = URL(fileURLWithPath: model)
+            bundleName = bundleURL.deletingPathExtension().lastPathComponent
+            mappings += try mappingModelsBeside(bundleURL)
             let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
             for note in bundle.notes where note.severity == .warning && note.message.contains("cannot be read") {
                 FileHandle.standardError.write(Data("warning: \(note)\n".utf8))
@@ -105,6 +126,7 @@ struct MigrateCommand: ParsableCommand {
                     if !pending.isEmpty { unreadableBefore[versions.count] = pending }
                     pending = []
                     versions.append(version)
+                    names.append(name)
                     labels.append("\(URL(fileURLWithPath: model).lastPathComponent)/\(name)")
                 }
                 if name == bundle.currentName { break }
@@ -112,9 +134,23 @@ struct MigrateCommand: ParsableCommand {
         } else {
             versions.append(try ObjectModel(contentsOf: URL(fileURLWithPath: model)))
             labels.append(URL(fileURLWithPath: model).lastPathComponent)
+            names.append(URL(fileURLWithPath: model).deletingPathExtension().lastPathComponent)
         }
         return JSONStoreMigrator(path: store, versions: versions, labels: labels, acceptedLosses: acceptedLosses,
-                                 unreadableBefore: unreadableBefore)
+                                 unreadableBefore: unreadableBefore, mappingModels: mappings, versionNames: names,
+                                 bundleName: bundleName)
+    }
+
+    /// The mapping models (`.xcmappingmodel`) in the folder of a model bundle that were made
+    /// for that bundle: those whose recorded model paths name it, or name no bundle.
+    static func mappingModelsBeside(_ bundle: URL) throws -> [XcodeMappingModel] {
+        let folder = bundle.deletingLastPathComponent()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let bundleName = bundle.deletingPathExtension().lastPathComponent
+        return try names.filter { $0.hasSuffix(".xcmappingmodel") }.sorted().compactMap { name in
+            let mapping = try XcodeMappingModel(contentsOf: folder.appendingPathComponent(name))
+            return mapping.bundleName == nil || mapping.bundleName == bundleName ? mapping : nil
+        }
     }
 
     /// Whether `path` names an Xcode model bundle, whose versions a migration can start from.

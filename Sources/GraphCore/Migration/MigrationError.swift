@@ -16,6 +16,15 @@ public enum MigrationError: Error, Equatable, Sendable, CustomStringConvertible 
     case wouldLoseData(from: String, to: String, losses: [MigrationLoss])
     /// None of the model versions given has the store's entity version hashes.
     case noMatchingVersion(store: String, tried: Int)
+    /// A mapping model for the step cannot be run here: each refusal names the entity, the
+    /// property and the entity mapping, and why (a custom policy class, `FUNCTION($source, …)`,
+    /// an expression that does not parse, an entity the models do not have).
+    case mappingModelRefused(mappingModel: String, from: String, to: String, refusals: [MigrationRefusal])
+    /// A mapping model given for the migration maps between versions that are not among those
+    /// given (the names its recorded model paths end in), or not from an older to a newer one.
+    case mappingModelMatchesNoVersion(mappingModel: String, source: String?, destination: String?, versions: [String])
+    /// Two mapping models are for the same step: which one to run is not guessed.
+    case mappingModelsConflict(first: String, second: String, source: String, destination: String)
 
     /// A message naming every entity and property at fault and why.
     public var description: String {
@@ -33,6 +42,18 @@ public enum MigrationError: Error, Equatable, Sendable, CustomStringConvertible 
         case .noMatchingVersion(let store, let tried):
             return "\(store) was written for none of the \(tried) model versions given: "
                 + "give the model the store was written with (--from-model) so that it can be migrated"
+        case .mappingModelRefused(let mappingModel, let from, let to, let refusals):
+            return "the mapping model \(mappingModel) for the change from \(from) to \(to) cannot be run here "
+                + "(nothing is migrated; docs/MODEL.md, \"Mapping models\"):\n"
+                + refusals.map { "  - \($0)" }.joined(separator: "\n")
+        case .mappingModelMatchesNoVersion(let mappingModel, let source, let destination, let versions):
+            return "the mapping model \(mappingModel) maps from \(source.map { "version \"\($0)\"" } ?? "no recorded model") "
+                + "to \(destination.map { "version \"\($0)\"" } ?? "no recorded model"), "
+                + "which is not a step between the versions given (\(versions.map { "\"\($0)\"" }.joined(separator: ", "))): "
+                + "it was made for other model versions"
+        case .mappingModelsConflict(let first, let second, let source, let destination):
+            return "the mapping models \(first) and \(second) are both for the step from version \"\(source)\" to \"\(destination)\": "
+                + "give only the one to run"
         }
     }
 }

@@ -49,6 +49,8 @@ struct MigrationRun {
     private let mappingByName: [String: EntityMapping]
     /// Every surviving object's new ID, by reference (references are unique in a store).
     private var newIDs: [ReferenceObject: ObjectID] = [:]
+    /// The source objects by reference, when a mapping model's expression follows a relationship.
+    private var sourceByReference: [ReferenceObject: CacheNode] = [:]
 
     init(mapping: MigrationMapping) {
         self.mapping = mapping
@@ -69,6 +71,9 @@ struct MigrationRun {
             guard let entity = destinationBySource[node.objectID.entityName] else { continue }
             newIDs[node.objectID.referenceObject] =
                 ObjectID(entity: entity, storeIdentifier: node.objectID.storeIdentifier ?? "", reference: node.objectID.referenceObject)
+        }
+        if mapping.entities.contains(where: { $0.properties.contains { $0.expression?.followsRelationships == true } }) {
+            for node in nodes { sourceByReference[node.objectID.referenceObject] = node }
         }
         var plans: [String: [Slot]] = [:]
         var migrated: [CacheNode] = []
@@ -102,6 +107,8 @@ struct MigrationRun {
         let sourceType: AttributeType?
         let initial: Value
         let defaultForNil: Value?
+        /// A mapping model's expression that computes the value.
+        let expression: MappingExpression?
     }
 
     private func makeSlots(from source: EntityDescription, to entity: EntityDescription) -> [Slot] {
@@ -115,11 +122,20 @@ struct MigrationRun {
                 if case .madeRequired(let value) = change { defaultForNil = value }
             }
             return Slot(property: property, sourceIndex: sourceIndex, sourceType: sourceType,
-                        initial: MappingInference.initialValue(of: property), defaultForNil: defaultForNil)
+                        initial: MappingInference.initialValue(of: property), defaultForNil: defaultForNil,
+                        expression: propertyMapping?.expression)
         }
     }
 
     private mutating func value(for slot: Slot, of node: CacheNode, id: ObjectID) -> Value {
+        if let expression = slot.expression, case .attribute(let attribute) = slot.property {
+            do {
+                return try expression.value(on: node, as: attribute.type, lookup: { sourceByReference[$0] })
+            } catch {
+                refusals.add(entity: id.entityName, property: attribute.name, object: id.referenceObject, reason: error.reason)
+                return slot.initial
+            }
+        }
         guard let index = slot.sourceIndex, node.values.indices.contains(index) else { return slot.initial }
         let old = node.values[index]
         switch slot.property {

@@ -19,7 +19,47 @@ public struct MigrationPlan: Sendable {
     ///   - labels: What to call each version in messages (a file name); by default its hash.
     /// - Throws: the ``MigrationError/notLightweight(from:to:refusals:)`` of the first step that is not lightweight.
     public init(versions: [ObjectModel], from sourceIndex: Int, labels: [String]? = nil) throws(MigrationError) {
+        try self.init(versions: versions, from: sourceIndex, labels: labels, versionNames: [], mappingModels: [])
+    }
+
+    /// The steps from `versions[sourceIndex]` to the last of `versions`, each run with the
+    /// mapping model made for it where one is given, else inferred (`docs/MODEL.md`, "Mapping models").
+    ///
+    /// A mapping model is for the step from version `i` to version `j` (`i < j`) when the
+    /// model paths it records end in `versionNames[i]` and `versionNames[j]` (and name the
+    /// bundle `bundleName`, when both name one); from a version with mapping models, the one to
+    /// the newest version is taken, and the versions between are skipped, as Core Data migrates
+    /// straight to the current version with a mapping model.
+    ///
+    /// - Throws: ``MigrationError/mappingModelMatchesNoVersion(mappingModel:source:destination:versions:)``
+    ///   for a mapping model that is for no pair of the versions; the
+    ///   ``MigrationError/mappingModelRefused(mappingModel:from:to:refusals:)`` of a mapping model
+    ///   on the path that cannot be run here; the ``MigrationError/notLightweight(from:to:refusals:)``
+    ///   of the first inferred step that is not lightweight.
+    public init(versions: [ObjectModel], from sourceIndex: Int, labels: [String]? = nil, versionNames: [String],
+                mappingModels: [XcodeMappingModel], bundleName: String? = nil) throws(MigrationError) {
         var steps: [MigrationMapping] = []
+        func pair(of mappingModel: XcodeMappingModel) -> (Int, Int)? {
+            for i in versionNames.indices {
+                for j in versionNames.indices where j > i
+                    && mappingModel.maps(from: versionNames[i], to: versionNames[j], bundle: bundleName) {
+                    return (i, j)
+                }
+            }
+            return nil
+        }
+        var pairs: [(from: Int, to: Int, model: XcodeMappingModel)] = []
+        for mappingModel in mappingModels {
+            guard let (i, j) = pair(of: mappingModel) else {
+                throw .mappingModelMatchesNoVersion(mappingModel: mappingModel.name, source: mappingModel.sourceVersion,
+                                                    destination: mappingModel.destinationVersion, versions: versionNames)
+            }
+            if let other = pairs.first(where: { $0.from == i && $0.to == j }) {
+                throw .mappingModelsConflict(first: other.model.name, second: mappingModel.name,
+                                             source: versionNames[i], destination: versionNames[j])
+            }
+            pairs.append((i, j, mappingModel))
+        }
         guard versions.indices.contains(sourceIndex) else {
             self.steps = []
             return
@@ -30,11 +70,21 @@ public struct MigrationPlan: Sendable {
             return "\(labels[index]) (\(hash))"
         }
         var current = sourceIndex
-        for next in versions.indices where next > sourceIndex {
-            if versions[next].versionHash == versions[current].versionHash { continue }
-            steps.append(try MigrationMapping.infer(from: versions[current], to: versions[next],
-                                                    sourceLabel: label(current), destinationLabel: label(next)))
-            current = next
+        var next = sourceIndex + 1
+        while versions.indices.contains(next) {
+            if let mapped = pairs.filter({ $0.from == current && versions.indices.contains($0.to) }).max(by: { $0.to < $1.to }) {
+                steps.append(try MigrationMapping.fromMappingModel(mapped.model, source: versions[current], destination: versions[mapped.to],
+                                                                   sourceLabel: label(current), destinationLabel: label(mapped.to)))
+                current = mapped.to
+                next = mapped.to + 1
+                continue
+            }
+            if versions[next].versionHash != versions[current].versionHash {
+                steps.append(try MigrationMapping.infer(from: versions[current], to: versions[next],
+                                                        sourceLabel: label(current), destinationLabel: label(next)))
+                current = next
+            }
+            next += 1
         }
         self.steps = steps
     }

@@ -6,12 +6,16 @@ public struct PropertyMapping: Sendable, Equatable {
     public var sourceName: String?
     /// What changes between the two, in the order they apply; empty when nothing does.
     public var changes: [PropertyChange]
+    /// The value expression of a mapping model that computes the value from the source object
+    /// (``MappingExpression``); nil when the value is the source property's or the initial one.
+    public var expression: MappingExpression?
 
     /// A mapping of a destination property.
-    public init(name: String, sourceName: String?, changes: [PropertyChange]) {
+    public init(name: String, sourceName: String?, changes: [PropertyChange], expression: MappingExpression? = nil) {
         self.name = name
         self.sourceName = sourceName
         self.changes = changes
+        self.expression = expression
     }
 }
 
@@ -43,6 +47,10 @@ public enum PropertyChange: Sendable, Equatable, CustomStringConvertible {
     case derivedFromInverse(String)
     /// A change that does not touch the data: a delete rule, a min/max count, a default value.
     case noDataChange(String)
+    /// A mapping model computes the value from the source object with this value expression.
+    case computed(expression: String)
+    /// A mapping model leaves the property out (or gives it no value expression): every object gets `initial`.
+    case notMapped(initial: Value)
 
     /// The change in words, for `docserver migrate`.
     public var description: String {
@@ -65,6 +73,15 @@ public enum PropertyChange: Sendable, Equatable, CustomStringConvertible {
         case .inverseChanged(let from, let to): return "inverse changed from \(from ?? "none") to \(to ?? "none")"
         case .derivedFromInverse(let inverse): return "filled from its inverse \"\(inverse)\""
         case .noDataChange(let what): return "\(what) (no data change)"
+        case .computed(let expression): return "computed by the mapping model's \(expression)"
+        case .notMapped(let initial):
+            let value: String
+            switch initial {
+            case .null: value = "nil"
+            case .objects(let ids) where ids.isEmpty: value = "empty"
+            default: value = "\(initial)"
+            }
+            return "not filled by the mapping model (\(value) for every object)"
         }
     }
 }

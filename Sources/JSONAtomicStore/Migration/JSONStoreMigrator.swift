@@ -43,6 +43,14 @@ public struct JSONStoreMigrator: Sendable {
     /// Versions that could not be read, by the index in ``versions`` of the version they come
     /// before (an Xcode bundle's unreadable versions): a migration across one is refused.
     public let unreadableBefore: [Int: [String]]
+    /// Mapping models (Xcode's `.xcmappingmodel`) for steps between the versions: a step one is
+    /// made for runs with it instead of being inferred (``GraphCore/MigrationPlan``).
+    public let mappingModels: [XcodeMappingModel]
+    /// Each version's name, as a mapping model's recorded model paths name it (a bundle
+    /// version's name, a file's name without its extension); needed with ``mappingModels``.
+    public let versionNames: [String]
+    /// The name of the model bundle (`.xcdatamodeld`, without the extension) the versions come from, if they do.
+    public let bundleName: String?
 
     /// What a migration did, or a dry run would do.
     public struct Outcome: Sendable {
@@ -58,8 +66,12 @@ public struct JSONStoreMigrator: Sendable {
 
     /// A migrator of the store at `path` to the last of `versions`.
     public init(path: String, versions: [ObjectModel], labels: [String]? = nil, acceptedLosses: MigrationLossAcceptance = .none,
-                unreadableBefore: [Int: [String]] = [:]) {
+                unreadableBefore: [Int: [String]] = [:], mappingModels: [XcodeMappingModel] = [], versionNames: [String] = [],
+                bundleName: String? = nil) {
         self.unreadableBefore = unreadableBefore
+        self.mappingModels = mappingModels
+        self.versionNames = versionNames
+        self.bundleName = bundleName
         self.path = path
         self.versions = versions
         self.labels = labels
@@ -105,7 +117,8 @@ public struct JSONStoreMigrator: Sendable {
         }
         let crossed = versions.indices.filter { $0 > index }.flatMap { unreadableBefore[$0] ?? [] }
         if !crossed.isEmpty { throw StoreMigrationError.unreadableVersionOnPath(names: crossed) }
-        let plan = try MigrationPlan(versions: versions, from: index, labels: labels)
+        let plan = try MigrationPlan(versions: versions, from: index, labels: labels, versionNames: versionNames,
+                                     mappingModels: mappingModels, bundleName: bundleName)
         let (nodes, report) = try plan.migrate(loaded.cacheNodes(), acceptingLosses: acceptedLosses)
         guard write else { return Outcome(report: report, sourceIndex: index, backupPath: nil, wasCurrent: false) }
 

@@ -11,6 +11,8 @@ struct XMLTreeElement {
     var children: [XMLTreeElement]
     /// The 1-based line of the element's start tag.
     var line: Int
+    /// The character data directly inside the element (an `xcmapping.xml` attribute's value).
+    var text = ""
 
     /// The children with this element name.
     func children(named name: String) -> [XMLTreeElement] { children.filter { $0.name == name } }
@@ -144,6 +146,16 @@ enum XMLTree {
             } else {
                 stack[stack.count - 1].children.append(element)
             }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard failure == nil, !stack.isEmpty else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            guard failure == nil, !stack.isEmpty else { return }
+            stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
         }
 
         func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
