@@ -151,7 +151,7 @@ final class StoreGraph {
     func publishCommit(changed: some Sequence<ObjectID>, commits: Int = 1) -> Int64 {
         localSequence += Int64(commits)
         var changes: ReadState.Changes = []
-        for id in changed { changes.append((id, storedSnapshot(of: id))) }
+        for id in changed { changes.append((id, committedSnapshot(of: id))) }
         state = state.advanced(to: committedSequence(), changes: changes)
         publisher.publish(state)
         return state.sequence
@@ -166,7 +166,18 @@ final class StoreGraph {
         return dangling.isEmpty ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
     }
 
+    /// An object as this writer knows it committed. A store that keeps its objects elsewhere (a
+    /// database) is not asked, which would be a query per object: the state this writer
+    /// published holds every committed object it knows, in memory, and the database checks the
+    /// versions again when a save is written.
     private func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard id.storeIdentifier == store.identifier else { return nil }
+        guard store is AtomicStore else { return state.storedSnapshot(of: id) }
+        return try? store.snapshot(for: id)
+    }
+
+    /// An object as the store holds it now, right after a commit: what the next state is made of.
+    private func committedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == store.identifier else { return nil }
         return try? store.snapshot(for: id)
     }
@@ -176,10 +187,15 @@ final class StoreGraph {
     /// there is no such object (an ID naming a sibling entity names none).
     func canonical(_ id: ObjectID) -> ObjectID? {
         if exists(id) { return id }
-        guard id.storeIdentifier == store.identifier, let atomic = store as? AtomicStore else { return nil }
+        guard id.storeIdentifier == store.identifier else { return nil }
         for entity in model.entities where entity.name != id.entity.name && !entity.isAbstract && entity.isKind(of: id.entity) {
-            let candidate = atomic.objectID(for: entity, referenceObject: id.referenceObject)
-            if atomic.cacheNode(for: candidate) != nil { return candidate }
+            if let atomic = store as? AtomicStore {
+                let candidate = atomic.objectID(for: entity, referenceObject: id.referenceObject)
+                if atomic.cacheNode(for: candidate) != nil { return candidate }
+            } else {
+                let candidate = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: id.referenceObject)
+                if state.storedSnapshot(of: candidate) != nil { return candidate }
+            }
         }
         return nil
     }
