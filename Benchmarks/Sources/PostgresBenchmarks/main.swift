@@ -1,11 +1,13 @@
 import BenchmarkSupport
 import Foundation
 
-// docserver on PostgreSQL, beside pgbench on the same database in the same run:
-// durable saves/s with N clients through 1 and through 2 servers; `get` and a fetch by title
-// through a server against pgbench reading the same row by primary key (pgbench -S's read).
+// docserver on PostgreSQL, beside pgbench on the same cluster in the same run:
+// durable saves/s with N clients through 1 and through 2 servers (with the servers' CPU per
+// save) against `pgbench -N`; `get` and a fetch by title through a server against pgbench
+// reading the same row by primary key (pgbench -S's read); read-your-writes across servers
+// (save on A, then `get … after: seq` on B) with the wait of each read.
 //
-//   swift run -c release --package-path Benchmarks PostgresBenchmarks [--seconds S] [--clients N] [--docserver PATH]
+//   swift run -c release --package-path Benchmarks PostgresBenchmarks [--seconds S] [--clients N] [--trials N] [--docserver PATH]
 
 ChildProcessReaper.installSignalHandlers()
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -15,6 +17,7 @@ func option(_ name: String) -> String? {
 }
 let seconds = Double(option("--seconds") ?? "") ?? 5
 let clientCount = Int(option("--clients") ?? "") ?? 50
+let trials = Int(option("--trials") ?? "") ?? 2_000
 let repository = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
 
 do {
@@ -42,12 +45,50 @@ do {
     guard let idsByTemporary = seeded["ids"] as? [String: String] else { throw BenchmarkError("the seeding save gave no IDs") }
     let ids = (0..<clientCount).compactMap { idsByTemporary["s\($0)"] }
 
+    // The database alone, through the same cluster: pgbench's simple-update transaction.
+    _ = try cluster.run("createdb", ["-h", "127.0.0.1", "-p", String(cluster.port), "-U", "graph", "pgbench"])
+    _ = try cluster.run("pgbench", ["-i", "-q", "-s", "1", "-h", "127.0.0.1", "-p", String(cluster.port), "-U", "graph", "pgbench"])
+    func pgbenchTPS(_ arguments: [String], database: String) throws -> Double {
+        let output = try cluster.run("pgbench", ["-n"] + arguments + ["-T", String(Int(seconds)), "-h", "127.0.0.1",
+                                                                        "-p", String(cluster.port), "-U", "graph", database])
+        return output.split(separator: "\n").first { $0.hasPrefix("tps = ") }
+            .flatMap { Double($0.dropFirst(6).split(separator: " ").first ?? "") } ?? 0
+    }
+    let pgbenchWrites = try pgbenchTPS(["-N", "-M", "prepared", "-c", String(clientCount), "-j", "2"], database: "pgbench")
+
+    func cpuSeconds(_ servers: [DocServer]) -> Double { servers.reduce(0) { $0 + ProcessCPU.seconds(pid: $1.processIdentifier) } }
+    var cpuBefore = cpuSeconds([first])
     let oneServer = try SaveLoad.run(ports: [first.port], ids: ids, seconds: seconds)
+    let oneCPU = (cpuSeconds([first]) - cpuBefore) / max(oneServer.rate * seconds, 1) * 1e6
     let second = try startServer("b")
+    cpuBefore = cpuSeconds([first, second])
     let twoServers = try SaveLoad.run(ports: [first.port, second.port], ids: ids, seconds: seconds)
-    say(String(format: "durable saves/s, %d clients (one object each, update with its version): 1 server %.0f, 2 servers %.0f (x %.2f)",
-               clientCount, oneServer.rate, twoServers.rate, twoServers.rate / max(oneServer.rate, 1)))
+    let twoCPU = (cpuSeconds([first, second]) - cpuBefore) / max(twoServers.rate * seconds, 1) * 1e6
+    say(String(format: "durable saves/s, %d clients (one object each, update with its version), %d objects: 1 server %.0f (%.0f µs server CPU per save), "
+               + "2 servers %.0f (%.0f µs), pgbench -N %.0f tps: 1 server / pgbench %.2f, 2 servers / pgbench %.2f",
+               clientCount, clientCount, oneServer.rate, oneCPU, twoServers.rate, twoCPU, pgbenchWrites,
+               oneServer.rate / max(pgbenchWrites, 1), twoServers.rate / max(pgbenchWrites, 1)))
     say("  errors: 1 server \(oneServer.errors), 2 servers \(twoServers.errors)")
+
+    // Read-your-writes across servers: a save on A, then a get on B naming its seq.
+    let writer = try RPCClient(port: first.port), reader = try RPCClient(port: second.port)
+    guard let readTarget = ids.first else { throw BenchmarkError("no object to save") }
+    var waits: [Double] = [], misses = 0
+    var version = (try reader.result("get", ["ids": [readTarget]])["objects"] as? [[String: Any]])?.first?["version"] as? Int ?? 1
+    for trial in 0..<trials {
+        let saved = try writer.result("save", ["update": [["id": readTarget, "version": version, "values": ["plays": trial]]]])
+        guard let seq = saved["seq"] as? Int else { throw BenchmarkError("a save answered no seq: \(saved)") }
+        let started = Date()
+        let got = try reader.result("get", ["ids": [readTarget], "after": seq])
+        waits.append(Date().timeIntervalSince(started) * 1000)
+        let object = (got["objects"] as? [[String: Any]])?.first
+        if (object?["values"] as? [String: Any])?["plays"] as? Int != trial { misses += 1 }
+        version = object?["version"] as? Int ?? version + 1
+    }
+    waits.sort()
+    func percentile(_ p: Double) -> Double { waits.isEmpty ? 0 : waits[min(waits.count - 1, Int(Double(waits.count) * p))] }
+    say(String(format: "read-your-writes, %d trials (save on A, then get after: seq on B): %d misses, get p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+               trials, misses, percentile(0.5), percentile(0.99), waits.last ?? 0))
 
     // Reads of one object, through a server and by pgbench on the same row.
     guard let target = ids.first, let reference = target.split(separator: "/").last else { throw BenchmarkError("no object to read") }
