@@ -73,10 +73,21 @@ public struct ServerConfiguration: Sendable {
     public var readAfterWait: Duration = ServerConfiguration.defaultReadAfterWait
     /// 1 second.
     public static let defaultReadAfterWait = Duration.seconds(1)
-    /// ``readAfterWait`` in whole milliseconds (a fraction is rounded down).
+    /// ``readAfterWait`` in whole milliseconds (a fraction is rounded down; a negative
+    /// duration is 0, and one past `Int32.max` milliseconds, about 24 days, is that).
     public var readAfterWaitMilliseconds: Int {
-        get { Int(readAfterWait.components.seconds) * 1000 + Int(readAfterWait.components.attoseconds / 1_000_000_000_000_000) }
+        get { ServerConfiguration.wholeMilliseconds(readAfterWait) }
         set { readAfterWait = .milliseconds(newValue) }
+    }
+
+    /// `duration` in whole milliseconds, from 0 up to `Int32.max`: a duration any caller may
+    /// set, made a number that waits and timers take without overflow.
+    static func wholeMilliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        let limit = Int64(Int32.max)
+        guard seconds < limit / 1000 else { return Int(limit) }
+        return Int(max(0, min(seconds * 1000 + attoseconds / 1_000_000_000_000_000, limit)))
     }
     /// 4 MiB.
     public static let defaultSubscriptionBufferBytes = 4 << 20

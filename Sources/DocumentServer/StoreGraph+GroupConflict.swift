@@ -19,11 +19,11 @@ extension StoreGraph {
             if own.isEmpty {
                 kept.append(save)
             } else {
-                save.reply(.error(.conflict(own.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })))
+                save.reply(.error(.conflict(own)))
             }
         }
         guard kept.count < saves.count else {
-            let answer = RPCError.conflict(conflicts.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })
+            let answer = RPCError.conflict(conflicts)
             for save in saves { save.reply(.error(answer)) }
             return
         }
@@ -31,5 +31,12 @@ extension StoreGraph {
         context.reset()
         for save in kept { stage(save.call, reply: save.reply) }
         commit(resetting: false)
+    }
+}
+
+extension RPCError {
+    /// `conflict` (-32001) naming each object with the version read and the version now.
+    static func conflict(_ conflicts: [Conflict]) -> RPCError {
+        .conflict(conflicts.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })
     }
 }

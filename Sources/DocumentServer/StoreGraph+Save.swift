@@ -169,7 +169,7 @@ extension StoreGraph {
                 return
             } else if case .conflict(let conflicts) = error {
                 // Another server saved one of the objects since this server read it.
-                answer = .conflict(conflicts.map { ($0.objectID.uriRepresentation, $0.expectedVersion, $0.currentVersion) })
+                answer = .conflict(conflicts)
             } else if case .uniquenessViolation(let entity, let attributes, _, let objects) = error {
                 // Only a save committed alone gets here (`stage`): the refusal is its own.
                 answer = UniquenessAnswer.error(entity: entity, attributes: attributes, objects: objects,

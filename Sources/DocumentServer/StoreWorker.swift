@@ -188,7 +188,7 @@ final class StoreWorker: @unchecked Sendable {
         }
         let done = DispatchSemaphore(value: 0)
         requestCatchUp { done.signal() }
-        let milliseconds = Int(readAfterWait.components.seconds) * 1000 + Int(readAfterWait.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = ServerConfiguration.wholeMilliseconds(readAfterWait)
         let arrived = done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
         let applied = publisher.current.sequence
         guard applied < after else { return nil }
