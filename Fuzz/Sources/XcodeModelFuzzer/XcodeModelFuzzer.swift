@@ -4,7 +4,8 @@
 // The input is the bytes of an `.xcdatamodel`'s `contents` file. It must either import or
 // fail with a ModelError that has a message; every note names a line. When it imports, the
 // model's JSON model file must load back to a model with the same version hash that writes
-// the same bytes again.
+// the same bytes again. The same bytes are also read as a mapping model's `xcmapping.xml`:
+// it must read or fail with a message, and every property mapping read names a real line.
 import FuzzSupport
 import Foundation
 @testable import GraphCore
@@ -12,6 +13,7 @@ import Foundation
 @_cdecl("LLVMFuzzerTestOneInput")
 public func xcodeModelFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Data(bytes: $0, count: size) } ?? Data()
+    checkMappingModel(bytes)
     let imported: ModelImport
     do {
         imported = try XcodeModelReader.read(bytes, file: "fuzz/contents")
@@ -50,4 +52,21 @@ enum XcodeModelFuzzer {
     static func main() {
         runFuzzer(xcodeModelFuzzTest)
     }
+}
+
+/// The bytes as a mapping model's `xcmapping.xml` (``XcodeMappingModel/read(_:name:file:)``).
+private func checkMappingModel(_ bytes: Data) {
+    let mapping: XcodeMappingModel
+    do {
+        mapping = try XcodeMappingModel.read(bytes, name: "Fuzz", file: "fuzz/xcmapping.xml")
+    } catch {
+        if "\(error)".isEmpty { fuzzFailure("a mapping model error without a message") }
+        return
+    }
+    for entity in mapping.entityMappings {
+        if let property = (entity.attributes + entity.relationships).first(where: { $0.line < 1 }) {
+            fuzzFailure("a property mapping without a real line: \(property)")
+        }
+    }
+    _ = (mapping.sourceVersion, mapping.destinationVersion, mapping.bundleName)
 }
