@@ -41,37 +41,38 @@ enum CommitHistory {
         var lock = SQLStatement()
         lock.text = "SELECT pg_advisory_xact_lock(\(lock.parameter(lockKey)))"
         try session.run(lock.text, lock.binds)
-        let rows = try session.run("SELECT coalesce(max(seq), 0) FROM \"\(table)\"")
-        guard let row = rows.first, let last = try ColumnReader.integer(row.makeRandomAccess()[0], what: "max(seq)") else {
-            throw PostgresStoreError.damagedSchema("the table \(table) gave no last number")
-        }
         let milliseconds = Int64(exactly: (time.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
+        // One statement per `rowsPerStatement` rows (a group commit's parts), not one per row:
+        // each numbers its rows after the last number (read in the statement, under the lock),
+        // and the last one also sends the notification.
         var numbers: [Int64] = []
         numbers.reserveCapacity(parts.count)
-        var next = last
-        for _ in parts {
-            let (sum, overflow) = next.addingReportingOverflow(1)
-            guard !overflow else { throw PostgresStoreError.damagedSchema("the table \(table) has no number left") }
-            next = sum
-            numbers.append(next)
-        }
-        // One statement per `rowsPerStatement` rows (a group commit's parts), not one per row.
         for start in stride(from: 0, to: parts.count, by: rowsPerStatement) {
             let end = min(start + rowsPerStatement, parts.count)
             var insert = SQLStatement()
             let rows = (start..<end).map { index in
                 let part = parts[index]
-                return "(\(insert.parameter(numbers[index])), \(insert.parameter(milliseconds)), "
-                    + "\(part.author.map { insert.parameter($0) } ?? insert.nullParameter()), "
-                    + "\(insert.parameter(part.objects.map(\.entity))), \(insert.parameter(part.objects.map(\.reference))), "
-                    + "\(insert.parameter(part.objects.map(\.kind.rawValue).joined())))"
+                return "(\(insert.parameter(Int64(index - start + 1)))::bigint, "
+                    + "\(part.author.map { insert.parameter($0) } ?? insert.nullParameter())::text, "
+                    + "\(insert.parameter(part.objects.map(\.entity)))::text[], \(insert.parameter(part.objects.map(\.reference)))::bigint[], "
+                    + "\(insert.parameter(part.objects.map(\.kind.rawValue).joined()))::text)"
             }
-            insert.text = "INSERT INTO \"\(table)\" (seq, committed_at, author, entities, refs, kinds) VALUES \(rows.joined(separator: ", "))"
-            try session.run(insert.text, insert.binds)
+            let notify = end == parts.count ? "pg_notify(\(insert.parameter(channel)), max(seq)::text)" : "NULL"
+            insert.text = """
+                WITH last AS (SELECT coalesce(max(seq), 0) AS seq FROM "\(table)"), \
+                added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds) \
+                SELECT last.seq + p.n, \(insert.parameter(milliseconds)), p.author, p.entities, p.refs, p.kinds \
+                FROM last, (VALUES \(rows.joined(separator: ", "))) AS p(n, author, entities, refs, kinds) RETURNING seq) \
+                SELECT min(seq), max(seq), \(notify) FROM added
+                """
+            guard let row = try session.run(insert.text, insert.binds).first,
+                  let first = try ColumnReader.integer(row.makeRandomAccess()[0], what: "min(seq)"),
+                  let last = try ColumnReader.integer(row.makeRandomAccess()[1], what: "max(seq)"),
+                  last.subtractingReportingOverflow(first).partialValue == Int64(end - start - 1) else {
+                throw PostgresStoreError.damagedSchema("the table \(table) did not number \(end - start) commits in a row")
+            }
+            numbers += (0..<Int64(end - start)).map { first + $0 }
         }
-        var notify = SQLStatement()
-        notify.text = "SELECT pg_notify(\(notify.parameter(channel)), \(notify.parameter(String(next))))"
-        try session.run(notify.text, notify.binds)
         return numbers
     }
 

@@ -54,8 +54,8 @@ extension PostgresStore {
                 sequences = try write(inserted: inserted, updated: updated, deleted: deleted, locked: locked, history: rows,
                                       time: time, versions: &versions)
                 break
-            } catch let refusal as UniqueRefusal {
-                throw try uniquenessViolation(refusal, among: inserted + updated)
+            } catch PostgresStoreError.uniqueIndexViolated(let index, _) {
+                throw try uniquenessViolation(index: index, among: inserted + updated)
             } catch PostgresStoreError.statementFailed(let state, _, _) where (state == "40P01" || state == "40001") && attempts < 3 {
                 continue
             }
@@ -87,60 +87,73 @@ extension PostgresStore {
         }
     }
 
-    /// An insert or update refused by a unique index, with the object written.
-    private struct UniqueRefusal: Error {
-        let index: String
-        let snapshot: ObjectSnapshot
-    }
-
-    /// Writes the rows, then the history rows of `history` (their numbers are returned).
+    /// Writes the rows (set-based: a statement per table or entity, not per object), then the
+    /// history rows of `history` (their numbers are returned).
+    ///
+    /// The rows of every object read, written or deleted are locked first, table by table in
+    /// ID order, so that two servers' saves over the same objects lock them in one order.
     private func write(inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ObjectSnapshot], locked: [ObjectSnapshot],
                        history: [HistoryRow], time: Date, versions: inout [ObjectID: Int64]) throws -> [Int64] {
-        func refusing<T>(_ snapshot: ObjectSnapshot, _ body: () throws -> T) throws -> T {
-            do {
-                return try body()
-            } catch PostgresStoreError.uniqueIndexViolated(let index, _) {
-                throw UniqueRefusal(index: index, snapshot: snapshot)
+        try session.transaction {
+            var seen = Set<ObjectID>()
+            let lockedIDs = (locked + updated + deleted).map(\.objectID).filter { seen.insert($0).inserted }
+            let current = lockedIDs.isEmpty ? [:] : try lockRows(lockedIDs)
+            var conflicts: [Conflict] = []
+            var named = Set<ObjectID>()
+            func conflict(_ snapshot: ObjectSnapshot) {
+                // An object both checked and written is named once.
+                if named.insert(snapshot.objectID).inserted {
+                    conflicts.append(Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version,
+                                              currentVersion: current[snapshot.objectID]))
+                }
             }
-        }
-        return try session.transaction {
-            var conflicts: [ObjectSnapshot] = []
-            for snapshot in locked where try !check(snapshot) { conflicts.append(snapshot) }
-            for snapshot in updated {
-                if let version = try refusing(snapshot, { try update(snapshot) }) { versions[snapshot.objectID] = version } else { conflicts.append(snapshot) }
-            }
-            for snapshot in deleted where try !delete(snapshot) { conflicts.append(snapshot) }
-            if !conflicts.isEmpty {
-                var seen = Set<ObjectID>()
-                conflicts = conflicts.filter { seen.insert($0.objectID).inserted }  // checked and written: named once
-                throw GraphError.conflict(try conflicts.map { snapshot in
-                    Conflict(objectID: snapshot.objectID, expectedVersion: snapshot.version, currentVersion: try currentVersion(of: snapshot.objectID))
-                })
-            }
-            for snapshot in inserted { try refusing(snapshot) { try insert(snapshot) } }
-            for snapshot in inserted { try writeToMany(snapshot, replacing: false) }
-            for snapshot in updated { try writeToMany(snapshot, replacing: true) }
+            for snapshot in locked where current[snapshot.objectID] != snapshot.version { conflict(snapshot) }
+            // Rows already at another version are not written: their conflict is reported, and
+            // the set-based statements below skip them (their WHERE names the version read).
+            versions = try updateRows(updated.filter { current[$0.objectID] == $0.version })
+            for snapshot in updated where versions[snapshot.objectID] == nil { conflict(snapshot) }
+            let gone = try deleteRows(deleted.filter { current[$0.objectID] == $0.version })
+            for snapshot in deleted where !gone.contains(snapshot.objectID) { conflict(snapshot) }
+            if !conflicts.isEmpty { throw GraphError.conflict(conflicts) }
+            try insertRows(inserted)
+            try writeToManyRows(inserted: inserted, updated: updated)
             // Last: the history's lock is held only from here to COMMIT.
             return try CommitHistory.record(history, time: time, session: session)
         }
     }
 
     /// The uniqueness violation a unique index refused, as GraphCore names it: the entity, the
-    /// constraint's values and both objects (another object of the save, or one in the database).
-    private func uniquenessViolation(_ refusal: UniqueRefusal, among saved: [ObjectSnapshot]) throws -> Error {
+    /// constraint's values and both objects. The set-based statement does not say which of its
+    /// rows was refused: the culprit is two objects of the save with the same values, or else
+    /// the first object of the save whose values another object in the database already has
+    /// (the transaction was rolled back, so the database holds none of the save's rows).
+    private func uniquenessViolation(index name: String, among saved: [ObjectSnapshot]) throws -> Error {
         let layout = try layout
-        guard let index = layout.uniqueIndexes.first(where: { $0.name == refusal.index }) else {
-            return PostgresStoreError.uniqueIndexViolated(index: refusal.index, statement: "(save)")
+        guard let index = layout.uniqueIndexes.first(where: { $0.name == name }) else {
+            return PostgresStoreError.uniqueIndexViolated(index: name, statement: "(save)")
         }
-        let snapshot = refusal.snapshot
-        let values = index.attributes.map { snapshot.value(forKey: $0) ?? .null }
-        if let other = saved.first(where: { candidate in
-            candidate.objectID != snapshot.objectID && index.kinds.contains(candidate.objectID.entityName)
-                && index.attributes.map { candidate.value(forKey: $0) ?? .null } == values
-        }) {
-            return GraphError.uniquenessViolation(entity: index.entity, attributes: index.attributes, values: values,
-                                                  objects: [other.objectID, snapshot.objectID])
+        let candidates = saved.filter { index.kinds.contains($0.objectID.entityName) }
+        func values(_ snapshot: ObjectSnapshot) -> [Value] { index.attributes.map { snapshot.value(forKey: $0) ?? .null } }
+        var first: [[Value]: ObjectID] = [:]
+        for snapshot in candidates {
+            let key = values(snapshot)
+            if let other = first[key] {
+                return GraphError.uniquenessViolation(entity: index.entity, attributes: index.attributes, values: key,
+                                                      objects: [other, snapshot.objectID])
+            }
+            first[key] = snapshot.objectID
         }
+        for snapshot in candidates {
+            if let other = try holder(of: values(snapshot), in: index, besides: snapshot) {
+                return GraphError.uniquenessViolation(entity: index.entity, attributes: index.attributes, values: values(snapshot),
+                                                      objects: [other, snapshot.objectID])
+            }
+        }
+        return PostgresStoreError.uniqueIndexViolated(index: name, statement: "(save)")
+    }
+
+    /// The object in the database, other than `snapshot`'s, whose values of the index's attributes are `values`.
+    private func holder(of values: [Value], in index: TableLayout.UniqueIndex, besides snapshot: ObjectSnapshot) throws -> ObjectID? {
         var statement = SQLStatement()
         var conditions: [String] = []
         for (name, value) in zip(index.attributes, values) {
@@ -150,128 +163,17 @@ extension PostgresStore {
         conditions.append("t.\"_entity\" = ANY(\(statement.parameter(index.kinds)))")
         conditions.append("t.\"_id\" <> \(statement.parameter(try reference(of: snapshot.objectID)))")
         statement.text = "SELECT t.\"_id\", t.\"_entity\" FROM \(TableLayout.quoted(index.root)) t WHERE \(conditions.joined(separator: " AND ")) LIMIT 1"
-        var objects = [snapshot.objectID]
-        if let row = try session.run(statement.text, statement.binds).first {
-            let cells = row.makeRandomAccess()
-            if let id = try ColumnReader.integer(cells[0], what: "_id"), let name = try ColumnReader.text(cells[1], what: "_entity"),
-               let entity = model?.entity(named: name) {
-                objects.insert(newObjectID(for: entity, referenceObject: .int(id)), at: 0)
-            }
-        }
-        return GraphError.uniquenessViolation(entity: index.entity, attributes: index.attributes, values: values, objects: objects)
+        guard let row = try session.run(statement.text, statement.binds).first else { return nil }
+        let cells = row.makeRandomAccess()
+        guard let id = try ColumnReader.integer(cells[0], what: "_id"), let name = try ColumnReader.text(cells[1], what: "_entity"),
+              let entity = model?.entity(named: name) else { return nil }
+        return newObjectID(for: entity, referenceObject: .int(id))
     }
 
     private static func byReference(_ a: ObjectSnapshot, _ b: ObjectSnapshot) -> Bool {
         switch (a.objectID.referenceObject, b.objectID.referenceObject) {
         case (.int(let x), .int(let y)): return x < y
         default: return a.objectID.uriRepresentation < b.objectID.uriRepresentation
-        }
-    }
-
-    private func reference(of id: ObjectID) throws -> Int64 {
-        guard case .int(let reference) = id.referenceObject, !id.isTemporary else {
-            throw GraphError.store("\(id.uriRepresentation) is not an object of this PostgreSQL store")
-        }
-        return reference
-    }
-
-    /// The attribute and to-one columns of an object, with their values as parameters.
-    private func columnValues(_ snapshot: ObjectSnapshot, into statement: inout SQLStatement) throws -> [(String, String)] {
-        let entity = snapshot.objectID.entity
-        var pairs: [(String, String)] = []
-        for (index, property) in entity.properties.enumerated() {
-            switch property {
-            case .attribute(let attribute):
-                let value = snapshot.values[index]
-                pairs.append((TableLayout.quoted(attribute.name),
-                              try statement.parameter(value, as: attribute.type, entity: entity.name, key: attribute.name)))
-            case .relationship(let relationship) where !relationship.isToMany:
-                pairs.append((TableLayout.quoted(relationship.name),
-                              try statement.parameter(snapshot.values[index], as: nil, entity: entity.name, key: relationship.name)))
-            case .relationship:
-                continue
-            }
-        }
-        return pairs
-    }
-
-    /// Writes an updated object if its version is still the one read; its new version, or nil.
-    private func update(_ snapshot: ObjectSnapshot) throws -> Int64? {
-        var statement = SQLStatement()
-        var assignments = try columnValues(snapshot, into: &statement).map { "\($0) = \($1)" }
-        assignments.append("\"_version\" = t.\"_version\" + 1")
-        let id = statement.parameter(try reference(of: snapshot.objectID))
-        let version = statement.parameter(snapshot.version)
-        statement.text = """
-            UPDATE \(try layout.table(of: snapshot.objectID.entity)) t SET \(assignments.joined(separator: ", ")) \
-            WHERE t."_id" = \(id) AND t."_version" = \(version) RETURNING t."_version"
-            """
-        let rows = try session.run(statement.text, statement.binds)
-        guard let row = rows.first else { return nil }
-        return try ColumnReader.integer(row.makeRandomAccess()[0], what: "_version")
-    }
-
-    /// Deletes an object if its version is still the one read (its join rows go with it).
-    private func delete(_ snapshot: ObjectSnapshot) throws -> Bool {
-        var statement = SQLStatement()
-        let id = statement.parameter(try reference(of: snapshot.objectID))
-        let version = statement.parameter(snapshot.version)
-        statement.text = "DELETE FROM \(try layout.table(of: snapshot.objectID.entity)) t WHERE t.\"_id\" = \(id) AND t.\"_version\" = \(version) RETURNING t.\"_id\""
-        return !(try session.run(statement.text, statement.binds)).isEmpty
-    }
-
-    /// Whether a locked object is still at the version read (its row stays locked until the commit).
-    private func check(_ snapshot: ObjectSnapshot) throws -> Bool {
-        var statement = SQLStatement()
-        let id = statement.parameter(try reference(of: snapshot.objectID))
-        statement.text = "SELECT t.\"_version\" FROM \(try layout.table(of: snapshot.objectID.entity)) t WHERE t.\"_id\" = \(id) FOR UPDATE"
-        guard let row = try session.run(statement.text, statement.binds).first else { return false }
-        return try ColumnReader.integer(row.makeRandomAccess()[0], what: "_version") == snapshot.version
-    }
-
-    private func currentVersion(of id: ObjectID) throws -> Int64? {
-        var statement = SQLStatement()
-        let reference = statement.parameter(try reference(of: id))
-        statement.text = "SELECT t.\"_version\" FROM \(try layout.table(of: id.entity)) t WHERE t.\"_id\" = \(reference)"
-        guard let row = try session.run(statement.text, statement.binds).first else { return nil }
-        return try ColumnReader.integer(row.makeRandomAccess()[0], what: "_version")
-    }
-
-    private func insert(_ snapshot: ObjectSnapshot) throws {
-        var statement = SQLStatement()
-        var names = ["\"_id\"", "\"_entity\"", "\"_version\""]
-        var values = [statement.parameter(try reference(of: snapshot.objectID)), statement.parameter(snapshot.objectID.entityName),
-                      statement.parameter(Int64(1))]
-        for (name, value) in try columnValues(snapshot, into: &statement) {
-            names.append(name)
-            values.append(value)
-        }
-        statement.text = "INSERT INTO \(try layout.table(of: snapshot.objectID.entity)) (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-        try session.run(statement.text, statement.binds)
-    }
-
-    /// Writes an object's to-many relationships into their join tables (after removing the
-    /// rows an updated object had).
-    private func writeToMany(_ snapshot: ObjectSnapshot, replacing: Bool) throws {
-        let entity = snapshot.objectID.entity
-        let owner = try reference(of: snapshot.objectID)
-        for index in entity.relationshipIndices {
-            guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
-                  let table = try layout.joinTable(of: relationship.name, in: entity) else { continue }
-            let name = TableLayout.quoted(table.name)
-            if replacing {
-                var clear = SQLStatement()
-                clear.text = "DELETE FROM \(name) WHERE owner = \(clear.parameter(owner))"
-                try session.run(clear.text, clear.binds)
-            }
-            guard case .objects(let targets) = snapshot.values[index], !targets.isEmpty else { continue }
-            let references = try targets.map { try reference(of: $0) }
-            var fill = SQLStatement()
-            fill.text = """
-                INSERT INTO \(name) (owner, position, target) \
-                SELECT \(fill.parameter(owner)), ordinality, target FROM unnest(\(fill.parameter(references))::bigint[]) WITH ORDINALITY AS u(target, ordinality)
-                """
-            try session.run(fill.text, fill.binds)
         }
     }
 }

@@ -144,6 +144,7 @@ extension StoreGraph {
         staged = []
         touched = []
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
+        let deleted = Set(context.deletedObjects.map(\.objectID))
         // A save that changes nothing is no commit, alone or beside others (docs/PROTOCOL.md,
         // hello): no record, no number, no notification; it is answered with the latest commit.
         let changedSet = Set(changed)
@@ -190,7 +191,8 @@ extension StoreGraph {
             return
         }
         if let caughtUp = finishSharedCommit(sequences: result.sequences) { before = caughtUp }
-        let sequence = publishCommit(changed: changed, commits: committing.count)
+        let sequence = publishCommit(changes: changed.map { id in (id, deleted.contains(id) ? nil : savedSnapshot(of: id)) },
+                                     commits: committing.count)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
         cache.remove(changed)
         let sets = changeSets(of: committing, changed: changed, before: before, time: time, sequences: result.sequences)

@@ -25,6 +25,7 @@ extension StoreGraph {
         while true {
             let commits = try history.commits(after: state.sequence, through: limit, limit: 500)
             guard !commits.isEmpty else { return }
+            let now = try committedObjects(of: commits)
             var sets: [ChangeSet] = []
             for commit in commits {
                 let before = state
@@ -40,7 +41,7 @@ extension StoreGraph {
                     ids.append((id, kind))
                 }
                 sharedSequence = commit.sequence
-                _ = publishCommit(changed: ids.map(\.0))
+                _ = publishCommit(changes: ids.map { id, _ in (id, now[id]) })
                 cache.remove(ids.map(\.0))
                 let after = state
                 let changes = ids.map { id, kind in
@@ -53,6 +54,24 @@ extension StoreGraph {
             feed?.publish(sets, state: state)
             if let limit, state.sequence >= limit { return }
         }
+    }
+
+    /// The objects `commits` changed, as the database holds them now, read together (a statement
+    /// per table, not a query per object); a deleted object is not in the answer.
+    private func committedObjects(of commits: [StoreCommit]) throws -> [ObjectID: ObjectSnapshot] {
+        var seen = Set<ObjectID>()
+        var ids: [ObjectID] = []
+        for commit in commits {
+            for object in commit.objects {
+                guard let entity = model.entity(named: object.entity) else { continue }
+                let id = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: .int(object.reference))
+                if seen.insert(id).inserted { ids.append(id) }
+            }
+        }
+        guard let database = store as? any SharedDatabaseStore else { return [:] }
+        var found: [ObjectID: ObjectSnapshot] = [:]
+        for snapshot in try database.committedSnapshots(of: ids) { found[snapshot.objectID] = snapshot }
+        return found
     }
 
     /// After a commit numbered `sequences` (its ``SaveResult/sequences``) was written: takes the

@@ -95,6 +95,11 @@ final class StoreGraph {
         publisher = StatePublisher(first)
         localSequence = 0
         refreshState(sequence: committedSequence())
+        if !(store is AtomicStore) {
+            // The context loads committed objects from the published state, as the writer's
+            // checks read them, instead of with a query per object (`snapshot(of:)`).
+            context.committedSnapshots = { [unowned self] id in self.snapshot(of: id) }
+        }
     }
 
     /// The number of the last durable commit: read at open and after each commit, the one
@@ -146,15 +151,21 @@ final class StoreGraph {
         StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes)
     }
 
-    /// Publishes the state after a durable commit that changed `changed` (inserted,
-    /// updated, deleted: each is read back from the store) and returns its number.
-    func publishCommit(changed: some Sequence<ObjectID>, commits: Int = 1) -> Int64 {
+    /// Publishes the state after a durable commit that made `changes` (each object as it is
+    /// now, nil when deleted) and returns its number.
+    func publishCommit(changes: ReadState.Changes, commits: Int = 1) -> Int64 {
         localSequence += Int64(commits)
-        var changes: ReadState.Changes = []
-        for id in changed { changes.append((id, committedSnapshot(of: id))) }
         state = state.advanced(to: committedSequence(), changes: changes)
         publisher.publish(state)
         return state.sequence
+    }
+
+    /// An object the context just saved, as the store now holds it: read from the context's
+    /// object (the values it handed the store, the version the store gave back), not from the
+    /// store; from the store only when the context does not hold it.
+    func savedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard id.storeIdentifier == store.identifier else { return nil }
+        return context.savedSnapshot(of: id) ?? (try? store.snapshot(for: id))
     }
 
     // MARK: - The store, as the writer sees it
@@ -173,12 +184,6 @@ final class StoreGraph {
     private func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == store.identifier else { return nil }
         guard store is AtomicStore else { return state.storedSnapshot(of: id) }
-        return try? store.snapshot(for: id)
-    }
-
-    /// An object as the store holds it now, right after a commit: what the next state is made of.
-    private func committedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
-        guard id.storeIdentifier == store.identifier else { return nil }
         return try? store.snapshot(for: id)
     }
 

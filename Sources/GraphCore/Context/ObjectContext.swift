@@ -42,6 +42,11 @@ public final class ObjectContext {
     /// a context on the coordinator (not a child context) merges them. See
     /// ``mergeRemoteChanges()``.
     public var automaticallyMergesRemoteChanges = true
+    /// Where a context on the coordinator reads an object's committed values before it asks the
+    /// store: a process that already holds every committed object in memory (a server over a
+    /// database, whose store would answer with a query per object) sets it. Nil (the default),
+    /// or a nil answer, asks the store. The store still checks every version when it saves.
+    public var committedSnapshots: ((ObjectID) -> ObjectSnapshot?)?
     /// The last entry of the coordinator's remote-change log this context merged.
     var remoteChangeCursor = 0
     var nextObserverID = 0
@@ -182,7 +187,17 @@ public final class ObjectContext {
     func snapshotFromSource(_ id: ObjectID) throws -> ObjectSnapshot? {
         if let parent { return try parent.snapshotForChild(id) }
         if id.isTemporary { return nil }
+        if let committedSnapshots, let snapshot = committedSnapshots(id) { return snapshot }
         return try coordinator.snapshot(for: id)
+    }
+
+    /// An object as this context last saved or loaded it: its values and version, read from the
+    /// object (no store call). Nil when the context does not hold the object loaded and without
+    /// changes (a fault, an object it never loaded, or one changed since). Right after a save,
+    /// every object the save wrote and did not delete is such an object.
+    public func savedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
+        guard let object = registered[id], !object.isFault, !object.hasChanges else { return nil }
+        return ObjectSnapshot(objectID: id, version: object.version, values: object.storage)
     }
 
     /// What a child context sees of an object: this context's current values if it has them.

@@ -75,6 +75,10 @@ public protocol SharedDatabaseStore: AnyObject {
     var locationDescription: String { get }
     /// A reader of the shared history, on connections of its own, usable from any thread.
     func openCommitHistory() throws -> any CommitHistoryReader
+    /// The objects with these IDs as the database holds them now, read together (a statement
+    /// per table, not one per object); an ID with no object (deleted) is left out. Called
+    /// where the store's other calls are (its coordinator's thread).
+    func committedSnapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot]
 }
 
 /// The commits of a shared database, read by one of the writers that share it.

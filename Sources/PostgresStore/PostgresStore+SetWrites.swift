@@ -1,0 +1,228 @@
+import Foundation
+import GraphCore
+import PostgresNIO
+
+/// The statements of a save, set-based: one per table (or per entity, for rows whose columns
+/// differ) for all the objects of the save, not one per object, so that a group commit of
+/// many saves costs a handful of round trips. Statements that would bind more parameters
+/// than PostgreSQL takes are cut into several.
+extension PostgresStore {
+    /// Locks the rows of `ids` (`SELECT … FOR UPDATE`, table by table in name order, rows in ID
+    /// order, so that two saves lock in one order) and returns the version of each row found.
+    func lockRows(_ ids: [ObjectID]) throws -> [ObjectID: Int64] {
+        var versions: [ObjectID: Int64] = [:]
+        for (table, group) in try byTable(ids) {
+            var statement = SQLStatement()
+            let references = try group.map { try reference(of: $0) }
+            statement.text = """
+                SELECT t."_id", t."_version" FROM \(table) t WHERE t."_id" = ANY(\(statement.parameter(references))::bigint[]) \
+                ORDER BY t."_id" FOR UPDATE
+                """
+            var found: [Int64: Int64] = [:]
+            for row in try session.run(statement.text, statement.binds) {
+                let cells = row.makeRandomAccess()
+                guard let id = try ColumnReader.integer(cells[0], what: "_id"), let version = try ColumnReader.integer(cells[1], what: "_version") else { continue }
+                found[id] = version
+            }
+            for (id, reference) in zip(group, references) { versions[id] = found[reference] }
+        }
+        return versions
+    }
+
+    /// Writes updated objects whose version is still the one read: one `UPDATE … FROM (VALUES …)`
+    /// per entity. Returns the new version of each object written; an object left out was at
+    /// another version or deleted (a conflict).
+    func updateRows(_ snapshots: [ObjectSnapshot]) throws -> [ObjectID: Int64] {
+        var versions: [ObjectID: Int64] = [:]
+        for group in Self.byEntity(snapshots) {
+            let entity = group[0].objectID.entity
+            let columns = Self.columns(of: entity)
+            let table = try layout.table(of: entity)
+            for chunk in Self.chunks(group, parametersEach: columns.count + 2) {
+                var statement = SQLStatement()
+                var rows: [String] = []
+                rows.reserveCapacity(chunk.count)
+                for snapshot in chunk {
+                    var cells = [statement.parameter(try reference(of: snapshot.objectID)) + "::bigint",
+                                 statement.parameter(snapshot.version) + "::bigint"]
+                    for column in columns { cells.append(try cell(snapshot, column, into: &statement)) }
+                    rows.append("(" + cells.joined(separator: ", ") + ")")
+                }
+                let names = ["k", "v"] + columns.indices.map { "c\($0)" }
+                let assignments = columns.enumerated().map { "\($1.quotedName) = u.c\($0)" } + ["\"_version\" = t.\"_version\" + 1"]
+                statement.text = """
+                    UPDATE \(table) t SET \(assignments.joined(separator: ", ")) \
+                    FROM (VALUES \(rows.joined(separator: ", "))) AS u(\(names.joined(separator: ", "))) \
+                    WHERE t."_id" = u.k AND t."_version" = u.v RETURNING t."_id", t."_version"
+                    """
+                var written: [Int64: Int64] = [:]
+                for row in try session.run(statement.text, statement.binds) {
+                    let cells = row.makeRandomAccess()
+                    guard let id = try ColumnReader.integer(cells[0], what: "_id"), let version = try ColumnReader.integer(cells[1], what: "_version") else { continue }
+                    written[id] = version
+                }
+                for snapshot in chunk {
+                    if let version = written[try reference(of: snapshot.objectID)] { versions[snapshot.objectID] = version }
+                }
+            }
+        }
+        return versions
+    }
+
+    /// Deletes objects whose version is still the one read (their join rows go with them): one
+    /// `DELETE … USING unnest(…)` per table. Returns the objects deleted; one left out was at
+    /// another version or deleted already (a conflict).
+    func deleteRows(_ snapshots: [ObjectSnapshot]) throws -> Set<ObjectID> {
+        var deleted = Set<ObjectID>()
+        let byID = Dictionary(snapshots.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        for (table, ids) in try byTable(snapshots.map(\.objectID)) {
+            var statement = SQLStatement()
+            let references = try ids.map { try reference(of: $0) }
+            let versions = ids.map { byID[$0]?.version ?? 0 }
+            statement.text = """
+                DELETE FROM \(table) t USING unnest(\(statement.parameter(references))::bigint[], \(statement.parameter(versions))::bigint[]) AS u(k, v) \
+                WHERE t."_id" = u.k AND t."_version" = u.v RETURNING t."_id"
+                """
+            var gone = Set<Int64>()
+            for row in try session.run(statement.text, statement.binds) {
+                if let id = try ColumnReader.integer(row.makeRandomAccess()[0], what: "_id") { gone.insert(id) }
+            }
+            for (id, reference) in zip(ids, references) where gone.contains(reference) { deleted.insert(id) }
+        }
+        return deleted
+    }
+
+    /// Inserts new objects at version 1: one multi-row `INSERT` per entity.
+    func insertRows(_ snapshots: [ObjectSnapshot]) throws {
+        for group in Self.byEntity(snapshots) {
+            let entity = group[0].objectID.entity
+            let columns = Self.columns(of: entity)
+            let table = try layout.table(of: entity)
+            let names = ["\"_id\"", "\"_entity\"", "\"_version\""] + columns.map(\.quotedName)
+            for chunk in Self.chunks(group, parametersEach: columns.count + 3) {
+                var statement = SQLStatement()
+                var rows: [String] = []
+                rows.reserveCapacity(chunk.count)
+                for snapshot in chunk {
+                    var cells = [statement.parameter(try reference(of: snapshot.objectID)), statement.parameter(entity.name),
+                                 statement.parameter(Int64(1))]
+                    for column in columns { cells.append(try cell(snapshot, column, into: &statement)) }
+                    rows.append("(" + cells.joined(separator: ", ") + ")")
+                }
+                statement.text = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(rows.joined(separator: ", "))"
+                try session.run(statement.text, statement.binds)
+            }
+        }
+    }
+
+    /// Writes the to-many relationships of saved objects into their join tables: per join
+    /// table, one `DELETE` of the rows the updated owners had, then one `INSERT … unnest(…)` of
+    /// every owner's targets in order.
+    func writeToManyRows(inserted: [ObjectSnapshot], updated: [ObjectSnapshot]) throws {
+        struct Rows {
+            var replaced: [Int64] = []
+            var owners: [Int64] = []
+            var positions: [Int64] = []
+            var targets: [Int64] = []
+        }
+        var tables: [String: Rows] = [:]
+        for (snapshots, replacing) in [(inserted, false), (updated, true)] {
+            for snapshot in snapshots {
+                let entity = snapshot.objectID.entity
+                let owner = try reference(of: snapshot.objectID)
+                for index in entity.relationshipIndices {
+                    guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
+                          let table = try layout.joinTable(of: relationship.name, in: entity) else { continue }
+                    let name = TableLayout.quoted(table.name)
+                    if replacing { tables[name, default: Rows()].replaced.append(owner) }
+                    guard case .objects(let targets) = snapshot.values[index], !targets.isEmpty else { continue }
+                    var rows = tables[name, default: Rows()]
+                    for (position, target) in targets.enumerated() {
+                        rows.owners.append(owner)
+                        rows.positions.append(Int64(position) + 1)
+                        rows.targets.append(try reference(of: target))
+                    }
+                    tables[name] = rows
+                }
+            }
+        }
+        for (name, rows) in tables.sorted(by: { $0.key < $1.key }) {
+            if !rows.replaced.isEmpty {
+                var clear = SQLStatement()
+                clear.text = "DELETE FROM \(name) WHERE owner = ANY(\(clear.parameter(rows.replaced))::bigint[])"
+                try session.run(clear.text, clear.binds)
+            }
+            guard !rows.owners.isEmpty else { continue }
+            var fill = SQLStatement()
+            fill.text = """
+                INSERT INTO \(name) (owner, position, target) \
+                SELECT * FROM unnest(\(fill.parameter(rows.owners))::bigint[], \(fill.parameter(rows.positions))::bigint[], \
+                \(fill.parameter(rows.targets))::bigint[])
+                """
+            try session.run(fill.text, fill.binds)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// A column an entity writes: an attribute, or a to-one relationship's reference.
+    struct WrittenColumn {
+        let quotedName: String
+        let sqlType: String
+        let index: Int
+        let type: AttributeType?
+        let key: String
+    }
+
+    /// The columns of an entity's row, in its properties' order.
+    static func columns(of entity: EntityDescription) -> [WrittenColumn] {
+        entity.properties.enumerated().compactMap { index, property in
+            switch property {
+            case .attribute(let attribute):
+                return WrittenColumn(quotedName: TableLayout.quoted(attribute.name), sqlType: TableLayout.sqlType(attribute.type),
+                                     index: index, type: attribute.type, key: attribute.name)
+            case .relationship(let relationship) where !relationship.isToMany:
+                return WrittenColumn(quotedName: TableLayout.quoted(relationship.name), sqlType: TableLayout.sqlType(nil),
+                                     index: index, type: nil, key: relationship.name)
+            case .relationship:
+                return nil
+            }
+        }
+    }
+
+    /// One value of a multi-row statement: its parameter, cast to the column's type (a row of
+    /// `VALUES` has no column to take the type of, and NULL has none of its own).
+    private func cell(_ snapshot: ObjectSnapshot, _ column: WrittenColumn, into statement: inout SQLStatement) throws -> String {
+        let value = snapshot.values.indices.contains(column.index) ? snapshot.values[column.index] : .null
+        let placeholder = try statement.parameter(value, as: column.type, entity: snapshot.objectID.entityName, key: column.key)
+        return "(\(placeholder))::\(column.sqlType)"
+    }
+
+    /// Snapshots grouped by concrete entity (the columns a row writes), in name order.
+    static func byEntity(_ snapshots: [ObjectSnapshot]) -> [[ObjectSnapshot]] {
+        Dictionary(grouping: snapshots, by: \.objectID.entityName).sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// IDs grouped by their hierarchy's table, in the table's name order, each in reference order.
+    private func byTable(_ ids: [ObjectID]) throws -> [(table: String, ids: [ObjectID])] {
+        let layout = try layout
+        let grouped = Dictionary(grouping: ids) { layout.table(of: $0.entity) }
+        return try grouped.sorted { $0.key < $1.key }.map { table, ids in
+            (table, try ids.map { (try reference(of: $0), $0) }.sorted { $0.0 < $1.0 }.map(\.1))
+        }
+    }
+
+    /// Slices of `items` small enough for one statement, at `parametersEach` parameters per item.
+    static func chunks<T>(_ items: [T], parametersEach: Int) -> [ArraySlice<T>] {
+        let size = max(1, SQLStatement.maximumParameters / max(1, parametersEach))
+        return stride(from: 0, to: items.count, by: size).map { items[$0..<min($0 + size, items.count)] }
+    }
+
+    /// The integer reference of one of this store's objects.
+    func reference(of id: ObjectID) throws -> Int64 {
+        guard case .int(let reference) = id.referenceObject, !id.isTemporary else {
+            throw GraphError.store("\(id.uriRepresentation) is not an object of this PostgreSQL store")
+        }
+        return reference
+    }
+}
