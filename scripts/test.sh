@@ -17,6 +17,9 @@ if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 && ! command -v pg_ctl 
     fi
 fi
 
+# The README's performance table is written from the benchmarks' recorded figures.
+python3 scripts/readme-figures.py --check
+
 swift build --build-tests
 swift test --skip-build
 

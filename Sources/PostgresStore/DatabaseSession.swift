@@ -105,7 +105,7 @@ final class DatabaseSession {
         if MultiThreadedEventLoopGroup.currentEventLoop != nil { throw .calledOnEventLoop }
         let loop = group.any()
         nextConnectionID += 1
-        var configuration = address.configuration
+        var configuration = try address.configuration()
         configuration.options.connectTimeout = .seconds(10)
         let made: PostgresConnection
         do {

@@ -92,8 +92,9 @@ extension PostgresStore {
         return deleted
     }
 
-    /// Inserts new objects at version 1: one multi-row `INSERT` per entity.
-    func insertRows(_ snapshots: [ObjectSnapshot]) throws {
+    /// Inserts new objects at version 1 (or at their snapshots' versions, for a copy from
+    /// another store): one multi-row `INSERT` per entity.
+    func insertRows(_ snapshots: [ObjectSnapshot], keepingVersions: Bool = false) throws {
         for group in Self.byEntity(snapshots) {
             let entity = group[0].objectID.entity
             let columns = Self.columns(of: entity)
@@ -105,7 +106,7 @@ extension PostgresStore {
                 rows.reserveCapacity(chunk.count)
                 for snapshot in chunk {
                     var cells = [statement.parameter(try reference(of: snapshot.objectID)), statement.parameter(entity.name),
-                                 statement.parameter(Int64(1))]
+                                 statement.parameter(keepingVersions ? snapshot.version : Int64(1))]
                     for column in columns { cells.append(try cell(snapshot, column, into: &statement)) }
                     rows.append("(" + cells.joined(separator: ", ") + ")")
                 }

@@ -107,6 +107,8 @@ public final class RunningCluster: Sendable {
     let binaries: URL
     /// The user the server runs as, when the tests run as root.
     let user: String?
+    /// The certificates the server offers TLS with (`ssl=on`), nil when openssl is missing.
+    public let tls: ClusterCertificates?
     private let databases = Mutex(0)
 
     init(binaries: URL) throws {
@@ -117,10 +119,19 @@ public final class RunningCluster: Sendable {
         if let user { try PostgresCluster.run("/bin/chown", ["-R", user, directory.path]) }
         port = try unusedPort()
         let data = directory.appendingPathComponent("data").path
+        tls = try? ClusterCertificates(in: directory.appendingPathComponent("tls"), owner: user)
         try runAsUser("initdb", ["-D", data, "-U", "graph", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
+        let ssl = tls.map { " -c ssl=on -c ssl_cert_file=\($0.serverCertificate.path) -c ssl_key_file=\($0.serverKey.path)" } ?? ""
         try runAsUser("pg_ctl", ["-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "120",
-                                 "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+                                 "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" + ssl,
                                  "start"])
+    }
+
+    /// Runs a statement with `psql` as the cluster's superuser in `database`, and returns its
+    /// output (unaligned, tuples only).
+    public func psql(_ statement: String, database: String) throws -> String {
+        try PostgresCluster.run(binaries.appendingPathComponent("psql").path,
+                                ["-h", "127.0.0.1", "-p", String(port), "-U", "graph", "-d", database, "-At", "-c", statement])
     }
 
     private func runAsUser(_ program: String, _ arguments: [String]) throws {
@@ -151,5 +162,36 @@ public final class RunningCluster: Sendable {
         let data = directory.appendingPathComponent("data").path
         try? runAsUser("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A certificate authority made for the test cluster, the server's certificate it signed (for
+/// `localhost` and 127.0.0.1) and its key, and a second authority that signed nothing of it.
+public struct ClusterCertificates: Sendable {
+    /// The authority that signed the server's certificate (PEM).
+    public let authority: URL
+    /// An authority the server's certificate does not come from (PEM).
+    public let otherAuthority: URL
+    let serverCertificate: URL
+    let serverKey: URL
+
+    /// Makes them with openssl in `folder`, readable by the server's user `owner`.
+    init(in folder: URL, owner: String?) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        func openssl(_ arguments: [String]) throws { _ = try PostgresCluster.run("/usr/bin/openssl", arguments) }
+        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try openssl(["req", "-x509"] + key + ["-keyout", path("ca.key"), "-out", path("ca.crt"), "-days", "2", "-subj", "/CN=graph test CA"])
+        try openssl(["req", "-x509"] + key + ["-keyout", path("other.key"), "-out", path("other.crt"), "-days", "2", "-subj", "/CN=another CA"])
+        try openssl(["req"] + key + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost"])
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: path("san.ext"), atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"), "-CAcreateserial",
+                     "-out", path("server.crt"), "-days", "2", "-extfile", path("san.ext")])
+        if let owner { _ = try PostgresCluster.run("/bin/chown", ["-R", owner, folder.path]) }
+        _ = try PostgresCluster.run("/bin/chmod", ["600", path("server.key")])
+        authority = folder.appendingPathComponent("ca.crt")
+        otherAuthority = folder.appendingPathComponent("other.crt")
+        serverCertificate = folder.appendingPathComponent("server.crt")
+        serverKey = folder.appendingPathComponent("server.key")
     }
 }

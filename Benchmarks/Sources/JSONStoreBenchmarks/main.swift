@@ -213,5 +213,9 @@ print("  runs: \(summary(pythonOneStringDumps)) s; best \(String(format: "%.3f s
       + String(format: "save %.2fx faster", bestPythonDumps / bestSave))
 print(String(format: "ratios, best of runs: load %.2fx faster than json.load; save %.2fx faster than json.dump; peak memory %.2fx of Python's",
              bestPythonLoad / bestLoad, bestPythonDump / bestSave, Double(peaks.max() ?? 0) / Double(pythonPeaks.max() ?? 1)))
+recordFigure("load a JSON store file", data: "\(grouped(count)) objects, \(String(format: "%.0f", mb)) MB",
+             result: String(format: "%.2f s (%.0f MB/s; %.1f x Python's `json.load`)", bestLoad, mb / bestLoad, bestPythonLoad / bestLoad))
+recordFigure("save (write + fsync) the same file", data: "\(String(format: "%.0f", mb)) MB",
+             result: String(format: "%.2f s (%.0f MB/s; %.1f x Python's `json.dump`)", bestSave, mb / bestSave, bestPythonDump / bestSave))
 print(String(format: "ratios, medians:      load %.2fx faster than json.load; save %.2fx faster than json.dump",
              median(pythonLoads) / median(loads), median(pythonDumps) / median(saves)))

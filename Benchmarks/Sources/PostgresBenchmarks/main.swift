@@ -5,9 +5,10 @@ import Foundation
 // durable saves/s with N clients through 1 and through 2 servers (with the servers' CPU per
 // save) against `pgbench -N`; `get` and a fetch by title through a server against pgbench
 // reading the same row by primary key (pgbench -S's read); read-your-writes across servers
-// (save on A, then `get … after: seq` on B) with the wait of each read.
+// (save on A, then `get … after: seq` on B) with the wait of each read; a bulk insert in saves of
+// 5,000 against the same rows inserted by one SQL statement.
 //
-//   swift run -c release --package-path Benchmarks PostgresBenchmarks [--seconds S] [--clients N] [--trials N] [--docserver PATH]
+//   swift run -c release --package-path Benchmarks PostgresBenchmarks [--seconds S] [--clients N] [--trials N] [--bulk N] [--docserver PATH]
 
 ChildProcessReaper.installSignalHandlers()
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -69,6 +70,36 @@ do {
                clientCount, clientCount, oneServer.rate, oneCPU, twoServers.rate, twoCPU, pgbenchWrites,
                oneServer.rate / max(pgbenchWrites, 1), twoServers.rate / max(pgbenchWrites, 1)))
     say("  errors: 1 server \(oneServer.errors), 2 servers \(twoServers.errors)")
+    recordFigure("durable saves on PostgreSQL, \(clientCount) clients", data: "1 / 2 servers, one cluster",
+                 result: String(format: "%.0f/s / %.0f/s = %.2f x / %.2f x `pgbench -N` (%.0f tps); server CPU %.0f / %.0f µs per save",
+                                oneServer.rate, twoServers.rate, oneServer.rate / max(pgbenchWrites, 1), twoServers.rate / max(pgbenchWrites, 1),
+                                pgbenchWrites, oneCPU, twoCPU))
+
+    // Bulk inserts: Songs in saves of 5,000 through one server, against the same rows inserted
+    // by one INSERT … SELECT generate_series in psql (the database's own floor for them).
+    let bulkObjects = Int(option("--bulk") ?? "") ?? 20_000, bulkSave = 5_000
+    let bulkStart = Date()
+    cpuBefore = cpuSeconds([first])
+    for start in stride(from: 0, to: bulkObjects, by: bulkSave) {
+        let songs: [[String: Any]] = (start..<min(start + bulkSave, bulkObjects)).map {
+            ["id": "b\($0)", "entity": "Song", "values": ["title": "bulk \($0)", "plays": $0]]
+        }
+        _ = try seeding.result("save", ["insert": songs])
+    }
+    let bulkSeconds = Date().timeIntervalSince(bulkStart)
+    let bulkCPU = (cpuSeconds([first]) - cpuBefore) / Double(max(bulkObjects, 1)) * 1e6
+    let sqlStart = Date()
+    _ = try cluster.run("psql", ["-q", "-h", "127.0.0.1", "-p", String(cluster.port), "-U", "graph", "-d", "bench", "-c",
+                                 "INSERT INTO \"Song\" (\"_id\", \"_entity\", \"_version\", \"title\", \"plays\") "
+                                 + "SELECT -g, 'Song', 1, 'sql ' || g, g FROM generate_series(1, \(bulkObjects)) g"])
+    let sqlSeconds = Date().timeIntervalSince(sqlStart)
+    say(String(format: "bulk insert of %d Songs in saves of %d through 1 server: %.2f s = %.0f objects/s (%.0f µs server CPU per object); "
+               + "the same rows by one INSERT … SELECT in psql: %.2f s = %.0f objects/s; server / psql %.2f",
+               bulkObjects, bulkSave, bulkSeconds, Double(bulkObjects) / bulkSeconds, bulkCPU, sqlSeconds,
+               Double(bulkObjects) / sqlSeconds, sqlSeconds / bulkSeconds))
+    recordFigure("bulk insert on PostgreSQL, saves of \(grouped(bulkSave))", data: "\(grouped(bulkObjects)) Songs",
+                 result: String(format: "%.0f objects/s = %.2f x one `INSERT … SELECT` in psql", Double(bulkObjects) / bulkSeconds,
+                                sqlSeconds / bulkSeconds))
 
     // Read-your-writes across servers: a save on A, then a get on B naming its seq.
     let writer = try RPCClient(port: first.port), reader = try RPCClient(port: second.port)
@@ -89,6 +120,8 @@ do {
     func percentile(_ p: Double) -> Double { waits.isEmpty ? 0 : waits[min(waits.count - 1, Int(Double(waits.count) * p))] }
     say(String(format: "read-your-writes, %d trials (save on A, then get after: seq on B): %d misses, get p50 %.2f ms, p99 %.2f ms, max %.2f ms",
                trials, misses, percentile(0.5), percentile(0.99), waits.last ?? 0))
+    recordFigure("read-your-writes across 2 servers on PostgreSQL", data: "\(grouped(trials)) saves",
+                 result: String(format: "%d misses; `get … after: seq` p50 %.2f ms, p99 %.2f ms", misses, percentile(0.5), percentile(0.99)))
 
     // Reads of one object, through a server and by pgbench on the same row.
     guard let target = ids.first, let reference = target.split(separator: "/").last else { throw BenchmarkError("no object to read") }

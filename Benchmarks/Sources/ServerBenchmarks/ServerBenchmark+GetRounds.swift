@@ -19,6 +19,8 @@ struct GetComparison {
     /// The server's CPU time per answer of each round, in µs.
     let cpuPerAnswer: [Double]
     let hasErrors: Bool
+    /// The objects of the store the gets read.
+    let objectCount: Int
 
     /// Against redis-benchmark.
     var medianRatio: Double { median(requestsPerSecond) / median(redisRequestsPerSecond) }
@@ -61,7 +63,8 @@ extension ServerBenchmark {
         let redisRates = yardsticks.map(\.requestsPerSecond)
         let sameClientRates = sameClient.map(\.requestsPerSecond)
         let comparison = GetComparison(ratios: ratios, requestsPerSecond: rates, redisRequestsPerSecond: redisRates,
-                                       redisThroughLoadGenerator: sameClientRates, p99s: p99s, cpuPerAnswer: cpuPerAnswer, hasErrors: hasErrors)
+                                       redisThroughLoadGenerator: sameClientRates, p99s: p99s, cpuPerAnswer: cpuPerAnswer, hasErrors: hasErrors,
+                                       objectCount: store.shape.total)
         say("get with 50 connections, warm, \(rounds) round\(rounds == 1 ? "" : "s"): \(rates.map { grouped(Int($0)) }.joined(separator: " / ")) req/s,"
             + " median \(grouped(Int(comparison.medianRequestsPerSecond)));"
             + " p99 \(p99s.map { fixed($0, 3) }.joined(separator: " / ")) ms, median \(fixed(comparison.medianP99, 3)) ms;"

@@ -71,6 +71,7 @@ extension ServerBenchmark {
                                       measured: "\(megabytes(memory.after)) / \(megabytes(memory.fresh)) = \(fixed(ratio, 3)) x",
                                       met: ratio <= 1.2, hasErrors: false))
         }
+        recordHeadlineFigures(fifties: fifties)
         say("Targets:")
         for check in checks { say(check.line) }
         let withErrors = reports.filter { $0.value.hasErrors }.keys.sorted()
@@ -78,6 +79,21 @@ extension ServerBenchmark {
         let shared = reports.filter { $0.value.cpu.other > 0.2 }.keys.sorted()
         if !shared.isEmpty {
             say("figures measured while other processes used more than 0.2 cores (lower and noisier): \(shared.joined(separator: ", "))")
+        }
+    }
+
+    /// The figures the README's table shows (``recordFigure(_:data:result:)``).
+    private func recordHeadlineFigures(fifties: [(BenchmarkStore, FigureReport)]) {
+        if let get = get50 {
+            recordFigure("`get` by ID over TCP, 50 connections", data: "\(grouped(get.objectCount)) objects",
+                         result: "\(grouped(Int(get.medianRequestsPerSecond))) req/s = \(fixed(get.medianRatioSameClient, 2)) x Redis GET"
+                             + " (same load generator); server CPU \(fixed(median(get.cpuPerAnswer), 1)) µs per get")
+        }
+        for (store, saves) in fifties {
+            let redis = saves.redis.map { " = \(fixed(saves.measurement.requestsPerSecond / $0.figure.requestsPerSecond, 2)) x Redis SET with appendfsync always" } ?? ""
+            let cpu = saves.serverMicrosecondsPerAnswer.map { "; server CPU \(fixed($0, 1)) µs per save" } ?? ""
+            recordFigure("durable saves over TCP, 50 clients", data: "\(grouped(store.shape.total)) objects",
+                         result: "\(grouped(Int(saves.measurement.requestsPerSecond)))/s" + redis + cpu)
         }
     }
 }

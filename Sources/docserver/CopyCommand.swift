@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import GraphCore
+import JSONAtomicStore
+import PostgresStore
+
+/// `docserver copy`: a JSON store's objects into an empty PostgreSQL database, with their
+/// references, versions and commit number.
+struct CopyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy",
+        abstract: "Copy a JSON store file into an empty PostgreSQL database, keeping every object's ID and version.",
+        discussion: """
+            Reads the store file (its snapshot and journal, as of the moment it is read; a server may keep \
+            serving it) and writes every object into the database in one transaction, with its ID (the \
+            database takes the store's identifier, so IDs clients hold stay valid): set-based INSERTs of \
+            5,000 objects at a time, references between objects checked at the end, the reference sequence \
+            moved past the highest ID, and one history row numbered with the store's last commit, so that \
+            saves through servers on the database continue its numbering. The database's schema is made \
+            from the model when it has none; a database that holds objects or commits is refused. Progress \
+            goes to standard error. The store's history (what each earlier commit changed) is not copied: \
+            `since` on the database starts at the copy. Exit status: 0 with a one-line summary; 1 when the \
+            store or the database fails (nothing is written to the database); 2 when the copy cannot start \
+            (no such store file, a model that cannot be used, a destination that is not an empty database).
+            """
+    )
+
+    @Option(help: ArgumentHelp("The model: a JSON model file (docs/MODEL.md) or an Xcode .xcdatamodeld / .xcdatamodel (its current version); the built-in sample model when omitted.", valueName: "path"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("The JSON store file to copy.", valueName: "file"))
+    var from: String
+
+    @Option(help: ArgumentHelp("The database: postgresql://user:password@host:port/database (docs/POSTGRESQL.md; sslmode and sslrootcert as libpq's).", valueName: "url"))
+    var to: String
+
+    /// Objects per INSERT batch.
+    static let batchSize = 5_000
+
+    func run() throws {
+        let destination: StoreLocation
+        do {
+            destination = try StoreLocation(to)
+        } catch {
+            fail("cannot copy: \(error)", status: 2)
+        }
+        guard case .postgreSQL(let databaseURL) = destination else {
+            fail("cannot copy: --to must be a postgresql:// URL (copy goes from a JSON store file into a PostgreSQL database)", status: 2)
+        }
+        let objectModel = try ExistingStore.model(store: from, model: model, verb: "copy", missing: "there is nothing to copy")
+        StoreLocation.registerStores()
+        let started = ContinuousClock.now
+
+        let sourceCoordinator = StoreCoordinator(model: objectModel)
+        let source: JSONAtomicStore
+        do {
+            let opened = try sourceCoordinator.addPersistentStore(type: JSONAtomicStore.storeType, at: URL(fileURLWithPath: from),
+                                                                  options: StoreOptions(isReadOnly: true))
+            guard let json = opened as? JSONAtomicStore else { fail("cannot copy: \(from) did not open as a JSON store", status: 1) }
+            source = json
+        } catch {
+            fail("cannot copy: \(error)", status: 1)
+        }
+        defer { sourceCoordinator.remove(source) }
+
+        let destinationCoordinator = StoreCoordinator(model: objectModel)
+        let database: PostgresStore
+        do {
+            let opened = try destinationCoordinator.addPersistentStore(type: PostgresStore.storeType, at: databaseURL)
+            guard let postgres = opened as? PostgresStore else { fail("cannot copy: \(destination) did not open as a PostgreSQL store", status: 1) }
+            database = postgres
+        } catch {
+            fail("cannot copy: \(error)", status: 1)
+        }
+        defer { destinationCoordinator.remove(database) }
+
+        do {
+            guard try database.holdsNothing() else {
+                fail("cannot copy: \(destination) already holds objects or commits: copy goes into an empty database", status: 2)
+            }
+            let nodes = source.cacheNodes()
+            let total = nodes.count
+            let batches = stride(from: 0, to: total, by: Self.batchSize).lazy.map { start in
+                nodes[start..<min(start + Self.batchSize, total)].map { ObjectSnapshot(objectID: $0.objectID, version: $0.version, values: $0.values) }
+            }
+            try database.importObjects(batches, storeIdentifier: source.identifier, lastCommit: source.commitSequence,
+                                       author: "docserver copy") { written in
+                FileHandle.standardError.write(Data("copied \(written) of \(total) objects\n".utf8))
+            }
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            print("\(from): \(total) objects at commit \(source.commitSequence) copied into \(destination) in "
+                  + String(format: "%.1f s", seconds))
+        } catch {
+            fail("cannot copy: \(error) (nothing was written to the database)", status: 1)
+        }
+    }
+
+    private func fail(_ message: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+        Foundation.exit(status)
+    }
+}
