@@ -15,8 +15,10 @@ public func recordFigure(_ name: String, data: String, result: String) {
     guard let path = ProcessInfo.processInfo.environment["BENCH_FIGURES"], !path.isEmpty else { return }
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withFullDate]
-    let command = ([URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent] + CommandLine.arguments.dropFirst())
-        .joined(separator: " ")
+    // Paths by their last component: a figure names no folder of the machine it ran on.
+    let command = CommandLine.arguments.enumerated().map { index, argument in
+        index == 0 || argument.hasPrefix("/") ? URL(fileURLWithPath: argument).lastPathComponent : argument
+    }.joined(separator: " ")
     let entry: [String: String] = ["name": name, "data": data, "result": result, "date": formatter.string(from: Date()),
                                    "command": command]
     guard let json = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys]) else { return }

@@ -6,9 +6,9 @@ import Foundation
 // save) against `pgbench -N`; `get` and a fetch by title through a server against pgbench
 // reading the same row by primary key (pgbench -S's read); read-your-writes across servers
 // (save on A, then `get … after: seq` on B) with the wait of each read; a bulk insert in saves of
-// 5,000 against the same rows inserted by one SQL statement.
+// 5,000 against the same rows inserted by one SQL statement; `docserver copy` of a JSON store.
 //
-//   swift run -c release --package-path Benchmarks PostgresBenchmarks [--seconds S] [--clients N] [--trials N] [--bulk N] [--docserver PATH]
+//   swift run -c release --package-path Benchmarks PostgresBenchmarks [--seconds S] [--clients N] [--trials N] [--bulk N] [--copy N] [--docserver PATH]
 
 ChildProcessReaper.installSignalHandlers()
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -100,6 +100,33 @@ do {
     recordFigure("bulk insert on PostgreSQL, saves of \(grouped(bulkSave))", data: "\(grouped(bulkObjects)) Songs",
                  result: String(format: "%.0f objects/s = %.2f x one `INSERT … SELECT` in psql", Double(bulkObjects) / bulkSeconds,
                                 sqlSeconds / bulkSeconds))
+
+    // docserver copy: a JSON store of `--copy` Songs (made through a JSON server in saves of
+    // 5,000) into an empty database.
+    let copyObjects = Int(option("--copy") ?? "") ?? 1_000_000
+    if copyObjects > 0 {
+        let jsonStore = directory.appendingPathComponent("copy-source.json")
+        let jsonServer = try DocServer(binary: binary, model: model, store: jsonStore, log: directory.appendingPathComponent("json.log"),
+                                       arguments: ["--log-level", "warning"])
+        let loader = try RPCClient(port: jsonServer.port)
+        for start in stride(from: 0, to: copyObjects, by: bulkSave) {
+            let songs: [[String: Any]] = (start..<min(start + bulkSave, copyObjects)).map {
+                ["id": "c\($0)", "entity": "Song", "values": ["title": "copied \($0)", "plays": $0]]
+            }
+            _ = try loader.result("save", ["insert": songs])
+        }
+        _ = jsonServer.stop()
+        let copyDatabase = try cluster.newDatabase("copied")
+        let copyStart = Date()
+        let copied = try runProgram(binary, ["copy", "--model", model.path, "--from", jsonStore.path, "--to", copyDatabase], quiet: true)
+        let copySeconds = Date().timeIntervalSince(copyStart)
+        guard copied.status == 0 else { throw BenchmarkError("docserver copy failed: \(copied.output.suffix(500))") }
+        let size = (try? FileManager.default.attributesOfItem(atPath: jsonStore.path)[.size] as? Int) ?? 0
+        say(String(format: "docserver copy of a JSON store of %d Songs (%.0f MB) into PostgreSQL: %.1f s = %.0f objects/s",
+                   copyObjects, Double(size) / 1e6, copySeconds, Double(copyObjects) / copySeconds))
+        recordFigure("`docserver copy` of a JSON store into PostgreSQL", data: "\(grouped(copyObjects)) Songs",
+                     result: String(format: "%.1f s = %.0f objects/s", copySeconds, Double(copyObjects) / copySeconds))
+    }
 
     // Read-your-writes across servers: a save on A, then a get on B naming its seq.
     let writer = try RPCClient(port: first.port), reader = try RPCClient(port: second.port)
