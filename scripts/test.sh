@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need when it is missing (yajl; pytest), then runs every test: the
-# Swift packages' tests, the Python client's tests against the docserver binary built here,
+# Installs what the tests need when it is missing (yajl; pytest; tsc), then runs every test: the
+# Swift packages' tests, the Python and JavaScript clients' tests against the docserver binary built here,
 # the container check against the release binary, and the fuzz targets (a fixed seed and number
 # of inputs each, at most FUZZ_SECONDS each, default 60; 0 replays their seeds and regressions only).
 set -euo pipefail
@@ -31,6 +31,14 @@ if ! python3 -c "import jsonschema" >/dev/null 2>&1; then
     python3 -m pip install --quiet jsonschema
 fi
 DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" python3 -m pytest clients/python/tests -q
+
+# The JavaScript client (clients/js): node --test against the same docserver (Node >= 20), with
+# its .d.ts files checked by tsc --strict (Debian's node-typescript, installed when missing).
+if ! command -v tsc >/dev/null 2>&1; then
+    echo "tsc is missing: installing node-typescript" >&2
+    apt_install node-typescript || echo "SKIPPED: node-typescript could not be installed: the JavaScript type check is skipped" >&2
+fi
+DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" node --test clients/js/test/
 
 # The container: no engine runs here or in CI, so the Dockerfile is checked by construction
 # against the release binary (scripts/build.sh): libraries, ENV, ENTRYPOINT/CMD, HEALTHCHECK.
