@@ -2,7 +2,7 @@
 // notifications handed to a listener, a timeout per request, and the line limit checked
 // before sending.
 
-import { ConnectionError, ProtocolError, TimeoutError, TooLargeError, errorFromResponse, preview } from "./errors.js";
+import { ConnectionError, ProtocolError, ServerBusyError, TimeoutError, TooLargeError, errorFromResponse, preview } from "./errors.js";
 
 /** The server's default line limit (16 MiB); a longer request is refused before it is sent. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -21,6 +21,7 @@ export class Connection {
     this._nextID = 0;
     this._pending = new Map();
     this._closedBy = null;
+    this._lastOrphan = null;
     transport.onmessage = (text) => this._receive(text);
     transport.onclose = (error) => this._closed(error);
   }
@@ -107,7 +108,12 @@ export class Connection {
       // The server could not read a request's id (a parse error, a line too long): it
       // answers the request(s) in flight.
       const error = "error" in message ? errorFromResponse(message.error) : new ProtocolError(`the server answered with id null: ${preview(message)}`);
+      if (this._pending.size === 0) this._lastOrphan = error; // e.g. "server busy", then the server closes
       for (const id of [...this._pending.keys()]) this._settle(id).reject(error);
+      // After these the server closes the connection: no request may be sent on it any more.
+      if ((error instanceof TooLargeError && (error.what === "line" || error.what === "bufferedBytes")) || error instanceof ServerBusyError) {
+        this.close(error);
+      }
       return;
     }
     const entry = this._settle(message.id);
@@ -128,7 +134,8 @@ export class Connection {
   }
 
   _closed(error) {
-    this._fail(error ?? new ConnectionError("the connection was closed by the client"));
+    // An error the server sent with id null while nothing was in flight explains the close.
+    this._fail(error === null ? new ConnectionError("the connection was closed by the client") : this._lastOrphan ?? error);
   }
 
   _fail(error) {

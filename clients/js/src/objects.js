@@ -110,7 +110,8 @@ export class DocObject {
     if (this.isFault) await this.load();
     const value = this.get(key);
     const objects = property.toMany ? value : value === null ? [] : [value];
-    await this[STATE].session.load(...objects.filter((item) => item.isFault));
+    const faults = objects.filter((item) => item.isFault);
+    if (faults.length > 0) await this[STATE].session.load(...faults);
     return value;
   }
 

@@ -77,6 +77,7 @@ export class Session {
   async load(...objects) {
     const targets = objects.length > 0 ? objects.filter((obj) => obj.isFault) : [...this._faults.values()];
     for (const obj of targets) this._checkMine(obj);
+    if (targets.length === 0) return;
     const batch = new Set(targets);
     for (const other of this._faults.values()) {
       if (batch.size >= Math.max(this.prefetch, targets.length)) break;

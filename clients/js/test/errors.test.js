@@ -92,12 +92,15 @@ test("a predicate that does not parse is an InvalidParamsError with its position
   assert.ok(error.reason.length > 0);
 });
 
-test("an unknown method is a ProtocolError and the connection stays usable", async (t) => {
+test("an unknown method and an invalid request are ProtocolErrors and the connection stays usable", async (t) => {
   const server = await startServer(t);
   const client = await connectTo(t, server);
   const error = await client.call("explode", {}).catch((e) => e);
   assert.ok(error instanceof ProtocolError);
   assert.equal(error.code, -32601);
+  const invalid = await client.call("ping", ["positional"]).catch((e) => e);
+  assert.ok(invalid instanceof ProtocolError);
+  assert.equal(invalid.code, -32600);
   assert.ok((await client.ping()) >= 0);
 });
 
@@ -206,4 +209,16 @@ test("a server at its connection limit answers ServerBusyError", async (t) => {
   const error = await connect(server.options).catch((e) => e);
   assert.ok(error instanceof ServerBusyError, String(error));
   assert.equal(error.data.limit, 1);
+});
+
+test("a fetch past the server's request time limit is a TimeLimitError naming the entity and limit", async (t) => {
+  const server = await startServer(t, { args: ["--request-time-limit", "0.001"] });
+  const client = await connectTo(t, server);
+  const session = await client.session();
+  for (let i = 0; i < 3000; i++) session.insert("Tag", { label: `tag number ${i} with some text` });
+  await session.save();
+  const error = await client.count("Tag", { predicate: "label MATCHES %@", arguments: [".*n.*u.*m.*9.*9.*"] }).catch((e) => e);
+  assert.ok(error instanceof TimeLimitError, String(error));
+  assert.deepEqual(error.data, { entity: "Tag", limit: 0.001 });
+  assert.ok((await client.ping()) >= 0, "the connection stays open");
 });
