@@ -3,7 +3,7 @@
 // (clients/js) against the Python client (clients/python), on the same docserver binary in the
 // same run (issue 42's target: JavaScript >= 0.8 x Python).
 //
-//   node Benchmarks/js/save_rate.mjs [--saves 10000] [--sessions 50] [--rounds 3] [--docserver PATH]
+//   node Benchmarks/js/save_rate.mjs [--saves 10000] [--sessions 50] [--rounds 3] [--kinds js,js-shared,python] [--docserver PATH]
 //
 // PATH defaults to .build/release/docserver when it exists, else .build/debug/docserver; the
 // build is printed. Each measurement gets a fresh server on a new store in a temporary directory
@@ -32,6 +32,7 @@ function option(name, fallback) {
 const SAVES = Number(option("saves", "10000"));
 const SESSIONS = Number(option("sessions", "50"));
 const ROUNDS = Number(option("rounds", "3"));
+const KINDS = option("kinds", "js,js-shared,python").split(",");
 const release = join(ROOT, ".build", "release", "docserver");
 const BINARY = option("docserver", existsSync(release) ? release : join(ROOT, ".build", "debug", "docserver"));
 
@@ -69,6 +70,7 @@ async function runJS(port, shared) {
     : await Promise.all(Array.from({ length: SESSIONS }, () => connect({ port, clientName: "bench-js" })));
   const sessions = await Promise.all(Array.from({ length: SESSIONS }, (_, index) => clients[shared ? 0 : index].session()));
   const counts = split(SAVES, SESSIONS);
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
   await Promise.all(sessions.map(async (session, index) => {
     for (let number = 0; number < counts[index]; number++) {
@@ -77,21 +79,21 @@ async function runJS(port, shared) {
     }
   }));
   const seconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
   for (const client of clients) client.close();
-  return seconds;
+  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
 function runPython(port) {
   const result = spawnSync("python3", [join(ROOT, "Benchmarks", "js", "save_rate_python.py"), "127.0.0.1", String(port), String(SAVES), String(SESSIONS)], { encoding: "utf8" });
   if (result.status !== 0) throw new Error(`the Python side failed: ${result.stderr}`);
-  return JSON.parse(result.stdout.trim().split("\n").at(-1)).seconds;
+  return JSON.parse(result.stdout.trim().split("\n").at(-1));
 }
 
 async function measure(kind) {
   const server = await startServer();
   try {
-    const seconds = kind === "python" ? runPython(server.port) : await runJS(server.port, kind === "js-shared");
-    return seconds;
+    return kind === "python" ? runPython(server.port) : await runJS(server.port, kind === "js-shared");
   } finally {
     await server.stop();
   }
@@ -100,19 +102,19 @@ async function measure(kind) {
 const build = BINARY.includes(`${join(".build", "release")}`) ? "release" : BINARY.includes(join(".build", "debug")) ? "debug" : "given";
 console.log(`docserver ${BINARY} (${build} build); Node ${process.version}; ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 console.log(`${SAVES} single-object saves (one Tag inserted and saved per save, durable) from ${SESSIONS} concurrent sessions, fresh server and store per measurement, ${ROUNDS} rounds`);
-const kinds = ["js", "js-shared", "python"];
+const kinds = KINDS;
 const rates = Object.fromEntries(kinds.map((kind) => [kind, []]));
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? kinds : [...kinds].reverse();
   for (const kind of order) {
-    const seconds = await measure(kind);
+    const { seconds, cpuSeconds } = await measure(kind);
     const rate = SAVES / seconds;
     rates[kind].push(rate);
-    console.log(`round ${round + 1} ${kind.padEnd(9)} ${seconds.toFixed(2)} s  ${rate.toFixed(0)} saves/s`);
+    console.log(`round ${round + 1} ${kind.padEnd(9)} ${seconds.toFixed(2)} s  ${rate.toFixed(0)} saves/s  client CPU ${(cpuSeconds / SAVES * 1e6).toFixed(0)} µs/save`);
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const python = median(rates.python);
+const python = rates.python?.length ? median(rates.python) : NaN;
 for (const kind of kinds) {
   console.log(`median ${kind.padEnd(9)} ${median(rates[kind]).toFixed(0)} saves/s  (${(median(rates[kind]) / python).toFixed(2)} x Python)`);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The Python side of Benchmarks/js/save_rate.mjs: SAVES single-object saves from SESSIONS
 concurrent sessions (one thread and one connection each; each save inserts one Tag and saves
-it), against a running docserver. Prints one JSON line: {"saves", "sessions", "seconds"}.
+it), against a running docserver. Prints one JSON line: {"saves", "sessions", "seconds",
+"cpuSeconds"} (this process's CPU time during the saves).
 
     python3 Benchmarks/js/save_rate_python.py HOST PORT [SAVES] [SESSIONS]
 """
@@ -44,14 +45,16 @@ def main() -> int:
         thread.start()
     barrier.wait()
     start = time.perf_counter()
+    cpu_start = time.process_time()
     for thread in threads:
         thread.join()
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     for client in clients:
         client.close()
     if errors:
         raise SystemExit(f"{len(errors)} sessions failed; the first: {errors[0]!r}")
-    print(json.dumps({"saves": saves, "sessions": sessions, "seconds": seconds}))
+    print(json.dumps({"saves": saves, "sessions": sessions, "seconds": seconds, "cpuSeconds": cpu}))
     return 0
 
 
