@@ -100,8 +100,9 @@ export class Client {
   async get(ids, options) { return (await this.session()).get(ids, options); }
 
   /** Live changes on a connection of their own. Options: `entity`, `predicate`, `arguments`
-   * (a live query), `since` (resume after that commit), `includeValues` (default true). */
-  async subscribe({ entity = null, predicate = null, arguments: args = [], since = null, includeValues = true } = {}) {
+   * (a live query), `since` (resume after that commit), `includeValues` (default true),
+   * `buffer`: how many unread changes the client holds before it stops reading (default 1000). */
+  async subscribe({ entity = null, predicate = null, arguments: args = [], since = null, includeValues = true, buffer = 1000 } = {}) {
     if (predicate !== null && entity === null) throw new ValueConversionError("a predicate needs an entity: subscribe({entity, predicate})");
     const params = {};
     if (entity !== null) params.entity = entity;
@@ -109,7 +110,7 @@ export class Client {
     if (args.length > 0) params.arguments = args.map(argumentToWire);
     if (since !== null) params.since = since;
     if (!includeValues) params.includeValues = false;
-    return new Subscription(this, params)._open();
+    return new Subscription(this, params, { buffer })._open();
   }
 
   /** One page of the history after `since`: `{changes, seq, more}`. */

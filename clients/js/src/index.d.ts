@@ -80,6 +80,10 @@ export interface Transport {
   open(): Promise<void>;
   send(text: string): void;
   close(): void;
+  /** Stop reading, for flow control (optional). */
+  pause?(): void;
+  /** Read again after pause (optional). */
+  resume?(): void;
 }
 
 export interface ClientOptions {
@@ -111,6 +115,9 @@ export interface SubscribeOptions {
   arguments?: Argument[];
   since?: number | null;
   includeValues?: boolean;
+  /** How many unread changes the client holds before it stops reading the connection
+   * (the server then buffers, and past --subscription-buffer-bytes sends resync); default 1000. */
+  buffer?: number;
 }
 
 export interface ChangesOptions {
@@ -229,6 +236,7 @@ export interface ChangePage {
 
 export declare class Subscription implements AsyncIterable<Change> {
   readonly client: Client;
+  readonly buffer: number;
   id: number | null;
   seq: number | null;
   readonly isOpen: boolean;
@@ -305,6 +313,8 @@ export declare class TcpTransport implements Transport {
   open(): Promise<void>;
   send(text: string): void;
   close(): void;
+  pause(): void;
+  resume(): void;
 }
 
 /** The constructor of a WebSocket (the global one in browsers). */
@@ -328,6 +338,8 @@ export declare class WebSocketTransport implements Transport {
   open(): Promise<void>;
   send(text: string): void;
   close(): void;
+  pause(): void;
+  resume(): void;
 }
 
 export declare function argumentToWire(value: Argument): Json;

@@ -8,9 +8,14 @@ import { Change } from "./changes.js";
  * loop ends when it is closed, and throws ResyncRequired or ConnectionError when the server
  * ended it. `seq` is the last commit delivered: subscribe again with `since: seq` to resume. */
 export class Subscription {
-  constructor(client, params) {
+  constructor(client, params, { buffer = 1000 } = {}) {
     this.client = client;
     this.params = params;
+    /** How many changes may wait unread before the connection stops reading (the server then
+     * buffers them, up to its --subscription-buffer-bytes, and past it ends the subscription
+     * with a resync). */
+    this.buffer = buffer;
+    this._paused = false;
     /** The subscription's number on its connection. */
     this.id = null;
     /** The last commit delivered (at first, the one it starts after). */
@@ -86,6 +91,10 @@ export class Subscription {
   _deliver() {
     const change = this._queue.shift();
     this.seq = change.seq;
+    if (this._paused && this._queue.length <= this.buffer / 2) {
+      this._paused = false;
+      this._connection?.transport.resume?.();
+    }
     return { done: false, value: change };
   }
 
@@ -94,6 +103,10 @@ export class Subscription {
     if (note.method === "changes") {
       // One subscription per connection: its notifications may be read before its answer is handled.
       try { this._queue.push(new Change(note.params)); } catch (error) { this._end(error); return; }
+      if (!this._paused && this._queue.length >= this.buffer) {
+        this._paused = true;
+        this._connection?.transport.pause?.();
+      }
     } else if (note.method === "resync") {
       const params = note.params ?? {};
       const seq = typeof params.seq === "number" ? params.seq : this.seq;

@@ -68,6 +68,12 @@ export class TcpTransport {
     this._finish(null);
   }
 
+  /** Stops reading (the server then sees its answers unread: flow control). */
+  pause() { this._socket?.pause(); }
+
+  /** Reads again after pause(). */
+  resume() { this._socket?.resume(); }
+
   _attach(socket) {
     this._socket = socket;
     socket.on("data", (chunk) => this._receive(chunk));
@@ -185,6 +191,11 @@ export class WebSocketTransport {
   }
 
   close() { this._finish(null); }
+
+  /** A WebSocket cannot stop reading: messages go on arriving (the subscription's queue grows). */
+  pause() {}
+
+  resume() {}
 
   _finish(error) {
     if (this._closed) return;

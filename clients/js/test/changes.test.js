@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer, connectTo, insertSample } from "./support.js";
-import { Change, ConnectionError } from "../src/index.js";
+import { Change, ConnectionError, ResyncRequired } from "../src/index.js";
 
 async function saveTag(client, label) {
   const session = await client.session();
@@ -103,4 +103,29 @@ test("notifications on the client's own connection reach its listeners", async (
   assert.equal(notes[0].method, "changes");
   assert.equal(notes[0].params.inserted[0].values.label, "heard");
   stop();
+});
+
+test("a subscriber that does not read stops reading its connection; the server ends it with ResyncRequired after the changes delivered", async (t) => {
+  const server = await startServer(t, { args: ["--subscription-buffer-bytes", "1024"] });
+  const client = await connectTo(t, server);
+  const feed = await client.subscribe({ entity: "Tag", buffer: 2 });
+  t.after(() => feed.close());
+  const label = "z".repeat(20000);
+  for (let i = 0; i < 300; i++) await saveTag(client, `${i} ${label}`);
+  const seqs = [];
+  const error = await (async () => {
+    for (;;) {
+      const change = await feed.next(5000);
+      if (change === null) return null; // no resync came: the client kept reading
+      seqs.push(change.seq);
+    }
+  })().catch((e) => e);
+  assert.ok(error instanceof ResyncRequired, String(error));
+  assert.ok(seqs.length >= 2 && seqs.length < 300, `${seqs.length} changes came before the resync`);
+  assert.deepEqual(seqs, seqs.map((_, index) => index + 1), "in order, none missing");
+  assert.equal(error.seq, seqs.at(-1));
+  assert.equal(feed.seq, error.seq);
+  const resumed = await client.subscribe({ entity: "Tag", since: error.seq });
+  t.after(() => resumed.close());
+  assert.equal((await resumed.next(5000)).seq, error.seq + 1);
 });
