@@ -85,9 +85,18 @@ export class Client {
     return this._model;
   }
 
-  /** A new unit of work. `prefetch`: how many faults one load reads at most together. */
-  async session(options) {
-    return new Session(this, await this.model(), options);
+  /** A new unit of work. `prefetch`: how many faults one load reads at most together;
+   * `mergeChanges: true`: the session subscribes to every commit and merges each as it
+   * arrives (`session.merge`); `session.close()` ends that subscription. */
+  async session({ prefetch = 100, mergeChanges = false } = {}) {
+    const session = new Session(this, await this.model(), { prefetch });
+    if (mergeChanges) {
+      const feed = await this.subscribe();
+      session._feed = feed;
+      (async () => { for await (const change of feed) session.merge(change); })()
+        .catch((error) => { session.mergeError = error; });
+    }
+    return session;
   }
 
   /** The matching objects, in a new session (options as for Session.fetch). */

@@ -147,7 +147,7 @@ export declare class Client {
   call(method: string, params?: Record<string, unknown> | null, options?: CallOptions): Promise<any>;
   ping(): Promise<number>;
   model(): Promise<Model>;
-  session(options?: { prefetch?: number }): Promise<Session>;
+  session(options?: { prefetch?: number; mergeChanges?: boolean }): Promise<Session>;
   fetch(entity: string, options?: FetchOptions): Promise<DocObject[]>;
   fetchIds(entity: string, options?: FetchOptions): Promise<string[]>;
   count(entity: string, options?: CountOptions): Promise<number>;
@@ -180,6 +180,12 @@ export declare class Session {
   save(): Promise<SaveResult>;
   rollback(): void;
   refresh(...objects: Array<DocObject | string>): Promise<void>;
+  /** Makes the objects held show what a commit left in the store (see the README). */
+  merge(change: Change | { seq?: number; inserted?: ChangedObject[]; updated?: ChangedObject[]; deleted?: string[] }): void;
+  /** Ends the subscription of a session made with mergeChanges. */
+  close(): void;
+  /** The error that ended the subscription of a session made with mergeChanges. */
+  mergeError: Error | null;
 }
 
 /** The value of a property: an attribute's value, a related object, or an array of them. */

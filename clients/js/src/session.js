@@ -22,6 +22,9 @@ export class Session {
     this._updated = new Set();
     this._deleted = new Set();
     this._nextTemporary = 0;
+    this._feed = null;
+    /** The error that ended the subscription of a session made with `mergeChanges: true`. */
+    this.mergeError = null;
   }
 
   // -- reading ---------------------------------------------------------------------------
@@ -178,6 +181,42 @@ export class Session {
       targets.push(obj);
     }
     for (let start = 0; start < targets.length; start += GET_BATCH) await this._loadBatch(targets.slice(start, start + GET_BATCH));
+  }
+
+  // -- other clients' changes ------------------------------------------------------------
+
+  /** Makes the objects this session holds show what a commit (a Change of a subscription)
+   * left in the store. An object without unsaved changes takes the committed values and
+   * version (without values it becomes a fault); one with unsaved changes keeps them on top of
+   * the committed values and counts as read at the new version (its next save does not
+   * conflict: the local change wins), unless the change has no values (then it keeps the
+   * version it read). A change not newer than what the session holds is ignored; a deleted
+   * object leaves the session; objects the session does not hold are not added. */
+  merge(change) {
+    for (const id of change.deleted ?? []) if (this._objects.has(id)) this._forget(id);
+    for (const item of [...(change.inserted ?? []), ...(change.updated ?? [])]) {
+      const obj = this._objects.get(item.id);
+      if (obj === undefined) continue;
+      const state = obj[STATE];
+      if (state.gone || typeof item.version !== "number") continue;
+      if (state.version !== null && item.version <= state.version) continue;
+      const local = state.changes.size > 0 || state.deleted;
+      if (item.values !== null && item.values !== undefined) {
+        state.values = item.values;
+        state.loaded = true;
+        state.version = item.version;
+        this._faults.delete(item.id);
+      } else if (!local) {
+        state.version = item.version;
+        this._makeFault(obj);
+      }
+    }
+  }
+
+  /** Ends the subscription of a session made with `mergeChanges: true`. */
+  close() {
+    this._feed?.close();
+    this._feed = null;
   }
 
   // -- for objects -----------------------------------------------------------------------

@@ -202,3 +202,48 @@ test("wrong values, unknown entities and keys are refused before anything is sen
   assert.throws(() => session.insert("Album", { title: "x", released: "1959" }), /a Date/);
   await assert.rejects(session.fetch("Song", { where: "x" }), /unknown fetch option where/);
 });
+
+async function until(condition, what) {
+  for (let i = 0; i < 250; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test("a session with mergeChanges shows other clients' commits; its own unsaved change wins without a conflict", async (t) => {
+  const server = await startServer(t);
+  const client = await connectTo(t, server);
+  const { songs } = await insertSample(client);
+  const mine = await client.session({ mergeChanges: true });
+  t.after(() => mine.close());
+  const song = await mine.get(songs[0].id);
+  const gone = await mine.get(songs[1].id);
+  song.rating = 3.5;
+  const theirs = await client.session();
+  const other = await theirs.get(songs[0].id);
+  other.plays = 100;
+  theirs.delete(await theirs.get(songs[1].id));
+  await theirs.save();
+  await until(() => song.version === 2 && gone.isDeleted, "the merge");
+  assert.equal(song.plays, 100, "the committed value");
+  assert.equal(song.rating, 3.5, "the unsaved change on top");
+  await mine.save();
+  const [read] = await client.get([song.id]);
+  assert.deepEqual([read.plays, read.rating, read.version], [100, 3.5, 3]);
+  assert.equal(mine.mergeError, null);
+});
+
+test("merge ignores changes not newer than what the session holds, and objects it does not hold", async (t) => {
+  const server = await startServer(t);
+  const client = await connectTo(t, server);
+  const { songs } = await insertSample(client);
+  const session = await client.session();
+  const song = await session.get(songs[0].id);
+  session.merge({ inserted: [], updated: [{ id: song.id, entity: "Song", version: 1, values: { ...song.toJSON().values, plays: 999 } }], deleted: [] });
+  assert.equal(song.plays, 7);
+  session.merge({ updated: [{ id: songs[1].id, entity: "Song", version: 5, values: {} }] });
+  assert.equal(session.object(songs[1].id).isFault, true, "not added as loaded");
+  session.merge({ updated: [{ id: song.id, entity: "Song", version: 2, values: null }] });
+  assert.ok(song.isFault, "a newer change without values makes it a fault");
+});
