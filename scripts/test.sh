@@ -33,10 +33,15 @@ fi
 DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" python3 -m pytest clients/python/tests -q
 
 # The JavaScript client (clients/js): node --test against the same docserver (Node >= 20), with
-# its .d.ts files checked by tsc --strict (Debian's node-typescript, installed when missing).
+# its .d.ts files checked by tsc --strict (Debian's node-typescript, installed when missing), and
+# docserver codegen's output checked by tsc --strict and mypy --strict (installed when missing).
 if ! command -v tsc >/dev/null 2>&1; then
     echo "tsc is missing: installing node-typescript" >&2
     apt_install node-typescript || echo "SKIPPED: node-typescript could not be installed: the JavaScript type check is skipped" >&2
+fi
+if ! python3 -m mypy --version >/dev/null 2>&1; then
+    echo "mypy is missing: installing it (docserver codegen --lang python is checked with mypy --strict)" >&2
+    python3 -m pip install --quiet mypy || echo "SKIPPED: mypy could not be installed: the generated Python is not type-checked" >&2
 fi
 if ! command -v node >/dev/null 2>&1; then
     echo "node is missing: installing nodejs" >&2

@@ -110,3 +110,57 @@ test("codegen refuses an unknown language (64) and a missing model (2)", () => {
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /cannot generate/);
 });
+
+const hasMypy = spawnSync("python3", ["-m", "mypy", "--version"], { encoding: "utf8" }).status === 0;
+const skipMypy = hasMypy ? false : "mypy is missing (python3 -m pip install mypy; scripts/test.sh installs it)";
+
+function mypy(directory, files) {
+  return spawnSync("python3", ["-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental", ...files], {
+    cwd: directory, encoding: "utf8",
+    env: { ...process.env, MYPYPATH: join(REPO_ROOT, "clients", "python", "src") },
+  });
+}
+
+test("the generated Python for the sample model passes mypy --strict and types a use of the Python client", { skip: skipMypy }, (t) => {
+  const directory = temporary(t);
+  const result = codegen(["--lang", "python", "--output", join(directory, "model.py")]);
+  assert.equal(result.status, 0, result.stderr);
+  const text = readFileSync(join(directory, "model.py"), "utf8");
+  assert.match(text, /class Song\(Protocol\):\n    """Entity Song."""\n    title: str\n    plays: int\n    rating: Optional\[float\]\n    uid: Optional\[uuid.UUID\]\n    album: Optional\[Album\]\n    tags: MutableSequence\[Tag\]/);
+  assert.match(text, /ENTITIES = \("Album", "Artist", "Song", "Tag"\)/);
+  writeFileSync(join(directory, "use.py"), [
+    "from typing import Optional, cast",
+    "import docstore",
+    "from model import Album, Song",
+    "",
+    "def use(client: docstore.Client) -> int:",
+    "    s = client.session()",
+    "    song = cast(Song, s.insert(\"Song\", title=\"So What\", plays=7))",
+    "    album: Optional[Album] = song.album",
+    "    labels = [tag.label for tag in song.tags]",
+    "    return song.plays + len(labels) + (0 if album is None else len(album.songs))",
+    "",
+  ].join("\n"));
+  const checked = mypy(directory, ["model.py", "use.py"]);
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  writeFileSync(join(directory, "wrong.py"), "from model import Song\n\ndef wrong(song: Song) -> str:\n    return song.plays\n");
+  const refused = mypy(directory, ["model.py", "wrong.py"]);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stdout, /Incompatible return value type \(got "int", expected "str"\)/);
+});
+
+test("the generated Python for every Xcode model fixture passes mypy --strict and imports", { skip: skipMypy }, (t) => {
+  const directory = temporary(t);
+  const models = readdirSync(FIXTURES).filter((name) => name.endsWith(".contents.xml"));
+  const files = [];
+  for (const [index, name] of models.entries()) {
+    const file = `model${index}.py`;
+    const result = codegen(["--lang", "python", "--model", join(FIXTURES, name), "--output", join(directory, file)]);
+    assert.equal(result.status, 0, `${name}: ${result.stderr}`);
+    files.push(file);
+  }
+  const checked = mypy(directory, files);
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  const imported = spawnSync("python3", ["-c", files.map((file) => `import ${file.replace(".py", "")}`).join("; ")], { cwd: directory, encoding: "utf8" });
+  assert.equal(imported.status, 0, imported.stderr);
+});
