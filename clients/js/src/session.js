@@ -5,6 +5,8 @@ import { ModelError, ObjectDeletedError, ProtocolError, ValueConversionError } f
 import { DocObject, STATE, classFor } from "./objects.js";
 import { argumentToWire } from "./arguments.js";
 import { describe, entityOfID, toWire } from "./values.js";
+import { checkAfter, idOf, list, sortKeys } from "./params.js";
+import { mergeChange } from "./merge.js";
 
 const GET_BATCH = 1000;
 
@@ -193,24 +195,7 @@ export class Session {
    * version it read). A change not newer than what the session holds is ignored; a deleted
    * object leaves the session; objects the session does not hold are not added. */
   merge(change) {
-    for (const id of change.deleted ?? []) if (this._objects.has(id)) this._forget(id);
-    for (const item of [...(change.inserted ?? []), ...(change.updated ?? [])]) {
-      const obj = this._objects.get(item.id);
-      if (obj === undefined) continue;
-      const state = obj[STATE];
-      if (state.gone || typeof item.version !== "number") continue;
-      if (state.version !== null && item.version <= state.version) continue;
-      const local = state.changes.size > 0 || state.deleted;
-      if (item.values !== null && item.values !== undefined) {
-        state.values = item.values;
-        state.loaded = true;
-        state.version = item.version;
-        this._faults.delete(item.id);
-      } else if (!local) {
-        state.version = item.version;
-        this._makeFault(obj);
-      }
-    }
+    mergeChange(this, change);
   }
 
   /** Ends the subscription of a session made with `mergeChanges: true`. */
@@ -393,40 +378,4 @@ export class Session {
     state.values = null;
     this._faults.set(state.id, obj);
   }
-}
-
-function sortKeys(sort) {
-  if (sort === null || sort === undefined) return [];
-  const items = Array.isArray(sort) ? sort : [sort];
-  return items.map((item) => {
-    if (typeof item === "string") {
-      return item.startsWith("-") ? { key: item.slice(1), ascending: false } : { key: item.startsWith("+") ? item.slice(1) : item, ascending: true };
-    }
-    if (item !== null && typeof item === "object" && typeof item.key === "string") {
-      const key = { key: item.key, ascending: item.ascending !== false };
-      if (item.caseInsensitive === true) key.caseInsensitive = true;
-      return key;
-    }
-    throw new ValueConversionError(`a sort key is a string ("title", "-plays") or {key, ascending, caseInsensitive}, not ${describe(item)}`);
-  });
-}
-
-function idOf(item) {
-  if (item instanceof DocObject) {
-    if (item.id === null) throw new ValueConversionError(`${item._describe()} is not saved yet and has no ID`);
-    return item.id;
-  }
-  if (typeof item === "string") return item;
-  throw new ValueConversionError(`expected an object ID (a string) or an object, got ${describe(item)}`);
-}
-
-function list(result, key, method) {
-  const items = result !== null && typeof result === "object" ? result[key] : undefined;
-  if (!Array.isArray(items)) throw new ProtocolError(`the answer to ${method} has no ${key} list`);
-  return items;
-}
-
-function checkAfter(value) {
-  if (!Number.isSafeInteger(value) || value < 0) throw new ValueConversionError(`after must be the seq of a commit (a whole number from 0), not ${describe(value)}`);
-  return value;
 }
