@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need when it is missing (yajl; pytest), then runs every test: the
-# Swift packages' tests, the Python client's tests against the docserver binary built here,
+# Installs what the tests need when it is missing (yajl; pytest; tsc), then runs every test: the
+# Swift packages' tests, the Python and JavaScript clients' tests against the docserver binary built here,
 # the container check against the release binary, and the fuzz targets (a fixed seed and number
 # of inputs each, at most FUZZ_SECONDS each, default 60; 0 replays their seeds and regressions only).
 set -euo pipefail
@@ -34,6 +34,27 @@ if ! python3 -c "import jsonschema" >/dev/null 2>&1; then
     python3 -m pip install --quiet jsonschema
 fi
 DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" python3 -m pytest clients/python/tests -q
+
+# The JavaScript client (clients/js): node --test against the same docserver (Node >= 20), with
+# its .d.ts files checked by tsc --strict (Debian's node-typescript, installed when missing), and
+# docserver codegen's output checked by tsc --strict and mypy --strict (installed when missing).
+if ! command -v tsc >/dev/null 2>&1; then
+    echo "tsc is missing: installing node-typescript" >&2
+    apt_install node-typescript || echo "SKIPPED: node-typescript could not be installed: the JavaScript type check is skipped" >&2
+fi
+if ! python3 -m mypy --version >/dev/null 2>&1; then
+    echo "mypy is missing: installing it (docserver codegen --lang python is checked with mypy --strict)" >&2
+    python3 -m pip install --quiet mypy || echo "SKIPPED: mypy could not be installed: the generated Python is not type-checked" >&2
+fi
+if ! command -v node >/dev/null 2>&1; then
+    echo "node is missing: installing nodejs" >&2
+    apt_install nodejs || true
+fi
+if [ "$(node -p 'Number(process.versions.node.split(".")[0]) >= 20' 2>/dev/null)" = true ]; then
+    DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" node --test clients/js/test/
+else
+    echo "SKIPPED: the JavaScript client's tests need Node >= 20 (found: $(node --version 2>/dev/null || echo none))" >&2
+fi
 
 # The container: no engine runs here or in CI, so the Dockerfile is checked by construction
 # against the release binary (scripts/build.sh): libraries, ENV, ENTRYPOINT/CMD, HEALTHCHECK.

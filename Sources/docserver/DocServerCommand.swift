@@ -11,7 +11,7 @@ struct DocServerCommand: AsyncParsableCommand {
             file in docs/MODEL.md.
             """,
         subcommands: [ServeCommand.self, CheckCommand.self, PingCommand.self, CompactCommand.self, MigrateCommand.self,
-                      ModelCommand.self, CopyCommand.self],
+                      ModelCommand.self, CopyCommand.self, CodegenCommand.self],
         defaultSubcommand: nil
     )
 }
