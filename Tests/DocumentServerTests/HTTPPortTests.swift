@@ -32,10 +32,10 @@ import Testing
         let missing = try http("/nothing-here", port: port)
         #expect(missing.status == 404)
         #expect(missing.body.contains("/metrics"))
-        let posted = try http("POST", "/healthz", port: port, body: "{}")
+        let posted = try http("/healthz", port: port, method: "POST", body: "{}")
         #expect(posted.status == 405)
         #expect(posted.headers["allow"] == "GET, HEAD")
-        let head = try http("HEAD", "/healthz", port: port)
+        let head = try http("/healthz", port: port, method: "HEAD")
         #expect(head.status == 200)
         #expect(head.body.isEmpty)
         #expect(try http("/healthz?verbose=1", port: port).status == 200)  // a query does not change the route

@@ -33,11 +33,12 @@ struct HTTPAnswer: Sendable {
 struct HTTPRouter: Sendable {
     typealias Handler = @Sendable (HTTPRequest) -> HTTPAnswer
 
-    private var routes: [String: [HTTPMethod: Handler]] = [:]
+    /// Handlers by path, then by method name (`HTTPMethod` is not `Hashable`).
+    private var routes: [String: [String: Handler]] = [:]
 
     /// Routes `method` requests for `path` to `handler`.
     mutating func add(_ method: HTTPMethod, _ path: String, _ handler: @escaping Handler) {
-        routes[path, default: [:]][method] = handler
+        routes[path, default: [:]][method.rawValue] = handler
     }
 
     /// The answer to `request`.
@@ -45,10 +46,10 @@ struct HTTPRouter: Sendable {
         guard let byMethod = routes[String(request.path)] else {
             return .text(.notFound, "not found: this port serves \(routes.keys.sorted().joined(separator: ", "))")
         }
-        let method = request.head.method == .HEAD ? .GET : request.head.method
-        guard let handler = byMethod[method] else {
-            var methods = byMethod.keys.map(\.rawValue).sorted()
-            if byMethod[.GET] != nil { methods.append("HEAD") }
+        let method: HTTPMethod = request.head.method == .HEAD ? .GET : request.head.method
+        guard let handler = byMethod[method.rawValue] else {
+            var methods = byMethod.keys.sorted()
+            if byMethod[HTTPMethod.GET.rawValue] != nil { methods.append("HEAD") }
             var answer = HTTPAnswer.text(.methodNotAllowed, "method not allowed: \(request.path) takes \(methods.joined(separator: ", "))")
             answer.headers.append(("Allow", methods.joined(separator: ", ")))
             return answer

@@ -17,19 +17,19 @@ public final class PrometheusExport: Sendable {
     private let gauges: Gauges
 
     private struct Gauges: Sendable {
-        let sequence, objects, connections, subscriptions, journalBytes, historyBytes, historyCommits, lag, ready, uptime: Gauge
+        let sequence, objects, connections, subscriptions, journalBytes, historyBytes, historyCommits, lag, ready, uptime: CoreMetrics.Gauge
 
         init() {
-            sequence = Gauge(label: MetricNames.sequence)
-            objects = Gauge(label: MetricNames.objects)
-            connections = Gauge(label: MetricNames.connections)
-            subscriptions = Gauge(label: MetricNames.subscriptions)
-            journalBytes = Gauge(label: MetricNames.journalBytes)
-            historyBytes = Gauge(label: MetricNames.historyBytes)
-            historyCommits = Gauge(label: MetricNames.historyCommits)
-            lag = Gauge(label: MetricNames.catchUpLag)
-            ready = Gauge(label: MetricNames.ready)
-            uptime = Gauge(label: MetricNames.uptime)
+            sequence = CoreMetrics.Gauge(label: MetricNames.sequence)
+            objects = CoreMetrics.Gauge(label: MetricNames.objects)
+            connections = CoreMetrics.Gauge(label: MetricNames.connections)
+            subscriptions = CoreMetrics.Gauge(label: MetricNames.subscriptions)
+            journalBytes = CoreMetrics.Gauge(label: MetricNames.journalBytes)
+            historyBytes = CoreMetrics.Gauge(label: MetricNames.historyBytes)
+            historyCommits = CoreMetrics.Gauge(label: MetricNames.historyCommits)
+            lag = CoreMetrics.Gauge(label: MetricNames.catchUpLag)
+            ready = CoreMetrics.Gauge(label: MetricNames.ready)
+            uptime = CoreMetrics.Gauge(label: MetricNames.uptime)
         }
     }
 

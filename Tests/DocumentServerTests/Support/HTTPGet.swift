@@ -48,7 +48,7 @@ func httpExchange(port: Int, _ request: String, timeout: Double = 10) throws -> 
 }
 
 /// `method path` on 127.0.0.1:`port`, one request on its own connection.
-func http(_ method: String = "GET", _ path: String, port: Int, body: String = "") throws -> HTTPReply {
+func http(_ path: String, port: Int, method: String = "GET", body: String = "") throws -> HTTPReply {
     let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
     guard let reply = try httpExchange(port: port, request).first else { throw HarnessError("no answer to \(method) \(path)") }
     return reply

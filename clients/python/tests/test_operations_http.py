@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+import pytest
+
 import docstore
 from store_file import Model, build_store, write_store_file
 from support import server_environment
@@ -100,6 +102,7 @@ def write_large_store(path: Path, artists: int) -> None:
     write_store_file(path, document)
 
 
+@pytest.mark.deadline(180)
 def test_readyz_is_503_while_the_store_loads_then_200(docserver_binary: Path, tmp_path: Path) -> None:
     store = tmp_path / "large.json"
     write_large_store(store, 300_000)
