@@ -131,7 +131,13 @@ def test_readyz_is_503_while_the_store_loads_then_200(docserver_binary: Path, tm
         assert unready, "the store loaded before /readyz was asked: make the store larger (%r)" % seen[:3]
         assert all(body == "not ready: the store is opening\n" and not listening for _, body, listening in unready)
         assert get(http_port, "/healthz")[0] == 200
-        assert b"http listening on 127.0.0.1:%d" % http_port in stdout_path.read_bytes()
+        # /readyz is 200 once the store is open; the line port listens right after.
+        deadline = time.monotonic() + 30
+        while b"\nhttp listening" not in stdout_path.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        lines = stdout_path.read_bytes().decode().splitlines()
+        assert lines[0].startswith("listening on 127.0.0.1:")
+        assert lines[1] == "http listening on 127.0.0.1:%d" % http_port
     finally:
         process.terminate()
         process.wait(timeout=30)
