@@ -175,7 +175,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The HTTP port listens before the store opens: /readyz says 503 while a large store loads.
         let http: (port: HTTPPort, bound: Int)?
         do {
-            http = try await startHTTPPort(host: configuration.host, logger: logger)
+            http = try await startHTTPPort(host: configuration.host, idleTimeout: configuration.idleTimeoutSeconds, logger: logger)
         } catch {
             logger.critical("cannot listen for HTTP on \(configuration.host):\(httpPort ?? Environment.int("DOCSERVER_HTTP_PORT") ?? 0): \(error)")
             throw ExitCode(2)
@@ -231,10 +231,13 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
-    /// With `--http-port` (or its variable): bootstraps the metrics and starts the HTTP port.
-    func startHTTPPort(host: String, logger: Logger) async throws -> (port: HTTPPort, bound: Int)? {
+    /// With `--http-port` (or its variable): bootstraps the metrics and starts the HTTP port, whose
+    /// connections idle for `idleTimeout` seconds (`--idle-timeout`), at most 30, are closed.
+    func startHTTPPort(host: String, idleTimeout: Int, logger: Logger) async throws -> (port: HTTPPort, bound: Int)? {
         guard let port = httpPort ?? Environment.int("DOCSERVER_HTTP_PORT") else { return nil }
-        let http = HTTPPort(configuration: HTTPPortConfiguration(host: host, port: port), export: PrometheusExport.bootstrap(), logger: logger)
+        var configuration = HTTPPortConfiguration(host: host, port: port)
+        if (1..<configuration.idleTimeoutSeconds).contains(idleTimeout) { configuration.idleTimeoutSeconds = idleTimeout }
+        let http = HTTPPort(configuration: configuration, export: PrometheusExport.bootstrap(), logger: logger)
         do {
             return (http, try await http.start())
         } catch {

@@ -64,6 +64,19 @@ import Testing
         try server.stop()
     }
 
+    @Test func anIdleHttpConnectionIsClosedAfterTheIdleTimeout() throws {
+        let directory = try TemporaryDirectory()
+        let (server, port) = try Self.start(in: directory, arguments: ["--idle-timeout", "1"])
+        let client = try LineClient(port: UInt16(port), timeout: 10)
+        try client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")  // kept alive, then silent
+        let started = Date()
+        let replies = try HTTPReply.parseAll(client.bytesUntilClosed(timeout: 10))
+        let waited = Date().timeIntervalSince(started)
+        #expect(replies.map(\.status) == [200])
+        #expect(waited >= 0.9 && waited < 5, "closed after \(waited) s")
+        try server.stop()
+    }
+
     @Test func withoutHttpPortNothingListensBesideTheLinePort() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory)
