@@ -74,6 +74,25 @@ import Testing
         try server.stop()
     }
 
+    @Test func checkpointsShowInMetricsAndStatsAndTheJournalShrinks() throws {
+        let directory = try TemporaryDirectory()
+        let (server, port) = try HTTPPortTests.start(in: directory, arguments: ["--journal-checkpoint-bytes", "2048"])
+        let client = try server.connect()
+        for index in 0..<20 {
+            _ = try client.result("save", ["insert": [["id": "t", "entity": "Artist", "values": ["name": String(repeating: "n", count: 200) + "\(index)"]]]])
+        }
+        var metrics = try http("/metrics", port: port)
+        let deadline = Date().addingTimeInterval(10)
+        while (metrics.metric("docserver_checkpoint_duration_seconds_count") ?? 0) < 1, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            metrics = try http("/metrics", port: port)
+        }
+        #expect((metrics.metric("docserver_checkpoint_duration_seconds_count") ?? 0) >= 1)
+        #expect((metrics.metric("docserver_journal_bytes") ?? .infinity) < 20 * 200)  // cut back by the checkpoints
+        #expect((try client.result("stats")["store"]["checkpoints"].int ?? 0) >= 1)
+        try server.stop()
+    }
+
     @Test func statsWorksWithoutTheHttpPort() throws {
         let directory = try TemporaryDirectory()
         let server = try ServerProcess(in: directory)
