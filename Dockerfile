@@ -32,20 +32,26 @@ COPY --from=builder /src/.build/release/docserver /usr/local/bin/docserver
 USER docserver
 WORKDIR /data
 VOLUME /data
-EXPOSE 7878
+# 7878: the line protocol; 7879: HTTP, for people and tools (GET /healthz, /readyz, /metrics).
+EXPOSE 7878 7879
 
 # Listens on every address of the container, so a token is required: the server refuses to
 # start without DOCSERVER_AUTH_TOKEN (`docker run -e DOCSERVER_AUTH_TOKEN=…`). Also read:
 # DOCSERVER_MODEL (a model you mount: a JSON model file or an Xcode .xcdatamodeld /
 # .xcdatamodel, docs/MODEL.md; the sample model when unset) and
 # DOCSERVER_LOG_LEVEL (trace … critical, default info).
+# The HTTP port answers /healthz, /readyz and /metrics (Prometheus) without a token: publish it
+# only where your monitoring reaches it (docs/OPERATIONS.md).
 ENV DOCSERVER_HOST=0.0.0.0 \
     DOCSERVER_PORT=7878 \
+    DOCSERVER_HTTP_PORT=7879 \
     DOCSERVER_STORE=/data/store.json
 
-# docserver ping reads DOCSERVER_HOST, DOCSERVER_PORT and DOCSERVER_AUTH_TOKEN like serve does.
+# The image has neither curl nor wget: docserver ping --http GETs /readyz on DOCSERVER_HTTP_PORT
+# (reading DOCSERVER_HOST like serve does) and exits 0 on 200: the store is open (and, over
+# PostgreSQL, caught up) and the server is not shutting down.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=10s --retries=3 \
-    CMD ["docserver", "ping", "--timeout", "5"]
+    CMD ["docserver", "ping", "--http", "/readyz", "--timeout", "5"]
 
 # Exec form: docserver is PID 1 and gets docker stop's SIGTERM itself; it then stops accepting
 # connections, answers the requests in progress (a save in progress becomes durable) and exits 0.

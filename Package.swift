@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", "1.33.2"..<"1.34.0"),
         // TLS to PostgreSQL (`sslmode`): already in the graph through postgres-nio.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -62,8 +64,11 @@ let package = Package(
                 "JSONAtomicStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -19,9 +19,13 @@ public enum ProtocolMethod: String, Sendable, CaseIterable {
     case unsubscribe
     /// Answers the commits after a sequence number (the history, pulled).
     case changes
+    /// Answers the server's counters and sizes (as Redis' `INFO`).
+    case stats
+    /// Answers the requests slower than the server's threshold (as Redis' `SLOWLOG`).
+    case slowlog
 
     /// The names in the order the protocol lists them:
-    /// `hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes`.
+    /// `hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes, stats, slowlog`.
     public static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
@@ -161,4 +165,16 @@ public enum ChangeMembers {
     public static let changesNotification = "changes"
     /// The notification that ends a subscription that fell behind.
     public static let resyncNotification = "resync"
+}
+
+/// The members of `slowlog`'s parameters and result (`docs/PROTOCOL.md`, Operations).
+public enum SlowLogMembers {
+    /// Parameter: empty the slow log after answering it.
+    public static let reset = "reset"
+    /// Result: the threshold, in milliseconds.
+    public static let thresholdMilliseconds = "thresholdMilliseconds"
+    /// Result: how many slow requests there were since the server started (the log keeps the last 128).
+    public static let total = "total"
+    /// Result: the entries, oldest first: `{"id","timestamp","method","entity","predicate","milliseconds"}`.
+    public static let entries = "entries"
 }

@@ -38,6 +38,8 @@ public final class DocumentServer: Service, Sendable {
     private let lifecycle = NIOLockedValueBox(Lifecycle())
     /// Counts connections and bytes of incomplete lines against their limits.
     private let gate: ConnectionGate
+    /// The figures `stats`, `/metrics` and `/readyz` tell.
+    var status: ServerStatus { shared.status }
 
     /// Opens the store (an atomic store loads whole here) and prepares the server.
     ///
@@ -178,6 +180,7 @@ public final class DocumentServer: Service, Sendable {
             state.phase = phase
             return (state.listener, state.connectionsStopping ? Array(state.open.values) : [])
         }
+        shared.status.stopping.store(true, ordering: .relaxed)
         logger.info(phase == .drain ? "shutting down" : "shutting down now: requests not started are dropped")
         listener?.close(promise: nil)
         for connection in told { connection.pipeline.fireUserInboundEventTriggered(phase) }
@@ -230,7 +233,9 @@ public final class DocumentServer: Service, Sendable {
                     return channel.close()
                 }
                 connectionLogger.info("connection opened")
+                shared.status.connections.add(1, ordering: .relaxed)
                 channel.closeFuture.whenComplete { [connectionLogger] _ in
+                    shared.status.connections.subtract(1, ordering: .relaxed)
                     lifecycle.withLockedValue { $0.open[id] = nil }
                     gate.connectionClosed()
                     connectionLogger.info("connection closed")

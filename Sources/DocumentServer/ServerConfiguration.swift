@@ -56,6 +56,12 @@ public struct ServerConfiguration: Sendable {
     /// 0 caches nothing.
     public var wireCacheBytes: Int = ServerConfiguration.defaultWireCacheBytes
 
+    /// A request that takes at least this many milliseconds, from its line read to its answer
+    /// made, is logged and kept in the slow log (the `slowlog` method); 0 keeps every request.
+    public var slowRequestMilliseconds: Int = ServerConfiguration.defaultSlowRequestMilliseconds
+    /// 100 ms.
+    public static let defaultSlowRequestMilliseconds = 100
+
     // MARK: Live changes (`docs/PROTOCOL.md`, Live changes)
 
     /// The bytes of notifications one subscription may have waiting for its client (written,

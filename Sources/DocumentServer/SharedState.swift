@@ -20,6 +20,9 @@ struct SharedState: Sendable {
     let maximumBatchRequests: Int
     let maximumAnswerBytes: Int
     let maximumBatchAnswerBytes: Int
+    /// Times the requests and keeps the slow log; with the figures for `stats` and `/metrics`.
+    let status: ServerStatus
+    var meter: RequestMeter { status.meter }
 
     /// What the connections of a server on `graph` share, with its configuration's token and
     /// limits: the one place that puts it together (the server and the wire fuzz target use it).
@@ -40,6 +43,8 @@ struct SharedState: Sendable {
         maximumBatchRequests = configuration.maximumBatchRequests
         maximumAnswerBytes = configuration.maximumAnswerBytes
         maximumBatchAnswerBytes = configuration.maximumBatchAnswerBytes
+        status = ServerStatus(graph: graph, worker: worker,
+                              meter: RequestMeter(slowMilliseconds: configuration.slowRequestMilliseconds, logger: logger))
     }
 
     /// The `hello` result: who the server is, and `seq`, the number of the last commit the

@@ -11,7 +11,9 @@ struct PingCommand: AsyncParsableCommand {
         discussion: """
             Connects, sends hello (with the token, if any) and ping, and exits 0 when the answer is "pong"; \
             otherwise exits 1 and says why (connection refused, timeout, unauthorized, …). \
-            DOCSERVER_HOST, DOCSERVER_PORT and DOCSERVER_AUTH_TOKEN stand for the options.
+            With --http PATH it GETs PATH on the server's HTTP port instead (serve --http-port; /healthz or /readyz) \
+            and exits 0 on 200. DOCSERVER_HOST, DOCSERVER_PORT, DOCSERVER_HTTP_PORT and DOCSERVER_AUTH_TOKEN stand for \
+            the options.
             """
     )
 
@@ -27,10 +29,17 @@ struct PingCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for the answer.", valueName: "seconds"))
     var timeout: Double = 5
 
+    @Option(help: ArgumentHelp("GET this path on the HTTP port (/healthz, /readyz) instead of ping on the line protocol; exit 0 on 200.", valueName: "path"))
+    var http: String?
+
+    @Option(help: ArgumentHelp("The server's HTTP port, for --http.", valueName: "port"))
+    var httpPort: Int?
+
     func run() async throws {
         let host = host ?? Environment.string("DOCSERVER_HOST") ?? "127.0.0.1"
         let port = port ?? Environment.int("DOCSERVER_PORT") ?? 7878
         let token = authToken ?? Environment.string("DOCSERVER_AUTH_TOKEN")
+        if let http { return try await runHTTP(path: http, host: host) }
         do {
             let answers = try await exchange(host: host, port: port, token: token)
             guard answers.count == 2, answers[1].contains(#""result":"pong""#) else {

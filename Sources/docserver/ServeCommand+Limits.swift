@@ -54,6 +54,7 @@ extension ServeCommand {
             Limit(option: "max-subscriptions", setting: .whole(given: maxSubscriptions, range: 1...100_000, keyPath: \.maximumSubscriptions)),
             Limit(option: "history-commits", setting: .whole(given: historyCommits, range: 0...10_000_000, keyPath: \.historyCommits)),
             Limit(option: "history-seconds", setting: .whole(given: historySeconds, range: 0...3_153_600_000, keyPath: \.historySeconds)),
+            Limit(option: "slow-request-ms", setting: .whole(given: slowRequestMs, range: 0...86_400_000, keyPath: \.slowRequestMilliseconds)),
             Limit(option: "read-after-wait-ms",
                   setting: .whole(given: readAfterWaitMs, range: 0...600_000, keyPath: \.readAfterWaitMilliseconds)),
         ]

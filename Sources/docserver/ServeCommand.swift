@@ -50,6 +50,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A token every connection must send in hello before anything else.", valueName: "token"))
     var authToken: String?
 
+    @Option(help: ArgumentHelp("Also serve HTTP on this port, on the same address: GET /healthz, /readyz and /metrics (Prometheus) (docs/OPERATIONS.md); 0 picks a free one (printed after the listening line as 'http listening on HOST:PORT'). Off unless given. [env: DOCSERVER_HTTP_PORT]", valueName: "port"))
+    var httpPort: Int?
+
+    @Option(help: ServeCommand.limitHelp("Log a request that takes at least this many milliseconds and keep it in the slow log (the slowlog method, the last 128); 0 keeps every request. [default: \(ServerConfiguration.defaultSlowRequestMilliseconds)]", option: "slow-request-ms", valueName: "milliseconds"))
+    var slowRequestMs: Int?
+
     @Option(help: ServeCommand.limitHelp("The longest message line accepted, in bytes; a longer one gets 'too large' (-32005) and the connection is closed. [default: \(ServerConfiguration.defaultMaximumLineLength) (16 MiB)]", option: "max-line-bytes", valueName: "bytes"))
     var maxLineBytes: Int?
 
@@ -129,6 +135,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let port = port ?? Environment.int("DOCSERVER_PORT"), !(0...65535).contains(port) {
             throw ValidationError("--port must be from 0 to 65535, not \(port)")
         }
+        if let httpPort = httpPort ?? Environment.int("DOCSERVER_HTTP_PORT"), !(0...65535).contains(httpPort) {
+            throw ValidationError("--http-port must be from 0 to 65535, not \(httpPort)")
+        }
+        if httpPort == nil, let text = Environment.string("DOCSERVER_HTTP_PORT"), Int(text) == nil {
+            throw ValidationError("DOCSERVER_HTTP_PORT must be a port number, not '\(text)'")
+        }
         if let ioThreads, !(1...64).contains(ioThreads) { throw ValidationError("--io-threads must be from 1 to 64, not \(ioThreads)") }
         if let readerThreads, !(1...64).contains(readerThreads) { throw ValidationError("--reader-threads must be from 1 to 64, not \(readerThreads)") }
         if let writerNice, !(0...19).contains(writerNice) { throw ValidationError("--writer-nice must be from 0 to 19, not \(writerNice)") }
@@ -160,6 +172,14 @@ struct ServeCommand: AsyncParsableCommand {
         try applyLimits(to: &configuration)
         logger.info("limits", metadata: Self.limitsMetadata(configuration, limits))
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
+        // The HTTP port listens before the store opens: /readyz says 503 while a large store loads.
+        let http: (port: HTTPPort, bound: Int)?
+        do {
+            http = try await startHTTPPort(host: configuration.host, idleTimeout: configuration.idleTimeoutSeconds, logger: logger)
+        } catch {
+            logger.critical("cannot listen for HTTP on \(configuration.host):\(httpPort ?? Environment.int("DOCSERVER_HTTP_PORT") ?? 0): \(error)")
+            throw ExitCode(2)
+        }
         let server: DocumentServer
         do {
             let location = try StoreLocation(storePath)
@@ -179,16 +199,22 @@ struct ServeCommand: AsyncParsableCommand {
             server = try DocumentServer(model: model, storeURL: location.url, storeType: location.storeType, storeOptions: storeOptions,
                                         configuration: configuration, logger: logger) { host, port in
                 // Unbuffered: whoever started the server waits for this line on a pipe.
-                FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n".utf8))
+                let httpLine = http.map { "http listening on \(host):\($0.bound)\n" } ?? ""
+                FileHandle.standardOutput.write(Data("listening on \(host):\(port)\n\(httpLine)".utf8))
             }
         } catch {
             logger.critical("cannot start: \(error)")
+            await http?.port.close()
             throw ExitCode(2)
         }
+        http?.port.attach(server)
         // SIGTERM or SIGINT: graceful shutdown; past the grace the group cancels the server,
         // which then finishes only the requests in progress.
-        var services = [ServiceGroupConfiguration.ServiceConfiguration(service: SignalLogService(logger: logger)),
-                        ServiceGroupConfiguration.ServiceConfiguration(service: server)]
+        // The server shuts down before the HTTP port (the group stops services last first):
+        // meanwhile /readyz answers 503.
+        var services = [ServiceGroupConfiguration.ServiceConfiguration(service: SignalLogService(logger: logger))]
+        if let http { services.append(.init(service: http.port)) }
+        services.append(.init(service: server))
         if stopWhenStdinCloses {
             // Last: shut down first, and its end shuts the group down gracefully.
             services.append(.init(service: StandardInputWatch(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
@@ -200,6 +226,23 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             logger.critical("cannot listen on \(configuration.host):\(configuration.port): \(error)")
             throw ExitCode(2)
+        }
+    }
+}
+
+extension ServeCommand {
+    /// With `--http-port` (or its variable): bootstraps the metrics and starts the HTTP port, whose
+    /// connections idle for `idleTimeout` seconds (`--idle-timeout`), at most 30, are closed.
+    func startHTTPPort(host: String, idleTimeout: Int, logger: Logger) async throws -> (port: HTTPPort, bound: Int)? {
+        guard let port = httpPort ?? Environment.int("DOCSERVER_HTTP_PORT") else { return nil }
+        var configuration = HTTPPortConfiguration(host: host, port: port)
+        if (1..<configuration.idleTimeoutSeconds).contains(idleTimeout) { configuration.idleTimeoutSeconds = idleTimeout }
+        let http = HTTPPort(configuration: configuration, export: PrometheusExport.bootstrap(), logger: logger)
+        do {
+            return (http, try await http.start())
+        } catch {
+            await http.close()
+            throw error
         }
     }
 }

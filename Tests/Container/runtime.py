@@ -134,6 +134,8 @@ class Container:
             if key == "PATH":
                 raise RuntimeFailure("the runtime stage sets PATH: not supported by this check")
             environment[key] = self.map(value, volume) if value.startswith("/") else value
+        if "DOCSERVER_HTTP_PORT" in environment and "DOCSERVER_HTTP_PORT" not in overrides:
+            environment["DOCSERVER_HTTP_PORT"] = str(free_port())  # the image's port may be taken on this machine
         for key, override in overrides.items():
             if override is None:
                 environment.pop(key, None)
@@ -213,7 +215,8 @@ class Container:
         volume = self.new_volume("serve")
         token = secrets.token_hex(16)
         port = free_port()
-        settings = {"DOCSERVER_PORT": str(port), "DOCSERVER_AUTH_TOKEN": token}  # docker run -e …, seen by the HEALTHCHECK too
+        settings = {"DOCSERVER_PORT": str(port), "DOCSERVER_AUTH_TOKEN": token,  # docker run -e …, seen by the HEALTHCHECK too
+                    "DOCSERVER_HTTP_PORT": str(free_port())}
         server = self.start(volume, **settings)
         address, waited = server.wait_listening()
         pid = server.docserver_pid(self.binary)

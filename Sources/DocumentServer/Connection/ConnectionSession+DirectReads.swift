@@ -11,18 +11,31 @@ extension ConnectionSession {
     /// The answer of a line one of the fast paths takes, or nil when the line must go the
     /// general way: it is anything else, or the general way has more to do (authenticate, log
     /// each request, hand the request to a reader thread).
-    func directRead(_ line: ByteBuffer) -> Outcome? {
+    /// `started`: when the line was read, to time the request (``RequestMeter``).
+    func directRead(_ line: ByteBuffer, started: UInt64) -> Outcome? {
         guard authenticated, logger.logLevel > .debug else { return nil }
         return line.withUnsafeReadableBytes { bytes -> Outcome? in
-            if let request = GetRequestLine.read(bytes) { return directGet(request, in: bytes) }
-            if let request = FetchRequestLine.read(bytes) { return directFetch(request, in: bytes) }
-            return nil
+            let slot: Int
+            let reply: (id: JSONValue, reply: Reply)?
+            if let request = GetRequestLine.read(bytes) {
+                slot = RequestMeter.getSlot
+                reply = directGet(request, in: bytes)
+            } else if let request = FetchRequestLine.read(bytes) {
+                slot = RequestMeter.fetchSlot
+                reply = directFetch(request, in: bytes)
+            } else {
+                return nil
+            }
+            guard let reply else { return nil }
+            // The parameters are read again only when the request was slow (for the slow log).
+            shared.meter.record(slot: slot, ok: reply.reply.isResult, started: started, params: { (try? JSONValue.parse(bytes))?["params"] })
+            return .answer(shared.encode(id: reply.id, reply.reply))
         }
     }
 
     /// A `get` of at most ``inlineGetLimit`` IDs the ID reader takes; nil otherwise (the
     /// general way answers an ID's error).
-    private func directGet(_ request: GetRequestLine, in bytes: UnsafeRawBufferPointer) -> Outcome? {
+    private func directGet(_ request: GetRequestLine, in bytes: UnsafeRawBufferPointer) -> (id: JSONValue, reply: Reply)? {
         guard request.ids.count <= Self.inlineGetLimit else { return nil }
         var ids: [ObjectID] = []
         ids.reserveCapacity(request.ids.count)
@@ -30,14 +43,14 @@ extension ConnectionSession {
             guard let id = try? idReader.objectID(utf8: UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
             ids.append(id)
         }
-        return .answer(shared.encode(id: Self.requestID(request.id, in: bytes), shared.worker.reader.get(GetCall(ids: ids))))
+        return (Self.requestID(request.id, in: bytes), shared.worker.reader.get(GetCall(ids: ids)))
     }
 
     /// A `fetch` whose predicate is one equality an index answers with a few objects
     /// (``StoreReader/equalityFetch(_:of:limit:offset:resultType:)``); nil otherwise, and for
     /// any error (an unknown entity or result type, a predicate that does not parse), which
     /// the general way answers.
-    private func directFetch(_ request: FetchRequestLine, in bytes: UnsafeRawBufferPointer) -> Outcome? {
+    private func directFetch(_ request: FetchRequestLine, in bytes: UnsafeRawBufferPointer) -> (id: JSONValue, reply: Reply)? {
         guard let format = request.predicate.map({ Self.text(bytes, $0) }),
               let entity = shared.model.entity(named: Self.text(bytes, request.entity)),
               let resultType = FetchCall.ResultType(rawValue: request.resultType.map { Self.text(bytes, $0) } ?? "objects") else { return nil }
@@ -51,7 +64,7 @@ extension ConnectionSession {
               let reply = shared.worker.reader.equalityFetch(predicate, of: entity, limit: request.limit ?? 0, offset: request.offset ?? 0,
                                                              resultType: resultType)
         else { return nil }
-        return .answer(shared.encode(id: Self.requestID(request.id, in: bytes), reply))
+        return (Self.requestID(request.id, in: bytes), reply)
     }
 
     /// The request's `id` from its text in the line (a plain string with its quotes, or an integer).

@@ -62,27 +62,25 @@ final class ConnectionSession {
                 return .finished(.answerAndClose(nil))
             }
         }
-        if let answer = directRead(line) { return .finished(answer) }
+        let started = RequestMeter.now()
+        if let answer = directRead(line, started: started) { return .finished(answer) }
         let message: JSONValue
         do {
             message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128) }
-        } catch JSONError.invalidJSON(let offset, let lineNumber, let column, let reason) {
-            logger.debug("parse error", metadata: ["offset": "\(offset)", "reason": "\(LogText.escaped(reason))"])
-            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(offset: offset, line: lineNumber, column: column, reason: reason)))))
-        } catch let error as JSONError {
-            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: error.description)))))
         } catch {
-            return .finished(.answer(RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)")))))
+            shared.meter.record(slot: RequestMeter.otherSlot, ok: false, started: started, params: { nil })
+            return .finished(.answer(Self.parseErrorAnswer(error, logger: logger)))
         }
         guard case .array(let elements) = message else {
-            switch request(message, batchRemaining: nil) {
+            switch request(message, batchRemaining: nil, started: started) {
             case .answered(let bytes, let close):
                 return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
             case .store(let job, let id, let adjust, let answerChecked):
                 let shared = self.shared
                 return .store(job) { reply in
+                    let adjusted = adjust(reply)  // once, answered or not: it times the request
                     // A save's answer was bounded before it was applied: never replaced by an error now.
-                    .answer(id.map { answerChecked ? RPCResponse.encode(id: $0, adjust(reply)) : shared.encode(id: $0, adjust(reply)) })
+                    return .answer(id.map { answerChecked ? RPCResponse.encode(id: $0, adjusted) : shared.encode(id: $0, adjusted) })
                 }
             }
         }
@@ -94,6 +92,19 @@ final class ConnectionSession {
             return .finished(.answer(RPCResponse.encode(id: .null, .error(.tooLarge(.batch, limit: shared.maximumBatchRequests)))))
         }
         return .batch(elements)
+    }
+
+    /// The answer to a line that is not JSON.
+    private static func parseErrorAnswer(_ error: any Error, logger: Logger) -> [UInt8] {
+        switch error {
+        case JSONError.invalidJSON(let offset, let lineNumber, let column, let reason):
+            logger.debug("parse error", metadata: ["offset": "\(offset)", "reason": "\(LogText.escaped(reason))"])
+            return RPCResponse.encode(id: .null, .error(.parseError(offset: offset, line: lineNumber, column: column, reason: reason)))
+        case let error as JSONError:
+            return RPCResponse.encode(id: .null, .error(.parseError(reason: error.description)))
+        default:
+            return RPCResponse.encode(id: .null, .error(.parseError(reason: "\(error)")))
+        }
     }
 
     /// A batch: its requests one after another, their answers in one array. Once the
@@ -115,7 +126,7 @@ final class ConnectionSession {
             var answer: [UInt8]?
             var answerChecked = false
             var refusedForTheBatch = false
-            switch request(element, batchRemaining: shared.maximumBatchAnswerBytes - answerBytes - 1) {
+            switch request(element, batchRemaining: shared.maximumBatchAnswerBytes - answerBytes - 1, started: RequestMeter.now()) {
             case .answered(let bytes, let closeAfter):
                 answer = bytes
                 close = closeAfter
@@ -162,11 +173,14 @@ final class ConnectionSession {
     }
 
     /// `batchRemaining`: in a batch, the bytes its answers may still take; nil outside a batch.
-    private func request(_ message: JSONValue, batchRemaining: Int?) -> RequestStep {
+    /// `started`: when its line was read (``RequestMeter/now()``), to time it.
+    private func request(_ message: JSONValue, batchRemaining: Int?, started: UInt64) -> RequestStep {
         switch RPCRequest.parse(message) {
         case .failure(let rejection):
+            shared.meter.record(slot: RequestMeter.otherSlot, ok: false, started: started, params: { nil })
             return .answered(RPCResponse.encode(id: rejection.id, .error(rejection.error)), close: false)
         case .success(let request):
+            let slot = RequestMeter.slot(request.method)
             if logger.logLevel <= .debug {
                 logger.debug("request", metadata: ["method": "\(LogText.escaped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
             }
@@ -178,13 +192,19 @@ final class ConnectionSession {
             }
             switch dispatch(request, batchRemaining: batchRemaining) {
             case .reply(let reply, let close):
+                shared.meter.record(slot: slot, ok: reply.isResult, started: started, method: request.method, params: { request.params })
                 if case .error(let error) = reply {
                     logger.debug("error answer", metadata: ["method": "\(LogText.escaped(request.method))", "code": "\(error.code)",
                                                           "message": "\(LogText.escaped(error.message))"])
                 }
                 return .answered(request.id.map { shared.encode(id: $0, reply) }, close: close)
             case .store(let job, let adjust, let answerChecked):
-                return .store(job, id: request.id, adjust: adjust, answerChecked: answerChecked)
+                let meter = shared.meter
+                return .store(job, id: request.id, adjust: { reply in
+                    let adjusted = adjust(reply)
+                    meter.record(slot: slot, ok: adjusted.isResult, started: started, method: request.method, params: { request.params })
+                    return adjusted
+                }, answerChecked: answerChecked)
             }
         }
     }
@@ -242,6 +262,13 @@ final class ConnectionSession {
                 return .store(.unsubscribe(number, sink))
             case "changes":
                 return .store(.changes(try ChangesCall.parse(request.params, model: shared.model)))
+            case "stats":
+                try Params.none(request.params, method: "stats")
+                return .reply(.result(Array(shared.status.statsResult().jsonText.utf8)), close: false)
+            case "slowlog":
+                let params = try Params(request.params, allowed: [SlowLogMembers.reset])
+                return .reply(.result(Array(shared.status.slowLogResult(reset: try params.optionalBool(SlowLogMembers.reset) ?? false).jsonText.utf8)),
+                              close: false)
             default:
                 return .reply(.error(.methodNotFound(request.method)), close: false)
             }

@@ -95,6 +95,7 @@ final class BackgroundCheckpoint: Sendable {
         case .success?:
             do {
                 try store.finishCheckpoint(current.ticket)
+                EngineMeters.shared.checkpointWritten(seconds: seconds)
                 logger.info("checkpoint written", metadata: [
                     "seq": "\(current.ticket.commitSequence)", "seconds": "\(String(format: "%.3f", seconds))",
                     "journalBytes": "\(store.journalByteCount)",

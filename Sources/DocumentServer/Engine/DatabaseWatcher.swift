@@ -58,7 +58,9 @@ final class DatabaseWatcher: @unchecked Sendable {
             if done { break }
             // Failures are tried again at the next turn (reads report their own).
             if !history.isListening { try? history.listenForCommits(wake) }
-            if let latest = try? history.latestSequence(), latest > publisher.current.sequence { wake() }
+            let latest = try? history.latestSequence()
+            if let latest { EngineMeters.shared.databaseHolds(latest, applied: publisher.current.sequence) }
+            if let latest, latest > publisher.current.sequence { wake() }
         }
         finished.signal()
     }

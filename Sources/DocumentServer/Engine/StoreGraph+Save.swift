@@ -193,6 +193,7 @@ extension StoreGraph {
         if let caughtUp = finishSharedCommit(sequences: result.sequences) { before = caughtUp }
         let sequence = publishCommit(changes: changed.map { id in (id, deleted.contains(id) ? nil : savedSnapshot(of: id)) },
                                      commits: committing.count)
+        EngineMeters.shared.committed(saves: saves.count, commits: committing.count)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
         cache.remove(changed)
         let sets = changeSets(of: committing, changed: changed, before: before, time: time, sequences: result.sequences)

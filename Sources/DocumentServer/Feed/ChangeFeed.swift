@@ -67,6 +67,11 @@ final class ChangeFeed: @unchecked Sendable {
         trim(now: Date())
     }
 
+    /// The open subscriptions and the commits the history holds, for `stats` and `/metrics`.
+    var counts: (subscriptions: Int, historyCommits: Int) {
+        queue.sync { (connections.values.reduce(0) { $0 + $1.open.count }, history.count) }
+    }
+
     // MARK: - From the writer
 
     /// Takes the change sets of one group commit (in order) and the state after it.

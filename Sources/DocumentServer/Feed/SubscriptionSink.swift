@@ -56,6 +56,7 @@ final class SubscriptionSink: @unchecked Sendable {
         loop.execute {
             guard let entry = self.open.removeValue(forKey: number), self.channel.isActive else { return }
             self.send(FeedRecordWriter.resync(subscription: number, seq: entry.lastSequence, reason: reason), promise: nil)
+            EngineMeters.shared.resyncSent()
         }
     }
 
@@ -75,6 +76,7 @@ final class SubscriptionSink: @unchecked Sendable {
             let reason = "the client did not read its notifications: more than \(bufferBytes) bytes waited for it; "
                 + "fetch again, then subscribe with since \(entry.lastSequence)"
             send(FeedRecordWriter.resync(subscription: number, seq: entry.lastSequence, reason: reason), promise: nil)
+            EngineMeters.shared.resyncSent()
             ended(self, number)
             return
         }
@@ -86,6 +88,7 @@ final class SubscriptionSink: @unchecked Sendable {
             self.open[number]?.pendingBytes -= size
         }
         send(bytes, promise: promise)
+        EngineMeters.shared.notificationWritten()
     }
 
     private func send(_ bytes: [UInt8], promise: EventLoopPromise<Void>?) {

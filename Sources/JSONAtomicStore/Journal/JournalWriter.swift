@@ -138,6 +138,7 @@ final class JournalWriter {
                 throw JSONStoreError.io(path: path, operation: "write", errno: ENOSPC)
             }
             var code: Int32
+            let syncStart = ContinuousClock.now
             if let whileSyncing, let ticket = FileSyncThread.shared.start(handle) {
                 whileSyncing()
                 code = ticket.wait()
@@ -145,6 +146,7 @@ final class JournalWriter {
             } else {
                 code = fdatasync(handle) == 0 ? 0 : errno
             }
+            JournalSyncTimes.record(since: syncStart)
             if failNextSync {
                 failNextSync = false
                 code = EIO

@@ -102,6 +102,29 @@ class Client:
             self._model = Model(self._connection.call("model"))
         return self._model
 
+    def stats(self) -> Dict[str, Any]:
+        """The server's counters and sizes, by section (``server``, ``store``, ``clients``,
+        ``requests``, ``slowlog``), as the ``stats`` method answers them (``docs/PROTOCOL.md``,
+        Operations), like Redis' ``INFO``.
+
+        >>> client.stats()["store"]["seq"]
+        """
+        answer = self._connection.call("stats")
+        if not isinstance(answer, dict):
+            raise ProtocolError(f"stats was answered with {answer!r} instead of an object")
+        return answer
+
+    def slowlog(self, reset: bool = False) -> Dict[str, Any]:
+        """The requests slower than the server's ``--slow-request-ms`` (the last 128, oldest
+        first): ``{"thresholdMilliseconds", "total", "entries"}``, each entry with ``id``,
+        ``timestamp`` (ms since 1970), ``method``, ``entity``, ``predicate`` and
+        ``milliseconds``. ``reset=True`` empties the log after reading it.
+        """
+        answer = self._connection.call("slowlog", {"reset": True} if reset else None)
+        if not isinstance(answer, dict):
+            raise ProtocolError(f"slowlog was answered with {answer!r} instead of an object")
+        return answer
+
     def call(self, method: str, params: Optional[Dict[str, Any]] = None) -> Any:
         """Sends any request of the protocol (``docs/PROTOCOL.md``) and returns its raw
         result, for what the object API does not cover."""
