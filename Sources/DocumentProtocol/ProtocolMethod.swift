@@ -19,9 +19,11 @@ public enum ProtocolMethod: String, Sendable, CaseIterable {
     case unsubscribe
     /// Answers the commits after a sequence number (the history, pulled).
     case changes
+    /// Copies the server's store, while saves go on, into a directory on its machine.
+    case backup
 
     /// The names in the order the protocol lists them:
-    /// `hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes`.
+    /// `hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes, backup`.
     public static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 

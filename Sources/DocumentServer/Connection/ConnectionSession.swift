@@ -242,6 +242,8 @@ final class ConnectionSession {
                 return .store(.unsubscribe(number, sink))
             case "changes":
                 return .store(.changes(try ChangesCall.parse(request.params, model: shared.model)))
+            case "backup":
+                return .store(.backup(try BackupCall.parse(request.params)))
             default:
                 return .reply(.error(.methodNotFound(request.method)), close: false)
             }
