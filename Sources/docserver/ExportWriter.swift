@@ -34,8 +34,10 @@ struct ExportWriter {
                 let segments = stride(from: start, to: min(nodes.count, start + Self.window * Self.segmentSize), by: Self.segmentSize)
                     .map { $0..<min(nodes.count, $0 + Self.segmentSize) }
                 let results = Results(count: segments.count)
+                // The nodes are only read while the tasks run (nothing changes the store meanwhile).
+                let shared = UncheckedSendable(nodes)
                 DispatchQueue.concurrentPerform(iterations: segments.count) { index in
-                    results.set(index, Result { try Self.generate(nodes[segments[index]]) })
+                    results.set(index, Result { try Self.generate(shared.value[segments[index]]) })
                 }
                 for result in results.all() { try result.get().withUnsafeBytes { try output.write($0) } }
                 start = segments.last?.upperBound ?? nodes.count

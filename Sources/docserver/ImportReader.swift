@@ -112,8 +112,12 @@ final class ImportReader {
         let parts = min(rest.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
         let results = PartResults(count: parts)
         let all = Array(rest)
-        bytes.withUnsafeBytes { raw in
+        let model = self.model
+        bytes.withUnsafeBytes { buffer in
+            // Only read, by every task, while `bytes` lives (concurrentPerform returns when all ended).
+            let shared = UncheckedSendable(buffer)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let raw = shared.value
                 let range = (all.count * part / parts)..<(all.count * (part + 1) / parts)
                 var decoder = ImportDecoder(model: model, storeUUID: header.storeUUID)
                 var decoded: [ImportedObject] = []
@@ -196,6 +200,13 @@ final class ImportReader {
         }
         func take(_ index: Int) -> ([ImportedObject], [(Int, String)]) { lock.withLock { slots[index] } }
     }
+}
+
+/// A value handed to the tasks of `DispatchQueue.concurrentPerform` that it does not let through
+/// (memory the tasks only read, objects no task changes); the caller answers for it.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// Progress of an import on standard error, at most once a second.

@@ -13,6 +13,11 @@ import Testing
         private var saves: [Int: [(id: String, label: String)]] = [:]
         private var failures: [String] = []
         private var stopped = false
+        private var backupResult: CommandResult?
+        var backup: CommandResult? {
+            get { lock.withLock { backupResult } }
+            set { lock.withLock { backupResult = newValue } }
+        }
 
         func add(seq: Int, _ changes: [(id: String, label: String)]) { lock.withLock { saves[seq, default: []] += changes } }
         func fail(_ text: String) { lock.withLock { failures.append(text) } }
@@ -58,20 +63,18 @@ import Testing
         let server = try ServerProcess(in: directory, arguments: ["--journal-checkpoint-bytes", "40000"])
         let log = SaveLog()
         let backupDirectory = directory.file("backup-1")
-        var backup: CommandResult?
         let savers = 4
-        let backupStarted = DispatchSemaphore(value: 0)
+        let address = "\(server.host):\(server.port)", port = server.port
         DispatchQueue.concurrentPerform(iterations: savers + 1) { index in
             if index == savers {
                 usleep(600_000)
-                backupStarted.signal()
-                backup = try? runDocServer(["backup", "--server", "\(server.host):\(server.port)", "--to", backupDirectory.path], timeout: 60)
+                log.backup = try? runDocServer(["backup", "--server", address, "--to", backupDirectory.path], timeout: 60)
                 usleep(300_000)
                 log.stop()
                 return
             }
             do {
-                let client = try server.connect()
+                let client = try LineClient(port: port)
                 var mine: [(id: String, version: Int)] = []
                 var count = 0
                 while !log.isStopped {
@@ -94,7 +97,7 @@ import Testing
             }
         }
         #expect(log.problems.isEmpty, "\(log.problems.prefix(3))")
-        let result = try #require(backup, "the backup command ran")
+        let result = try #require(log.backup, "the backup command ran")
         #expect(result.status == 0, "\(result.errors)")
         try server.stop()
 
