@@ -65,14 +65,12 @@ import Testing
         let backupDirectory = directory.file("backup-1")
         let savers = 4
         let address = "\(server.host):\(server.port)", port = server.port
-        DispatchQueue.concurrentPerform(iterations: savers + 1) { index in
-            if index == savers {
-                usleep(600_000)
-                log.backup = try? runDocServer(["backup", "--server", address, "--to", backupDirectory.path], timeout: 60)
-                usleep(300_000)
-                log.stop()
-                return
-            }
+        // Threads, not concurrentPerform: it runs no more tasks at once than there are cores.
+        let finished = DispatchGroup()
+        for index in 0..<savers {
+            finished.enter()
+            Thread.detachNewThread {
+            defer { finished.leave() }
             do {
                 let client = try LineClient(port: port)
                 var mine: [(id: String, version: Int)] = []
@@ -95,7 +93,13 @@ import Testing
             } catch {
                 log.fail("saver \(index): \(error)")
             }
+            }
         }
+        usleep(600_000)
+        log.backup = try? runDocServer(["backup", "--server", address, "--to", backupDirectory.path], timeout: 60)
+        usleep(300_000)
+        log.stop()
+        #expect(finished.wait(timeout: .now() + 30) == .success, "the savers stopped")
         #expect(log.problems.isEmpty, "\(log.problems.prefix(3))")
         let result = try #require(log.backup, "the backup command ran")
         #expect(result.status == 0, "\(result.errors)")

@@ -48,6 +48,7 @@ public enum StoreImportWriter {
     @discardableResult
     public static func write(path: String, model: ObjectModel, storeUUID: String, userInfo: [String: String],
                              nodes: [String: [CacheNode]], replacing: Bool, fileMode: mode_t = 0o600) throws -> Existing {
+        JSONAtomicStore.register()
         let realPath = try StorePath.resolve(path)
         let directory = URL(fileURLWithPath: realPath).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
