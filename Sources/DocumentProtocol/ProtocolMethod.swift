@@ -23,9 +23,11 @@ public enum ProtocolMethod: String, Sendable, CaseIterable {
     case stats
     /// Answers the requests slower than the server's threshold (as Redis' `SLOWLOG`).
     case slowlog
+    /// Copies the server's store, while saves go on, into a directory on its machine.
+    case backup
 
     /// The names in the order the protocol lists them:
-    /// `hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes, stats, slowlog`.
+    /// `hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes, stats, slowlog, backup`.
     public static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 

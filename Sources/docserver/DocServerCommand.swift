@@ -11,7 +11,8 @@ struct DocServerCommand: AsyncParsableCommand {
             file in docs/MODEL.md.
             """,
         subcommands: [ServeCommand.self, CheckCommand.self, PingCommand.self, CompactCommand.self, MigrateCommand.self,
-                      ModelCommand.self, CopyCommand.self, CodegenCommand.self],
+                      ModelCommand.self, CopyCommand.self, CodegenCommand.self, ExportCommand.self, ImportCommand.self,
+                      BackupCommand.self, RestoreCommand.self],
         defaultSubcommand: nil
     )
 }

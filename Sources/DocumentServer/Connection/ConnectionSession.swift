@@ -269,6 +269,8 @@ final class ConnectionSession {
                 let params = try Params(request.params, allowed: [SlowLogMembers.reset])
                 return .reply(.result(Array(shared.status.slowLogResult(reset: try params.optionalBool(SlowLogMembers.reset) ?? false).jsonText.utf8)),
                               close: false)
+            case "backup":
+                return .store(.backup(try BackupCall.parse(request.params)))
             default:
                 return .reply(.error(.methodNotFound(request.method)), close: false)
             }

@@ -10,6 +10,7 @@ enum StoreJob: Sendable {
     case subscribe(SubscribeCall, SubscriptionSink)
     case unsubscribe(Int, SubscriptionSink)
     case changes(ChangesCall)
+    case backup(BackupCall)
 }
 
 /// The engine: one writer thread that owns the server's ``StoreGraph``, and reader threads
@@ -145,6 +146,10 @@ final class StoreWorker: @unchecked Sendable {
             afterCatchingUp(refused: completion) { [feed, maximumAnswerBytes] in
                 feed.changes(call, maximumAnswerBytes: maximumAnswerBytes, completion: completion)
             }
+        case .backup(let call):
+            // A copy of the store's files, on a thread of its own: neither the writer nor a reader waits for it.
+            let store = graph.store
+            Thread.detachNewThread { [publisher] in completion(call.run(store: store) { publisher.current.sequence }) }
         case .save(let call):
             condition.lock()
             guard state == .running else {

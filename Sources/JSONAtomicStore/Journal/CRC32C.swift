@@ -40,7 +40,7 @@ enum CRC32C {
     }
 
     /// Runs the register `crc` (not yet complemented) over `bytes`.
-    private static func update(_ start: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    static func update(_ start: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc = start
         tables.withUnsafeBufferPointer { table in
             var index = 0

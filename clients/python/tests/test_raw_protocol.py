@@ -352,7 +352,7 @@ def test_an_unknown_method_is_method_not_found(scene: Scene) -> None:
         # The example of PROTOCOL.md, byte for byte.
         bad.send_line('{"jsonrpc":"2.0","id":14,"method":"delete","params":{"ids":[]}}')
         assert bad.read_line() == (b'{"jsonrpc":"2.0","id":14,"error":{"code":-32601,"message":"unknown method \'delete\' '
-                                   b'(methods: hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes, stats, slowlog)","data":{"method":"delete"}}}')
+                                   b'(methods: hello, model, ping, fetch, get, save, subscribe, unsubscribe, changes, stats, slowlog, backup)","data":{"method":"delete"}}}')
         answer = bad.call("fetchAll", {"entity": "Song"}, id="string id")
         assert answer["id"] == "string id" and answer["error"]["code"] == METHOD_NOT_FOUND
         assert answer["error"]["data"] == {"method": "fetchAll"}

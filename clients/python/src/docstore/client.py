@@ -222,6 +222,14 @@ class Client:
             params["includeValues"] = False
         return ChangeBatch.from_wire(self._connection.call("changes", params))
 
+    def backup(self, to: str) -> Dict[str, Any]:
+        """Has the server copy its store, while saves go on, into the new directory ``to``
+        (an absolute path on the server's machine), consistent at one commit; returns the
+        manifest: ``seq`` (the commit the copy holds), ``baseSeq`` (the oldest commit it can
+        restore), ``time``, ``directory`` and ``files`` (each ``name``, ``bytes``, ``crc32c``).
+        ``docserver restore --from DIR --to STORE`` makes a store from it (docs/OPERATIONS.md)."""
+        return self._connection.call("backup", {"to": to})
+
     # -- objects -------------------------------------------------------------------------
 
     def session(self, prefetch: int = 100, merge_changes: bool = False) -> Session:

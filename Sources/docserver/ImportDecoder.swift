@@ -1,0 +1,159 @@
+import Foundation
+import GraphCore
+import JSONCore
+
+/// One object of an import, as its line gave it.
+struct ImportedObject {
+    let entity: EntityDescription
+    let reference: Int64
+    let version: Int64
+    /// Indexed as `entity.properties`; relationships as IDs of the header's store.
+    let values: [Value]
+    /// Where it was: its line (NDJSON) or element (a JSON array), from 1.
+    let line: Int
+}
+
+/// Decodes the object lines of an import for one model and one store UUID: the wire form
+/// `{"id","entity","version","values"}`, values as the protocol writes them. Each problem is
+/// an ``ImportProblem`` that says what is wrong (the caller names the line). One decoder per
+/// thread: it remembers the IDs it parsed.
+struct ImportDecoder {
+    let model: ObjectModel
+    let storeUUID: String
+    /// `graph://<storeUUID>/`, the prefix of every ID of the export.
+    private let prefix: [UInt8]
+    private var ids: [String: ObjectID] = [:]
+
+    init(model: ObjectModel, storeUUID: String) {
+        self.model = model
+        self.storeUUID = storeUUID
+        prefix = Array("graph://\(storeUUID)/".utf8)
+    }
+
+    /// Decodes one object from its JSON text.
+    mutating func decode(_ bytes: UnsafeRawBufferPointer, line: Int) throws(ImportProblem) -> ImportedObject {
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(bytes, maximumDepth: 8)
+        } catch let error as JSONError {
+            throw ImportProblem("invalid JSON at byte \(error.offset) of the line: \(error.reason)")
+        } catch {
+            throw ImportProblem("\(error)")
+        }
+        return try decode(json, line: line)
+    }
+
+    /// Decodes one object from its JSON value.
+    mutating func decode(_ json: JSONValue, line: Int) throws(ImportProblem) -> ImportedObject {
+        guard case .object(let pairs) = json else { throw ImportProblem("expected an object {\"id\",\"entity\",\"version\",\"values\"}, found \(json.kindDescription)") }
+        var idText: String?, entityName: String?, versionText: String?, values: [(key: String, value: JSONValue)]?
+        for (key, value) in pairs {
+            switch (key, value) {
+            case ("id", .string(let text)): idText = text
+            case ("entity", .string(let text)): entityName = text
+            case ("version", .number(let text)): versionText = text
+            case ("values", .object(let members)): values = members
+            case ("id", _), ("entity", _): throw ImportProblem("\"\(key)\" must be a string, found \(value.kindDescription)")
+            case ("version", _): throw ImportProblem("\"version\" must be an integer, found \(value.kindDescription)")
+            case ("values", _): throw ImportProblem("\"values\" must be an object, found \(value.kindDescription)")
+            default: throw ImportProblem("unknown key \"\(key)\" (an object's keys are id, entity, version and values)")
+            }
+        }
+        guard let idText, let entityName, let versionText, let values else {
+            let missing = [("id", idText == nil), ("entity", entityName == nil), ("version", versionText == nil), ("values", values == nil)]
+                .filter { $0.1 }.map { "\"\($0.0)\"" }.joined(separator: ", ")
+            throw ImportProblem("the object lacks \(missing)")
+        }
+        guard let entity = model.entitiesByName[entityName] else { throw ImportProblem("the model has no entity \"\(entityName)\"") }
+        guard !entity.isAbstract else { throw ImportProblem("entity \(entityName) is abstract: its objects are those of its sub-entities") }
+        let id = try objectID(idText)
+        guard id.entity === entity else { throw ImportProblem("the ID \(idText) is of entity \(id.entityName), but \"entity\" says \(entityName)") }
+        guard case .int(let reference) = id.referenceObject else { throw ImportProblem("the ID \(idText) has no integer reference") }
+        guard let version = Int64(versionText), version >= 1 else {
+            throw ImportProblem("\"version\" must be an integer from 1 to \(Int64.max), found \(versionText)")
+        }
+        return ImportedObject(entity: entity, reference: reference, version: version,
+                              values: try decodeValues(values, of: entity), line: line)
+    }
+
+    private mutating func decodeValues(_ members: [(key: String, value: JSONValue)], of entity: EntityDescription) throws(ImportProblem) -> [Value] {
+        var values: [Value] = entity.properties.map { property in
+            switch property {
+            case .attribute(let attribute): return attribute.defaultValue ?? .null
+            case .relationship(let relationship): return relationship.isToMany ? .objects([]) : .null
+            }
+        }
+        for (key, json) in members {
+            guard let index = entity.index(ofProperty: key) else {
+                throw ImportProblem("\"\(key)\" is not a property of \(entity.name)")
+            }
+            switch entity.properties[index] {
+            case .attribute(let attribute):
+                guard let value = ValueForm.value(json, as: attribute.type) else {
+                    throw ImportProblem("property \"\(key)\": expected \(ValueForm.expectation(for: attribute.type)), found \(String(json.jsonText.prefix(80)))")
+                }
+                values[index] = value
+            case .relationship(let relationship):
+                values[index] = try relationshipValue(json, relationship, key: key)
+            }
+        }
+        return values
+    }
+
+    private mutating func relationshipValue(_ json: JSONValue, _ relationship: RelationshipDescription, key: String) throws(ImportProblem) -> Value {
+        guard let destination = model.entitiesByName[relationship.destination] else { return .null }
+        func target(_ text: String) throws(ImportProblem) -> ObjectID {
+            let id = try objectID(text)
+            guard id.entity.isKind(of: destination) else {
+                throw ImportProblem("property \"\(key)\": \(text) is an \(id.entityName), expected \(destination.name)")
+            }
+            return id
+        }
+        switch (json, relationship.isToMany) {
+        case (.null, false): return .null
+        case (.string(let text), false): return .object(try target(text))
+        case (.array(let elements), true):
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .string(let text) = element else {
+                    throw ImportProblem("property \"\(key)\": expected an array of object IDs, found \(element.kindDescription) in it")
+                }
+                ids.append(try target(text))
+            }
+            return .objects(ids)
+        case (_, false): throw ImportProblem("property \"\(key)\": expected an object ID or null, found \(json.kindDescription)")
+        case (_, true): throw ImportProblem("property \"\(key)\": expected an array of object IDs, found \(json.kindDescription)")
+        }
+    }
+
+    /// The ID `text` spells: `graph://<storeUUID>/<Entity>/<reference>`, the store the
+    /// header names, a concrete entity, a reference from 1 to 2⁶³−1.
+    private mutating func objectID(_ text: String) throws(ImportProblem) -> ObjectID {
+        if let id = ids[text] { return id }
+        var copy = text
+        let parsed: (entity: String, reference: Int64)? = copy.withUTF8 { bytes in
+            guard bytes.count > prefix.count, bytes.starts(with: prefix),
+                  let slash = bytes[prefix.count...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            let entityBytes = bytes[prefix.count..<slash]
+            let referenceBytes = bytes[(slash + 1)...]
+            guard !referenceBytes.isEmpty, referenceBytes.count <= 19,
+                  referenceBytes.allSatisfy({ (0x30...0x39).contains($0) }),
+                  let reference = Int64(String(decoding: referenceBytes, as: UTF8.self)),
+                  reference >= 1 else { return nil }
+            return (String(decoding: entityBytes, as: UTF8.self), reference)
+        }
+        guard let parsed else {
+            if !text.hasPrefix("graph://\(storeUUID)/"), text.hasPrefix("graph://") {
+                throw ImportProblem("the ID \(text) is not of the exported store \(storeUUID) (the header's storeUUID)")
+            }
+            throw ImportProblem("\(text) is not an object ID graph://\(storeUUID)/<Entity>/<reference from 1 to \(Int64.max)>")
+        }
+        guard let entity = model.entitiesByName[parsed.entity], !entity.isAbstract else {
+            throw ImportProblem("the ID \(text) names \(parsed.entity), which is not a concrete entity of the model")
+        }
+        let id = ObjectID(entity: entity, storeIdentifier: storeUUID, reference: .int(parsed.reference))
+        if ids.count < 1 << 20 { ids[text] = id }
+        return id
+    }
+}
