@@ -176,7 +176,7 @@ test("a server that stops answering is a TimeoutError; the next call reconnects"
   const server = await startServer(t);
   const client = await connectTo(t, server, { timeout: 300 });
   await client.ping();
-  server.signal("SIGSTOP");
+  await server.pause();
   try {
     const error = await client.ping().catch((e) => e);
     assert.ok(error instanceof TimeoutError, String(error));

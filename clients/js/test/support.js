@@ -65,6 +65,20 @@ export class ServerProcess {
 
   signal(name) { this.process.kill(name); }
 
+  /**
+   * Stops the server (SIGSTOP) and waits until the kernel shows it stopped, so that nothing sent
+   * afterwards is answered before it stops.
+   */
+  async pause() {
+    this.process.kill("SIGSTOP");
+    for (let tries = 0; tries < 200; tries++) {
+      const stat = readFileSync(`/proc/${this.process.pid}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("T")) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`the server (pid ${this.process.pid}) did not stop within 1 s of SIGSTOP`);
+  }
+
   /** SIGTERM, then SIGKILL after 10 s; resolves with the exit code. */
   async stop() {
     if (!this.isRunning) return this.process?.exitCode ?? null;
