@@ -147,7 +147,10 @@ final class DatabaseSession {
                 }
                 return .statementFailed(sqlState: state, message: message, statement: statement)
             }
-            if connection?.isClosed ?? true { connection = nil }
+            // An error of the connection itself (closed, reset, a TLS shutdown the server did not
+            // finish): this connection is done, even when NIO has not seen it close yet (over TLS
+            // the close can come after the error); the next statement makes a new one.
+            close()
             return .connectionFailed(address: address.description, reason: Self.reason(error))
         }
         return .connectionFailed(address: address.description, reason: Self.reason(error))
