@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import JSONCore
-import NIOCore
-import NIOPosix
 
 /// `docserver backup`: asks a running server for a consistent copy of its store.
 struct BackupCommand: AsyncParsableCommand {
@@ -65,39 +63,5 @@ struct BackupCommand: AsyncParsableCommand {
         }
         print("backup of \(host):\(port) at commit \(result["seq"]?.jsonText ?? "?") (base \(result["baseSeq"]?.jsonText ?? "?")) in \(directory): "
               + (result["files"].map { $0.jsonText } ?? ""))
-    }
-}
-
-/// Sends request lines to a server and collects answer lines.
-enum LineExchange {
-    static func send(_ request: String, host: String, port: Int, answers: Int, timeout: Double) async throws -> [String] {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(10))
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-            }
-        return try await withThrowingTaskGroup(of: [String].self) { group in
-            group.addTask {
-                try await channel.executeThenClose { inbound, outbound in
-                    try await outbound.write(ByteBuffer(string: request))
-                    var received = ""
-                    for try await chunk in inbound {
-                        received += String(buffer: chunk)
-                        let lines = received.split(separator: "\n", omittingEmptySubsequences: true)
-                        if lines.count >= answers || (received.hasSuffix("\n") && lines.contains { $0.contains(#""error""#) }) {
-                            return lines.map(String.init)
-                        }
-                    }
-                    throw PingFailure("the server closed the connection" + (received.isEmpty ? "" : " after: \(received.prefix(300))"))
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(timeout))
-                throw PingFailure("no answer within \(timeout) s")
-            }
-            defer { group.cancelAll() }
-            guard let answer = try await group.next() else { throw PingFailure("no answer") }
-            return answer
-        }
     }
 }

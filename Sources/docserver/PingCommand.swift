@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import JSONCore
-import NIOCore
 import NIOPosix
 
 struct PingCommand: AsyncParsableCommand {
@@ -65,35 +64,7 @@ struct PingCommand: AsyncParsableCommand {
         let hello = JSONValue.object([("jsonrpc", .string("2.0")), ("id", .integer(1)), ("method", .string("hello")),
                                       ("params", .object(params))]).jsonText + "\n"
         let request = hello + #"{"jsonrpc":"2.0","id":2,"method":"ping"}"# + "\n"
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-            }
-        let seconds = timeout
-        return try await withThrowingTaskGroup(of: [String].self) { group in
-            group.addTask {
-                try await channel.executeThenClose { inbound, outbound in
-                    try await outbound.write(ByteBuffer(string: request))
-                    var received = ""
-                    for try await chunk in inbound {
-                        received += String(buffer: chunk)
-                        let lines = received.split(separator: "\n", omittingEmptySubsequences: true)
-                        if lines.count >= 2 || (lines.count == 1 && received.hasSuffix("\n") && lines[0].contains(#""error""#)) {
-                            return lines.map(String.init)
-                        }
-                    }
-                    throw PingFailure("the server closed the connection" + (received.isEmpty ? "" : " after: \(received.prefix(300))"))
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                throw PingFailure("no answer within \(seconds) s")
-            }
-            defer { group.cancelAll() }
-            guard let answer = try await group.next() else { throw PingFailure("no answer") }
-            return answer
-        }
+        return try await LineExchange.send(request, host: host, port: port, answers: 2, timeout: timeout)
     }
 }
 
