@@ -72,7 +72,8 @@ final class EngineMeters: Sendable {
 
     /// A checkpoint's snapshot was written and the journal cut, `seconds` after it began.
     func checkpointWritten(seconds: Double) {
-        checkpoints.recordNanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
+        // Clamped to 0...1e9 s (NaN as 0), so that the conversion cannot trap.
+        checkpoints.recordNanoseconds(seconds.isNaN ? 0 : Int64(min(max(seconds, 0), 1e9) * 1e9))
         checkpointCount.add(1, ordering: .relaxed)
     }
 

@@ -51,7 +51,9 @@ final class RequestMeter: Sendable {
         counts = (0..<counters.count).map { _ in Count() }
         slowCounter = Counter(label: MetricNames.slowRequests)
         slowLog = SlowLog(thresholdMilliseconds: slowMilliseconds)
-        thresholdNanoseconds = UInt64(max(0, slowMilliseconds)) &* 1_000_000
+        // Saturating: a threshold past what nanoseconds can count keeps nothing, never a small one.
+        let (nanoseconds, overflow) = UInt64(max(0, slowMilliseconds)).multipliedReportingOverflow(by: 1_000_000)
+        thresholdNanoseconds = overflow ? UInt64.max : nanoseconds
         self.logger = logger
     }
 

@@ -57,6 +57,43 @@ struct CopyTests {
         #expect(missing.status == 2)
     }
 
+    @Test func relationshipsWithoutAnInverseToADeletedObjectAreCopiedAsTheServerServedThem() throws {
+        // Relationships without an inverse that named a deleted object: the server reads them as
+        // cleared, and the copy (through the store file, which the loader checks) must give the
+        // database nothing its foreign keys would refuse.
+        let directory = try TemporaryDirectory()
+        let model = directory.file("notes.model.json")
+        try #"""
+            {"entities": [{"name": "Note", "attributes": [{"name": "text", "type": "string"}],
+              "relationships": [{"name": "link", "destination": "Note", "optional": true},
+                                {"name": "seeAlso", "destination": "Note", "toMany": true, "optional": true}]}]}
+            """#.write(to: model, atomically: true, encoding: .utf8)
+        let store = directory.file("notes.json")
+        let file = try ServerProcess(store: store, arguments: ["--model", model.path])
+        let client = try WireClient(port: file.port)
+        let seeded = try client.result("save", ["insert": [
+            ["id": "a", "entity": "Note", "values": ["text": "a", "link": "b", "seeAlso": ["b", "c"]]],
+            ["id": "b", "entity": "Note", "values": ["text": "b"]],
+            ["id": "c", "entity": "Note", "values": ["text": "c"]],
+        ]])
+        let (a, b, c) = (try seeded.id("a"), try seeded.id("b"), try seeded.id("c"))
+        _ = try client.result("save", ["delete": [["id": b, "version": 1]]])
+        let served = try client.result("get", ["ids": [a]])
+        _ = try file.stop()
+
+        let database = try PostgresCluster.newDatabase()
+        let copied = try runDocServer(["copy", "--model", model.path, "--from", store.path, "--to", database.absoluteString], timeout: 60)
+        #expect(copied.status == 0, "\(copied.errors)")
+        let directoryB = try TemporaryDirectory()
+        let onDatabase = try ServerProcess(store: nil, arguments: ["--store", database.absoluteString, "--model", model.path],
+                                           workingDirectory: directoryB.url, keeping: directoryB, timeout: 60)
+        let read = try WireClient(port: onDatabase.port).result("get", ["ids": [a]])
+        #expect(Self.comparable(read) == Self.comparable(served))
+        let values = read.objects.first??["values"] as? [String: Any]
+        #expect(values?["link"] is NSNull)
+        #expect(values?["seeAlso"] as? [String] == [c])
+    }
+
     /// A `get` answer's objects as text with sorted keys, comparable across servers.
     private static func comparable(_ answer: [String: Any]) -> [String] {
         answer.objects.map { object in
