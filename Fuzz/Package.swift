@@ -46,6 +46,10 @@ let package = Package(
             dependencies: ["FuzzSupport", documentStore("GraphCore")]
         ),
         .executableTarget(
+            name: "ImportLineFuzzer",
+            dependencies: ["FuzzSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore")]
+        ),
+        .executableTarget(
             name: "XcodeModelFuzzer",
             dependencies: ["FuzzSupport", documentStore("GraphCore")]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import GraphCore
+import JSONAtomicStore
 import JSONCore
 
 /// The NDJSON format of `docserver export` and `docserver import` (docs/OPERATIONS.md,
@@ -119,10 +120,3 @@ enum ExportFormat {
     }
 }
 
-/// What is wrong with a line of an import (the caller adds the line number), or with the
-/// import as a whole.
-struct ImportProblem: Error, CustomStringConvertible {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
-    var description: String { reason }
-}

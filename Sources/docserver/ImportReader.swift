@@ -1,5 +1,6 @@
 import Foundation
 import GraphCore
+import JSONAtomicStore
 import JSONCore
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import GraphCore
+import JSONAtomicStore
 
 /// The checks of an import that need every object: a reference used twice, a relationship
 /// to an object the import does not hold, or whose ID names another entity than the

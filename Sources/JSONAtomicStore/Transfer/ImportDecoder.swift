@@ -3,35 +3,36 @@ import GraphCore
 import JSONCore
 
 /// One object of an import, as its line gave it.
-struct ImportedObject {
-    let entity: EntityDescription
-    let reference: Int64
-    let version: Int64
+public struct ImportedObject {
+    public let entity: EntityDescription
+    public let reference: Int64
+    public let version: Int64
     /// Indexed as `entity.properties`; relationships as IDs of the header's store.
-    let values: [Value]
+    public let values: [Value]
     /// Where it was: its line (NDJSON) or element (a JSON array), from 1.
-    let line: Int
+    public let line: Int
 }
 
 /// Decodes the object lines of an import for one model and one store UUID: the wire form
 /// `{"id","entity","version","values"}`, values as the protocol writes them. Each problem is
 /// an ``ImportProblem`` that says what is wrong (the caller names the line). One decoder per
 /// thread: it remembers the IDs it parsed.
-struct ImportDecoder {
-    let model: ObjectModel
-    let storeUUID: String
+public struct ImportDecoder {
+    public let model: ObjectModel
+    public let storeUUID: String
     /// `graph://<storeUUID>/`, the prefix of every ID of the export.
     private let prefix: [UInt8]
     private var ids: [String: ObjectID] = [:]
 
-    init(model: ObjectModel, storeUUID: String) {
+    /// A decoder of the objects of an export of store `storeUUID` with `model`.
+    public init(model: ObjectModel, storeUUID: String) {
         self.model = model
         self.storeUUID = storeUUID
         prefix = Array("graph://\(storeUUID)/".utf8)
     }
 
     /// Decodes one object from its JSON text.
-    mutating func decode(_ bytes: UnsafeRawBufferPointer, line: Int) throws(ImportProblem) -> ImportedObject {
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, line: Int) throws(ImportProblem) -> ImportedObject {
         let json: JSONValue
         do {
             json = try JSONValue.parse(bytes, maximumDepth: 8)
@@ -44,7 +45,7 @@ struct ImportDecoder {
     }
 
     /// Decodes one object from its JSON value.
-    mutating func decode(_ json: JSONValue, line: Int) throws(ImportProblem) -> ImportedObject {
+    public mutating func decode(_ json: JSONValue, line: Int) throws(ImportProblem) -> ImportedObject {
         guard case .object(let pairs) = json else { throw ImportProblem("expected an object {\"id\",\"entity\",\"version\",\"values\"}, found \(json.kindDescription)") }
         var idText: String?, entityName: String?, versionText: String?, values: [(key: String, value: JSONValue)]?
         for (key, value) in pairs {
@@ -156,4 +157,12 @@ struct ImportDecoder {
         if ids.count < 1 << 20 { ids[text] = id }
         return id
     }
+}
+
+/// What is wrong with a line of an import (the caller adds the line number), or with the
+/// import as a whole.
+public struct ImportProblem: Error, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
 }
