@@ -20,7 +20,7 @@ struct CopyCommand: ParsableCommand {
             from the model when it has none; a database that holds objects or commits is refused. Progress \
             goes to standard error. The store's history (what each earlier commit changed) is not copied: \
             `since` on the database starts at the copy. Exit status: 0 with a one-line summary; 1 when the \
-            store or the database fails (nothing is written to the database); 2 when the copy cannot start \
+            store or the database fails (no object is written: the copy is one transaction; the schema stays, made from the model); 2 when the copy cannot start \
             (no such store file, a model that cannot be used, a destination that is not an empty database).
             """
     )
@@ -92,7 +92,7 @@ struct CopyCommand: ParsableCommand {
             print("\(from): \(total) objects at commit \(source.commitSequence) copied into \(destination) in "
                   + String(format: "%.1f s", seconds))
         } catch {
-            fail("cannot copy: \(error) (nothing was written to the database)", status: 1)
+            fail("cannot copy: \(error) (no object was written to the database: the copy is one transaction)", status: 1)
         }
     }
 
