@@ -94,14 +94,16 @@ public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchec
 
     // MARK: - Opening
 
-    /// Creates the schema on a database without one, or reads the store's metadata and the
+    /// Creates the schema on a database without one (unless the store is opened read-only:
+    /// then such a database is refused with ``PostgresStoreError/noStore(address:)``), or reads the store's metadata and the
     /// entities' version hashes from it (the coordinator then refuses another model's database,
     /// naming the entities that differ).
     ///
     /// - Throws: ``PostgresStoreError`` (no database, a name PostgreSQL cannot take, a half-made schema).
     public override func loadMetadata() throws {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
-        metadata = try SchemaSetup(session: session, layout: try layout, model: model).openOrCreate(storeType: Self.storeType)
+        metadata = try SchemaSetup(session: session, layout: try layout, model: model)
+            .openOrCreate(storeType: Self.storeType, create: !options.isReadOnly)
     }
 
     /// Closes the connection when the store is removed from its coordinator.

@@ -16,6 +16,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
     case unreadableValue(entity: String, key: String, reason: String)
     /// The database holds tables of this store's layout, but not its metadata (a half-made schema).
     case damagedSchema(String)
+    /// A store opened read-only found no store's schema in the database (read-only opens create nothing).
+    case noStore(address: String)
     /// The store was called from an event loop thread, where waiting for the database would deadlock.
     case calledOnEventLoop
 
@@ -38,6 +40,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
             return "the database holds a value of \(entity).\(key) that the model cannot read: \(reason)"
         case .damagedSchema(let reason):
             return "the database's graph schema is damaged: \(reason)"
+        case .noStore(let address):
+            return "\(address) holds no graph store (no table \(TableLayout.metadataTable)); a read-only open creates nothing"
         case .calledOnEventLoop:
             return "the PostgreSQL store was called on an event loop thread; call it from another thread"
         }

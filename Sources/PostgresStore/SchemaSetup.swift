@@ -15,8 +15,9 @@ struct SchemaSetup {
     let layout: TableLayout
     let model: ObjectModel
 
-    /// The store's metadata, from the database or from a schema made now.
-    func openOrCreate(storeType: String) throws -> StoreMetadata {
+    /// The store's metadata, from the database or from a schema made now (unless `create` is
+    /// false: then a database without one is refused with ``PostgresStoreError/noStore(address:)``).
+    func openOrCreate(storeType: String, create mayCreate: Bool = true) throws -> StoreMetadata {
         try session.transaction {
             var lock = SQLStatement()
             lock.text = "SELECT pg_advisory_xact_lock(\(lock.parameter(Self.advisoryLockKey)))"
@@ -25,6 +26,7 @@ struct SchemaSetup {
                 try session.run(CommitHistory.creationStatement)  // a database made before the history existed
                 return try read(storeType: storeType)
             }
+            guard mayCreate else { throw PostgresStoreError.noStore(address: session.address.description) }
             if try exists(TableLayout.entityTable) {
                 throw PostgresStoreError.damagedSchema("the table \(TableLayout.entityTable) exists without \(TableLayout.metadataTable)")
             }

@@ -6,7 +6,7 @@ import JSONAtomicStore
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate a store (its snapshot file and its journal) against a model.",
+        abstract: "Validate a store (its snapshot file and its journal, or a PostgreSQL database) against a model.",
         discussion: """
             Reads the snapshot file and replays its journal (<store>-journal) as the server would (read-only: \
             it takes no lock and changes no file, so it also works on the store of a running server) and checks \
@@ -19,16 +19,26 @@ struct CheckCommand: ParsableCommand {
             warnings when no reference is left for new objects or objects are at the largest version); 1 with \
             the first error and where it is when it is not; 2 when it cannot be checked: the store file does \
             not exist (check creates nothing), or the model file is missing or invalid.
+
+            A postgresql:// URL as --store checks a database: read at one instant in one read-only transaction \
+            (servers may go on saving; nothing is created or changed), its objects checked as the loader checks \
+            a store file (the same checks as above, on a temporary file that is removed), the history's \
+            numbering checked for holes and the reference sequence for a value below an object's reference. \
+            Exit status 2 also when the database cannot be reached or holds no store.
             """
     )
 
     @Option(help: ArgumentHelp("The model: a JSON model file (docs/MODEL.md) or an Xcode .xcdatamodeld / .xcdatamodel (its current version); the built-in sample model when omitted.", valueName: "path"))
     var model: String?
 
-    @Option(help: ArgumentHelp("The store file to check.", valueName: "file"))
+    @Option(help: ArgumentHelp("The store file to check, or a database's postgresql:// URL.", valueName: "file-or-url"))
     var store: String
 
     func run() throws {
+        if case .postgreSQL(let url)? = try? StoreLocation(store), let location = try? StoreLocation(store) {
+            try checkDatabase(url, shownAs: location)
+            return
+        }
         let objectModel = try ExistingStore.model(store: store, model: model, verb: "check", missing: "check creates nothing; serve creates a missing store")
         do {
             JSONAtomicStore.register()

@@ -4,12 +4,12 @@ import GraphCore
 import JSONAtomicStore
 import PostgresStore
 
-/// `docserver copy`: a JSON store's objects into an empty PostgreSQL database, with their
-/// references, versions and commit number.
+/// `docserver copy`: a JSON store's objects into an empty PostgreSQL database, or a database's
+/// into a new JSON store file, with their IDs, references, versions and commit number.
 struct CopyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy",
-        abstract: "Copy a JSON store file into an empty PostgreSQL database, keeping every object's ID and version.",
+        abstract: "Copy a JSON store file into an empty PostgreSQL database, or a database into a new JSON store file, keeping every object's ID and version.",
         discussion: """
             Reads the store file (its snapshot and journal, as of the moment it is read; a server may keep \
             serving it) and writes every object into the database in one transaction, with its ID (the \
@@ -22,31 +22,51 @@ struct CopyCommand: ParsableCommand {
             `since` on the database starts at the copy. Exit status: 0 with a one-line summary; 1 when the \
             store or the database fails (no object is written: the copy is one transaction; the schema stays, made from the model); 2 when the copy cannot start \
             (no such store file, a model that cannot be used, a destination that is not an empty database).
+
+            From a database to a file (--from postgresql://… --to store.json): every object is read in one \
+            read-only REPEATABLE READ transaction (the database at one instant; servers may go on saving), \
+            in pages of 10,000 by reference, and written as a new store file with the database's store \
+            identifier, its last commit number and a reference counter past every reference the database \
+            handed out; the file is checked as the server's loader checks a store (values, references, \
+            inverses, uniqueness constraints) before it is renamed into place. A store file that holds objects \
+            is refused (exit status 2); nothing is written when the copy fails (exit status 1).
             """
     )
 
     @Option(help: ArgumentHelp("The model: a JSON model file (docs/MODEL.md) or an Xcode .xcdatamodeld / .xcdatamodel (its current version); the built-in sample model when omitted.", valueName: "path"))
     var model: String?
 
-    @Option(help: ArgumentHelp("The JSON store file to copy.", valueName: "file"))
+    @Option(help: ArgumentHelp("What to copy: a JSON store file, or a database's postgresql:// URL.", valueName: "file-or-url"))
     var from: String
 
-    @Option(help: ArgumentHelp("The database: postgresql://user:password@host:port/database (docs/POSTGRESQL.md; sslmode and sslrootcert as libpq's).", valueName: "url"))
+    @Option(help: ArgumentHelp("Where to copy it: a postgresql://user:password@host:port/database URL (docs/POSTGRESQL.md; sslmode and sslrootcert as libpq's), or a new JSON store file.", valueName: "url-or-file"))
     var to: String
 
     /// Objects per INSERT batch.
     static let batchSize = 5_000
 
     func run() throws {
-        let destination: StoreLocation
+        let source: StoreLocation, destination: StoreLocation
         do {
+            source = try StoreLocation(from)
             destination = try StoreLocation(to)
         } catch {
             fail("cannot copy: \(error)", status: 2)
         }
-        guard case .postgreSQL(let databaseURL) = destination else {
-            fail("cannot copy: --to must be a postgresql:// URL (copy goes from a JSON store file into a PostgreSQL database)", status: 2)
+        switch (source, destination) {
+        case (.file, .postgreSQL(let databaseURL)):
+            try copyIntoDatabase(databaseURL, shownAs: destination)
+        case (.postgreSQL(let databaseURL), .file(let file)):
+            try copyOutOfDatabase(databaseURL, shownAs: source, to: file.path)
+        case (.file, .file):
+            fail("cannot copy: one of --from and --to must be a postgresql:// URL (to copy a store file, use docserver backup or export)", status: 2)
+        case (.postgreSQL, .postgreSQL):
+            fail("cannot copy: from a database into a database is not supported; copy into a store file, then from it", status: 2)
         }
+    }
+
+    /// A JSON store file (`from`) into the empty database at `databaseURL`.
+    private func copyIntoDatabase(_ databaseURL: URL, shownAs destination: StoreLocation) throws {
         let objectModel = try ExistingStore.model(store: from, model: model, verb: "copy", missing: "there is nothing to copy")
         StoreLocation.registerStores()
         let started = ContinuousClock.now
@@ -96,7 +116,7 @@ struct CopyCommand: ParsableCommand {
         }
     }
 
-    private func fail(_ message: String, status: Int32) -> Never {
+    func fail(_ message: String, status: Int32) -> Never {
         FileHandle.standardError.write(Data("\(message)\n".utf8))
         Foundation.exit(status)
     }

@@ -41,13 +41,16 @@ public enum StoreImportWriter {
     /// ``NotEmpty`` unless `replacing`. The new snapshot's `commitSequence` is one past the
     /// store's last commit (0 for a new store), with no journal record: the change feed's
     /// history ends there, and a client's `since` from before the import is answered
-    /// `history expired`.
+    /// `history expired`. A copy of another store passes `commitSequence` (its last commit, so
+    /// that numbering goes on from there) and `nextReference` (past every reference it handed
+    /// out); errors then name `shownAs` instead of the store file.
     ///
     /// - Returns: what the store held before.
     /// - Throws: ``NotEmpty``; ``JSONStoreError`` (the store in use, a store or a new content that does not load, naming what is wrong, I/O).
     @discardableResult
     public static func write(path: String, model: ObjectModel, storeUUID: String, userInfo: [String: String],
-                             nodes: [String: [CacheNode]], replacing: Bool, fileMode: mode_t = 0o600) throws -> Existing {
+                             nodes: [String: [CacheNode]], replacing: Bool, fileMode: mode_t = 0o600,
+                             commitSequence: Int64? = nil, nextReference: Int64 = 1, shownAs: String? = nil) throws -> Existing {
         JSONAtomicStore.register()
         let realPath = try StorePath.resolve(path)
         let directory = URL(fileURLWithPath: realPath).deletingLastPathComponent().path
@@ -64,13 +67,13 @@ public enum StoreImportWriter {
         let metadata = StoreMetadata(storeType: JSONAtomicStore.storeType, storeIdentifier: storeUUID,
                                      entityVersionHashes: model.entityVersionHashes, modelVersionHash: model.versionHash,
                                      userInfo: userInfo)
-        let sequence = existing.commitSequence > 0 ? existing.commitSequence.addingReportingOverflow(1).partialValue : 0
+        let sequence = commitSequence ?? (existing.commitSequence > 0 ? existing.commitSequence.addingReportingOverflow(1).partialValue : 0)
         guard sequence >= 0 else { throw JSONStoreError.sequenceExhausted(path: path) }
-        let encoder = try StoreFileEncoder(plan: ModelPlan(model: model), metadata: metadata, nextReference: 1,
+        let encoder = try StoreFileEncoder(plan: ModelPlan(model: model), metadata: metadata, nextReference: max(nextReference, 1),
                                            commitSequence: sequence, dangling: DanglingFilter(deleted: [], exists: { _ in true }),
                                            nodes: { nodes[$0] ?? [] })
         try DurableFile.replace(path: realPath, newFileMode: fileMode, check: { temporary in
-            try check(temporary, shownAs: path, model: model)
+            try check(temporary, shownAs: shownAs ?? path, model: model)
         }, produce: { sink in try encoder.write(to: sink) })
         // The old journal's records are all at or below the new commitSequence, so a crash
         // before this cut leaves a store that opens to the imported objects all the same.
