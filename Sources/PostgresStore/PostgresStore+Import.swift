@@ -30,34 +30,42 @@ extension PostgresStore {
     public func importObjects(_ batches: some Sequence<[ObjectSnapshot]>, storeIdentifier: String, lastCommit: Int64, author: String,
                               progress: (Int) -> Void = { _ in }) throws {
         try session.transaction {
-            var identify = SQLStatement()
-            identify.text = "UPDATE \(TableLayout.quoted(TableLayout.metadataTable)) SET value = \(identify.parameter(storeIdentifier)) "
-                + "WHERE key = 'storeIdentifier'"
-            try session.run(identify.text, identify.binds)
-            var written = 0
-            var highest: Int64 = 0
-            for batch in batches where !batch.isEmpty {
-                for snapshot in batch { highest = max(highest, try reference(of: snapshot.objectID)) }
-                try insertRows(batch, keepingVersions: true)
-                try writeToManyRows(inserted: batch, updated: [])
-                written += batch.count
-                progress(written)
-            }
-            if highest > 0 {
-                var statement = SQLStatement()
-                statement.text = "SELECT setval('\(TableLayout.quoted(TableLayout.referenceSequence))', \(statement.parameter(highest)))"
-                try session.run(statement.text, statement.binds)
-            }
-            if lastCommit > 0 {
-                var statement = SQLStatement()
-                let milliseconds = Int64(exactly: (Date().timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
-                statement.text = """
-                    INSERT INTO "\(CommitHistory.table)" (seq, committed_at, author, entities, refs, kinds) \
-                    VALUES (\(statement.parameter(lastCommit)), \(statement.parameter(milliseconds)), \(statement.parameter(author)), \
-                    '{}', '{}', '')
-                    """
-                try session.run(statement.text, statement.binds)
-            }
+            try writeImported(batches, storeIdentifier: storeIdentifier, lastCommit: lastCommit, author: author, progress: progress)
+        }
+    }
+
+    /// ``importObjects(_:storeIdentifier:lastCommit:author:progress:)`` within the transaction
+    /// under way; the reference sequence moves past `referencesAbove` too (references handed
+    /// out to objects since deleted).
+    func writeImported(_ batches: some Sequence<[ObjectSnapshot]>, storeIdentifier: String, lastCommit: Int64, author: String,
+                       referencesAbove: Int64 = 0, progress: (Int) -> Void = { _ in }) throws {
+        var identify = SQLStatement()
+        identify.text = "UPDATE \(TableLayout.quoted(TableLayout.metadataTable)) SET value = \(identify.parameter(storeIdentifier)) "
+            + "WHERE key = 'storeIdentifier'"
+        try session.run(identify.text, identify.binds)
+        var written = 0
+        var highest = referencesAbove
+        for batch in batches where !batch.isEmpty {
+            for snapshot in batch { highest = max(highest, try reference(of: snapshot.objectID)) }
+            try insertRows(batch, keepingVersions: true)
+            try writeToManyRows(inserted: batch, updated: [])
+            written += batch.count
+            progress(written)
+        }
+        if highest > 0 {
+            var statement = SQLStatement()
+            statement.text = "SELECT setval('\(TableLayout.quoted(TableLayout.referenceSequence))', \(statement.parameter(highest)))"
+            try session.run(statement.text, statement.binds)
+        }
+        if lastCommit > 0 {
+            var statement = SQLStatement()
+            let milliseconds = Int64(exactly: (Date().timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
+            statement.text = """
+                INSERT INTO "\(CommitHistory.table)" (seq, committed_at, author, entities, refs, kinds) \
+                VALUES (\(statement.parameter(lastCommit)), \(statement.parameter(milliseconds)), \(statement.parameter(author)), \
+                '{}', '{}', '')
+                """
+            try session.run(statement.text, statement.binds)
         }
     }
 }

@@ -42,7 +42,8 @@ struct SchemaSetup {
         return (try? row.makeRandomAccess()[0].decode(Bool.self)) ?? false
     }
 
-    private func create(storeType: String) throws -> StoreMetadata {
+    /// Makes the model's tables, the history table when there is none, and the store's metadata.
+    func create(storeType: String) throws -> StoreMetadata {
         for statement in layout.creationStatements + [CommitHistory.creationStatement] { try session.run(statement) }
         let metadata = StoreMetadata(storeType: storeType, entityVersionHashes: model.entityVersionHashes,
                                      modelVersionHash: model.versionHash)

@@ -36,6 +36,14 @@ struct MigrateCommand: ParsableCommand {
             FUNCTION($source, "selector"), an expression that does not parse), is refused by name, never skipped \
             (docs/MODEL.md, "Mapping models"). The loss and store checks apply to its step as to the others.
 
+            A postgresql:// URL as --store migrates a database: read at one instant with the version it was made \
+            with, migrated in memory as a store file is (the same steps, loss checks, mapping models and check of \
+            the result), then written in one transaction, refused while other sessions (servers) are connected to \
+            the database or when a commit was made since it was read. The old tables, reference sequence and \
+            history are kept, whole, in the schema _graph_backup_<first 12 hex digits of the old model's version \
+            hash> (an existing one is never overwritten); the migration is commit number last + 1, and a change \
+            feed's since from before it is answered history expired. A failure leaves the database as it was.
+
             --dry-run reads and checks everything, prints what would change, and writes nothing. Exit status: 0 \
             when migrated (or nothing to do); 1 when the migration is refused (not lightweight, data that does not \
             fit, data it would lose, a store of none of the versions given); 2 when it cannot be done (a missing or invalid store or \
@@ -43,7 +51,7 @@ struct MigrateCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The store file to migrate.", valueName: "file"))
+    @Option(help: ArgumentHelp("The store file to migrate, or a database's postgresql:// URL.", valueName: "file-or-url"))
     var store: String
 
     @Option(help: ArgumentHelp("The model to migrate to (docs/MODEL.md), or an .xcdatamodeld bundle holding the earlier versions too.",
@@ -69,6 +77,10 @@ struct MigrateCommand: ParsableCommand {
     var dryRun = false
 
     func run() throws {
+        if case .postgreSQL(let url)? = try? StoreLocation(store), let location = try? StoreLocation(store) {
+            try migrateDatabase(url, shownAs: location)
+            return
+        }
         let migrator: JSONStoreMigrator
         do {
             migrator = try Self.migrator(store: store, model: model, fromModels: fromModels,
