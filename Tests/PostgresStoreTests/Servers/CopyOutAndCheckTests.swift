@@ -44,11 +44,11 @@ struct CopyOutAndCheckTests {
         let served = try ServerProcess(store: store)
         let reader = try WireClient(port: served.port)
         let after = try reader.result("get", ["ids": ids])
-        #expect(Self.comparable(after) == Self.comparable(before))
+        #expect(AnswerText.comparable(after) == AnswerText.comparable(before))
         // The file goes on from the database's last commit and references.
         let next = try reader.result("save", ["insert": [["id": "c", "entity": "Song", "values": ["title": "C", "plays": 3]]]])
         #expect(next.seq == last.seq + 1)
-        #expect(try Self.reference(next.id("c")) > ids.map(Self.reference).max() ?? 0)
+        #expect(try AnswerText.reference(next.id("c")) > ids.map(AnswerText.reference).max() ?? 0)
         _ = try served.stop()
 
         // A store file that holds objects is refused, and stays as it was.
@@ -91,12 +91,12 @@ struct CopyOutAndCheckTests {
         #expect(try runDocServer(["check", "--store", database.absoluteString], timeout: 60).status == 0)
 
         // A required title cleared by hand: the loader's check names the object and the property.
-        _ = try cluster.psql("UPDATE \"Song\" SET \"title\" = NULL WHERE \"_id\" = \(try Self.reference(saved[1]))", database: name)
+        _ = try cluster.psql("UPDATE \"Song\" SET \"title\" = NULL WHERE \"_id\" = \(try AnswerText.reference(saved[1]))", database: name)
         let required = try runDocServer(["check", "--store", database.absoluteString], timeout: 60)
         #expect(required.status == 1)
         #expect(required.errors.contains("title"), "\(required.errors)")
         #expect(required.errors.contains(database.host ?? "127.0.0.1"), "\(required.errors)")
-        _ = try cluster.psql("UPDATE \"Song\" SET \"title\" = 'back' WHERE \"_id\" = \(try Self.reference(saved[1]))", database: name)
+        _ = try cluster.psql("UPDATE \"Song\" SET \"title\" = 'back' WHERE \"_id\" = \(try AnswerText.reference(saved[1]))", database: name)
 
         // A commit missing from the middle of the history.
         _ = try cluster.psql("DELETE FROM \"_graph_history\" WHERE seq = 2", database: name)
@@ -111,19 +111,5 @@ struct CopyOutAndCheckTests {
         let behind = try runDocServer(["check", "--store", database.absoluteString], timeout: 60)
         #expect(behind.status == 1)
         #expect(behind.errors.contains("the reference sequence stands at 1"), "\(behind.errors)")
-    }
-
-    /// A `get` answer's objects as text with sorted keys, comparable across servers.
-    private static func comparable(_ answer: [String: Any]) -> [String] {
-        answer.objects.map { object in
-            guard let object, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "null" }
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
-
-    /// The integer reference at the end of an ID (`graph://…/Song/12` → 12).
-    private static func reference(_ id: String) throws -> Int64 {
-        guard let last = id.split(separator: "/").last, let value = Int64(last) else { throw HarnessError("no reference in \(id)") }
-        return value
     }
 }

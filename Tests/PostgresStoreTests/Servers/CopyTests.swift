@@ -37,14 +37,14 @@ struct CopyTests {
         let served = try DatabaseServers.server(on: database)
         let reader = try WireClient(port: served.port)
         let after = try reader.result("get", ["ids": ids])
-        #expect(Self.comparable(after) == Self.comparable(before))
+        #expect(AnswerText.comparable(after) == AnswerText.comparable(before))
         #expect(after.objects[3] == nil, "the deleted song")
         // The next save is numbered after the store's last commit; new objects get new IDs.
         let next = try reader.result("save", ["insert": [["id": "d", "entity": "Song", "values": ["title": "D", "plays": 4]]]])
         #expect(next.seq == deleted.seq + 1)
         let newID = try next.id("d")
         #expect(!ids.contains(newID))
-        #expect(try Self.reference(newID) > ids.map(Self.reference).max() ?? 0)
+        #expect(try AnswerText.reference(newID) > ids.map(AnswerText.reference).max() ?? 0)
 
         // A database that holds objects is refused, and so is a destination that is not a database.
         let again = try runDocServer(["copy", "--from", store.path, "--to", database.absoluteString], timeout: 60)
@@ -88,23 +88,9 @@ struct CopyTests {
         let onDatabase = try ServerProcess(store: nil, arguments: ["--store", database.absoluteString, "--model", model.path],
                                            workingDirectory: directoryB.url, keeping: directoryB, timeout: 60)
         let read = try WireClient(port: onDatabase.port).result("get", ["ids": [a]])
-        #expect(Self.comparable(read) == Self.comparable(served))
+        #expect(AnswerText.comparable(read) == AnswerText.comparable(served))
         let values = read.objects.first??["values"] as? [String: Any]
         #expect(values?["link"] is NSNull)
         #expect(values?["seeAlso"] as? [String] == [c])
-    }
-
-    /// A `get` answer's objects as text with sorted keys, comparable across servers.
-    private static func comparable(_ answer: [String: Any]) -> [String] {
-        answer.objects.map { object in
-            guard let object, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "null" }
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
-
-    /// The integer reference at the end of an ID (`graph://…/Song/12` → 12).
-    private static func reference(_ id: String) throws -> Int64 {
-        guard let last = id.split(separator: "/").last, let value = Int64(last) else { throw HarnessError("no reference in \(id)") }
-        return value
     }
 }
