@@ -19,6 +19,8 @@ struct BenchmarkOptions {
     var memorySaves: Int?
     /// `--indexes`: the fetch-index benchmark (ServerBenchmark+Indexes.swift) instead of the rest.
     var indexes = false
+    /// `--postgres`: docserver on PostgreSQL beside pgbench (ServerBenchmark+Postgres.swift) instead of the rest.
+    var postgres = false
     /// Songs in the store of the fetch-index benchmark.
     var indexSongs = 1_000_000
     /// `--fetch-saving`: fetch p50/p99 with and without concurrent saves (ServerBenchmark+FetchWhileSaving.swift).
@@ -47,7 +49,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]] [--postgres]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
 
     init(arguments: [String]) throws {
@@ -76,6 +78,7 @@ struct BenchmarkOptions {
                 guard let count = rest.popFirst().flatMap(Int.init), count > 0 else { throw BenchmarkError("--memory-saves needs a count\n\(Self.usage)") }
                 memorySaves = count
             case "--indexes": indexes = true
+            case "--postgres": postgres = true
             case "--index-songs":
                 guard let count = rest.popFirst().flatMap(Int.init), count >= 1_000 else { throw BenchmarkError("--index-songs needs a count of at least 1000\n\(Self.usage)") }
                 indexSongs = count

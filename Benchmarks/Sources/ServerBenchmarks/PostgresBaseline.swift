@@ -119,11 +119,27 @@ struct PostgresBaseline {
     /// pgbench with `clients` clients for `seconds` running `script` (pgbench's script
     /// language); `mode` `simple` (every query sent as text and parsed, pgbench's default) or
     /// `prepared`. Returns transactions (here: one lookup each) per second.
-    func pgbench(script: String, clients: Int, seconds: Int, mode: String) throws -> Double {
+    func pgbench(script: String, clients: Int, seconds: Int, mode: String, database: String = "postgres") throws -> Double {
         let file = directory.appendingPathComponent("lookup-\(UUID().uuidString).sql")
         try Data(script.utf8).write(to: file)
+        return try pgbench(["-f", file.path], clients: clients, seconds: seconds, mode: mode, database: database)
+    }
+
+    /// pgbench's own transaction `builtin` (`-N`: simple update, `-S`: select only) on the
+    /// tables of ``pgbenchInitialize(database:)``; transactions per second.
+    func pgbench(builtin: String, clients: Int, seconds: Int, mode: String, database: String) throws -> Double {
+        try pgbench([builtin], clients: clients, seconds: seconds, mode: mode, database: database)
+    }
+
+    /// pgbench's tables at scale 1 (100,000 accounts) in `database`.
+    func pgbenchInitialize(database: String) throws {
+        try Self.check(Self.run([], bin + "/pgbench", ["-i", "-q", "-s", "1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", database],
+                                in: directory), "pgbench -i")
+    }
+
+    private func pgbench(_ transaction: [String], clients: Int, seconds: Int, mode: String, database: String) throws -> Double {
         let result = try Self.run([], bin + "/pgbench", ["-n", "-M", mode, "-c", "\(clients)", "-j", "2", "-T", "\(seconds)",
-                                                         "-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-f", file.path, "postgres"], in: directory)
+                                                         "-h", "127.0.0.1", "-p", "\(port)", "-U", "bench"] + transaction + [database], in: directory)
         guard result.status == 0,
               let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
               let tps = Double(line.dropFirst(6).prefix { $0 != " " }) else {

@@ -39,6 +39,8 @@ import Foundation
 // 8. `--memory` runs only resident memory: at start, after each quarter of `--memory-saves`
 //    (default 1,000,000) durable saves, and after a restart on the same store
 //    (ServerBenchmark+MemoryAfterSaves.swift).
+// 9. `--postgres` runs only docserver on PostgreSQL: `get` and durable saves through 1 and 2
+//    servers on one database, beside pgbench on the same cluster (ServerBenchmark+Postgres.swift).
 //
 // Every load run is closed-loop (each connection sends one request and waits for its answer,
 // as redis-benchmark does), with requests encoded before the run: 50 connections driven by one
@@ -59,6 +61,8 @@ let benchmark = try ServerBenchmark(options: options)
 do {
     if options.indexes {
         try await benchmark.runIndexes()
+    } else if options.postgres {
+        try await benchmark.runPostgres()
     } else if options.fetchSaving {
         try await benchmark.runFetchWhileSaving()
     } else if options.memoryOnly {
