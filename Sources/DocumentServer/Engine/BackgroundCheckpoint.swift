@@ -25,7 +25,13 @@ final class BackgroundCheckpoint: Sendable {
     let thresholdBytes: Int
     private let logger: Logger
     /// Called from the snapshot thread when the snapshot is written (wakes the writer).
-    private let wake: NIOLockedValueBox<(@Sendable () -> Void)?> = NIOLockedValueBox(nil)
+    /// (In a struct: a function value kept directly in the generic box would be rewrapped in
+    /// reabstraction thunks on every read through its `inout`, a longer chain each checkpoint.)
+    private let wake: NIOLockedValueBox<Wake?> = NIOLockedValueBox(nil)
+
+    private struct Wake: Sendable {
+        let call: @Sendable () -> Void
+    }
     // Touched by the writer thread only (and by `finishWaiting` after it ended).
     private let running: NIOLockedValueBox<Running?> = NIOLockedValueBox(nil)
 
@@ -36,7 +42,7 @@ final class BackgroundCheckpoint: Sendable {
 
     /// What to call when a snapshot has been written, so that the writer finishes it soon.
     func onSnapshotWritten(_ wake: @escaping @Sendable () -> Void) {
-        self.wake.withLockedValue { $0 = wake }
+        self.wake.withLockedValue { $0 = Wake(call: wake) }
     }
 
     /// Whether a snapshot has been written and waits for ``step(store:state:)`` to finish it.
@@ -81,7 +87,7 @@ final class BackgroundCheckpoint: Sendable {
             let outcome = Result { try ticket.writeSnapshot(AnySequence(state.objectsByEntity.values.joined())) }
             current.outcome.withLockedValue { $0 = outcome }
             current.done.signal()
-            wake.withLockedValue { $0 }?()
+            wake.withLockedValue { $0?.call }?()
         }
         thread.name = "docserver checkpoint"
         thread.start()
