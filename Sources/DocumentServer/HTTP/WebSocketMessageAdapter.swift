@@ -1,0 +1,113 @@
+import DocumentProtocol
+import NIOCore
+import NIOWebSocket
+
+/// Makes a WebSocket look like the line protocol to the ``ConnectionHandler`` after it: each
+/// text message in is one line, each line out (answers and notifications) is one text frame.
+/// So `/rpc` runs the TCP port's session code unchanged, with its limits, its queue, its idle
+/// timeout and its shutdown.
+///
+/// - A message longer than the line limit is refused as a line is: the `too large` error, then
+///   the connection closes (with the close code 1009, message too big).
+/// - A binary message is not the protocol: the connection closes with 1003 (unsupported data).
+/// - Pings are answered with pongs; a close frame is answered with one and the connection closes.
+/// - When the handler after it closes the connection (or its output), a close frame goes first,
+///   so a browser sees a clean close rather than a dropped connection.
+///
+/// Not `Sendable`: it lives on its channel's event loop.
+final class WebSocketMessageAdapter: ChannelDuplexHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = WebSocketFrame
+
+    private let maximumMessageBytes: Int
+    /// A close frame was sent: nothing is written after it.
+    private var sentClose = false
+    /// The close code to send when the connection is closed from this side.
+    private var closeCode = WebSocketErrorCode.normalClosure
+    /// The last frame written, so that an empty write (the session's "flush, then close")
+    /// completes once every frame before it is written.
+    private var lastWrite: EventLoopFuture<Void>?
+
+    init(maximumMessageBytes: Int) {
+        self.maximumMessageBytes = maximumMessageBytes
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text:
+            context.fireChannelRead(wrapInboundOut(frame.unmaskedData))
+        case .binary:
+            closeCode = .unacceptableData
+            context.close(promise: nil)
+        case .ping:
+            guard !sentClose else { return }
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            sendClose(context: context, code: .normalClosure).whenComplete { _ in context.close(promise: nil) }
+        default:
+            break  // pongs, and continuations the aggregator before this handler joins
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        switch error {
+        case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge,
+             NIOWebSocketFrameAggregator.Error.tooManyFragments:
+            // As a line too long: the session answers `too large` and closes.
+            closeCode = .messageTooLarge
+            context.fireErrorCaught(LineTooLongError(limit: maximumMessageBytes))
+        case is NIOWebSocketError, is NIOWebSocketFrameAggregator.Error:
+            closeCode = .protocolError
+            context.fireErrorCaught(error)
+        default:
+            context.fireErrorCaught(error)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var buffer = unwrapOutboundIn(data)
+        guard !sentClose else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        var written: EventLoopFuture<Void>?
+        // One message per line; a write holds one line (an answer or a notification) and its `\n`.
+        while buffer.readableBytes > 0 {
+            let length = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")).map { $0 - buffer.readerIndex } ?? buffer.readableBytes
+            guard let line = buffer.readSlice(length: length) else { break }
+            buffer.moveReaderIndex(forwardBy: min(1, buffer.readableBytes))
+            guard line.readableBytes > 0 else { continue }
+            written = context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: line)))
+        }
+        if let written {
+            lastWrite = written
+            written.cascade(to: promise)
+        } else if let lastWrite {
+            lastWrite.cascade(to: promise)
+        } else {
+            promise?.succeed(())
+        }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode != .input, !sentClose, context.channel.isActive else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        // The close frame first; a half-close (the session's "last line, then close") closes all:
+        // a WebSocket has no half-closed state a browser would wait in.
+        sendClose(context: context, code: closeCode).whenComplete { _ in context.close(mode: .all, promise: promise) }
+    }
+
+    private func sendClose(context: ChannelHandlerContext, code: WebSocketErrorCode) -> EventLoopFuture<Void> {
+        guard !sentClose else { return context.eventLoop.makeSucceededVoidFuture() }
+        sentClose = true
+        var payload = context.channel.allocator.buffer(capacity: 2)
+        payload.write(webSocketErrorCode: code)
+        return context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)))
+    }
+}
