@@ -213,3 +213,20 @@ def test_post_rpc_bodies_are_limited_by_the_line_limit(start_server: Any) -> Non
     assert json.loads(post(port, small)[1])["error"]["code"] == -32602
     large = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "a" * 200000}})
     assert post(port, large)[0] == 413
+
+
+def test_the_page_and_the_client_it_imports_are_served_from_the_binary(start_server: Any) -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    _, port = start_http(start_server)
+    for path, source, kind in (("/", "web/index.html", "text/html"), ("/page.js", "web/page.js", "text/javascript"),
+                               ("/docstore/index.js", "clients/js/src/index.js", "text/javascript")):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read().decode("utf-8")
+        connection.close()
+        assert response.status == 200, path
+        assert response.getheader("Content-Type", "").startswith(kind)
+        assert body == (root / source).read_text(encoding="utf-8"), path
