@@ -12,14 +12,16 @@ extension DocumentServer {
     /// told of the shutdown as they are, served by a ``ConnectionHandler`` behind a
     /// ``WebSocketMessageAdapter``. Runs on the channel's event loop.
     func adoptWebSocket(_ channel: Channel, logger: Logger) -> EventLoopFuture<Void> {
+        let shared = self.shared, gate = self.gate, lifecycle = self.lifecycle
         let maximumMessageBytes = configuration.maximumLineLength
         let aggregator = NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16,
                                                      maxAccumulatedFrameSize: maximumMessageBytes)
         let adapter = WebSocketMessageAdapter(maximumMessageBytes: maximumMessageBytes)
         guard gate.admitConnection() else {
+            let busy = RPCResponse.encode(id: .null, .error(.serverBusy(limit: gate.maximumConnections)))
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandlers(aggregator, adapter)
-                ClosingAnswer.send(RPCResponse.encode(id: .null, .error(.serverBusy(limit: gate.maximumConnections))), on: channel, grace: .zero)
+                ClosingAnswer.send(busy, on: channel, grace: .zero)
             }
         }
         let id = ObjectIdentifier(channel)
@@ -36,7 +38,6 @@ extension DocumentServer {
         connectionLogger[metadataKey: "peer"] = "\(channel.remoteAddress?.description ?? "unknown")"
         connectionLogger[metadataKey: "transport"] = "websocket"
         connectionLogger.info("connection opened")
-        let shared = self.shared, gate = self.gate, lifecycle = self.lifecycle
         shared.status.connections.add(1, ordering: .relaxed)
         channel.closeFuture.whenComplete { [connectionLogger] _ in
             shared.status.connections.subtract(1, ordering: .relaxed)

@@ -114,7 +114,7 @@ public final class HTTPPort: Service, Sendable {
                 guard admitted else { return channel.close() }
                 // Counted as HTTP until it upgrades: a WebSocket counts with the line protocol's connections.
                 let counted = NIOLockedValueBox(true)
-                let uncount = { counted.withLockedValue { still in
+                let uncount: @Sendable () -> Void = { counted.withLockedValue { still in
                     if still { open.withLockedValue { $0 -= 1 } }
                     still = false
                 } }

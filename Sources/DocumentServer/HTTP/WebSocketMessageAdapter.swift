@@ -47,7 +47,8 @@ final class WebSocketMessageAdapter: ChannelDuplexHandler {
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose:
-            sendClose(context: context, code: .normalClosure).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            sendClose(context: context, code: .normalClosure).whenComplete { _ in channel.close(promise: nil) }
         default:
             break  // pongs, and continuations the aggregator before this handler joins
         }
@@ -100,7 +101,8 @@ final class WebSocketMessageAdapter: ChannelDuplexHandler {
         }
         // The close frame first; a half-close (the session's "last line, then close") closes all:
         // a WebSocket has no half-closed state a browser would wait in.
-        sendClose(context: context, code: closeCode).whenComplete { _ in context.close(mode: .all, promise: promise) }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        sendClose(context: context, code: closeCode).whenComplete { _ in bound.value.close(mode: .all, promise: promise) }
     }
 
     private func sendClose(context: ChannelHandlerContext, code: WebSocketErrorCode) -> EventLoopFuture<Void> {
