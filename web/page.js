@@ -88,7 +88,9 @@ function chooseEntity(name, { predicate = "" } = {}) {
   $("predicate").value = predicate;
   $("entity-name").textContent = name;
   for (const item of document.querySelectorAll("#entities li")) item.classList.toggle("selected", item.dataset.entity === name);
-  history.replaceState(null, "", `#entity=${encodeURIComponent(name)}`);
+  const hash = new URLSearchParams(location.hash.slice(1));
+  hash.set("entity", name);
+  history.replaceState(null, "", `#${hash}`);
   return showPage();
 }
 
@@ -169,6 +171,7 @@ function showError(error) {
 // -- one object ---------------------------------------------------------------------------------
 
 async function showObject(id) {
+  const sameObject = state.shownObject !== undefined && state.shownObject !== null && state.shownObject.id === id;
   state.selected = id;
   for (const row of document.querySelectorAll("#objects tbody tr")) row.classList.toggle("selected", row.dataset.id === id);
   let object;
@@ -214,8 +217,10 @@ async function showObject(id) {
         : element("ul", {}, ...ids.slice(0, 100).map((item) => element("li", {}, link(item)))),
       ids.length > 100 ? element("div", {}, `and ${ids.length - 100} more`) : ""));
   }
-  $("object-status").textContent = "";
-  $("object-status").className = "";
+  if (!sameObject) {
+    $("object-status").textContent = "";
+    $("object-status").className = "";
+  }
 }
 
 /** The wire form of an input's text for an attribute of `type` (docs/PROTOCOL.md). */

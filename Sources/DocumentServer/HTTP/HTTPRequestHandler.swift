@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 /// Serves HTTP/1.1 requests on one connection of the HTTP port through an ``HTTPRouter``:
 /// the body is gathered up to a limit (past it: 413 and the connection closes), keep-alive is
@@ -100,6 +101,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if error is NIOWebSocketUpgradeError {
+            // `/rpc` refused to upgrade (another path, an origin not allowed, the store not open yet):
+            // the request comes next, as a plain one, and the routes answer it (403, 426, 404).
+            return
+        }
         logger.debug("http connection error", metadata: ["error": "\(error)"])
         closing = true
         context.close(promise: nil)

@@ -40,8 +40,9 @@ final class WebSocketMessageAdapter: ChannelDuplexHandler {
         case .text:
             context.fireChannelRead(wrapInboundOut(frame.unmaskedData))
         case .binary:
+            // Through the pipeline's tail, so that the close frame goes first (close(context:mode:promise:)).
             closeCode = .unacceptableData
-            context.close(promise: nil)
+            context.channel.close(promise: nil)
         case .ping:
             guard !sentClose else { return }
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
