@@ -17,6 +17,7 @@ Exit status 0 when every check passed; the figures are printed."""
 
 from __future__ import annotations
 
+import decimal
 import json
 import os
 import shutil
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT / "clients" / "python" / "src"))
 
 import docstore  # noqa: E402
 from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -51,8 +53,11 @@ def seed_store(directory: Path) -> Path:
     """A store of OBJECTS Tags, written by `docserver import` from NDJSON made here."""
     store = directory / "store.json"
     empty = directory / "empty.json"
-    subprocess.run([str(BINARY), "import", "--quiet", "--store", str(empty), "--from", "/dev/null"], check=False,
-                   capture_output=True)
+    # An empty store of the sample model (a server creates it), for the export header's hashes.
+    process, _ = start_server(empty, free_port())
+    assert process.stdin is not None
+    process.stdin.close()
+    process.wait(timeout=60)
     header_text = subprocess.run([str(BINARY), "export", "--store", str(empty)], check=True, capture_output=True,
                                  text=True).stdout.splitlines()[0]
     header = json.loads(header_text)
@@ -90,7 +95,7 @@ def browser() -> webdriver.Chrome:
     if chromium:
         options.binary_location = chromium
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    return webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_path), options=options)
+    return webdriver.Chrome(service=ChromeService(executable_path=driver_path), options=options)
 
 
 def shot(driver: webdriver.Chrome, name: str) -> None:
@@ -104,7 +109,10 @@ def wait(driver: webdriver.Chrome, condition, seconds: float = 10.0, what: str =
 
 
 def row_titles(driver: webdriver.Chrome, column: int) -> "list[str]":
-    return [row.find_elements(By.TAG_NAME, "td")[column].text for row in driver.find_elements(By.CSS_SELECTOR, "#objects tbody tr")]
+    # Read in one script: the table is redrawn by live updates, so elements found before may be gone.
+    return list(driver.execute_script(
+        "return [...document.querySelectorAll('#objects tbody tr')].map((row) => row.children[arguments[0]] ? row.children[arguments[0]].textContent : '')",
+        column))
 
 
 def main() -> int:
@@ -119,7 +127,7 @@ def main() -> int:
             with docstore.connect("127.0.0.1", port, client_name="python") as client:
                 session = client.session()
                 miles = session.insert("Artist", name="Miles Davis", country="US")
-                kob = session.insert("Album", title="Kind of Blue", artist=miles, price="9.99")
+                kob = session.insert("Album", title="Kind of Blue", artist=miles, price=decimal.Decimal("9.99"))
                 for title, plays in (("So What", 7), ("Freddie Freeloader", 3), ("Blue in Green", 12)):
                     session.insert("Song", title=title, plays=plays, album=kob)
                 session.save()
