@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { BINARY, REPO_ROOT } from "./support.js";
@@ -17,24 +17,26 @@ const hasSwiftc = spawnSync("swiftc", ["--version"], { encoding: "utf8" }).statu
 const skip = !hasSwiftc ? "swiftc is missing"
   : !existsSync(join(MODULES, "DocumentClient.swiftmodule")) ? `DocumentClient is not built in ${BUILD} (swift build first)` : false;
 
-/** The module maps of the build's C modules (SwiftPM's generated ones, the packages' own, CYajl's). */
+/** The module maps of the build's C modules: SwiftPM writes one per C target as `<Target>.build/module.modulemap`
+ * (a Swift target's is under `include/`, and is not needed), and CYajl, a system library, has its own. */
 function moduleMapFlags() {
-  const flags = [];
-  const visit = (directory, depth) => {
-    if (depth < 0 || !existsSync(directory)) return;
-    for (const name of readdirSync(directory)) {
-      const path = join(directory, name);
-      if (name === "module.modulemap") {
-        flags.push("-Xcc", `-fmodule-map-file=${path}`, "-Xcc", `-I${directory}`);
-      } else if (statSync(path).isDirectory() && name !== "Modules" && !name.endsWith(".swiftmodule") && !name.endsWith(".dSYM")) {
-        visit(path, depth - 1);
-      }
+  const maps = [];
+  for (const entry of readdirSync(BUILD)) {
+    const map = join(BUILD, entry, "module.modulemap");
+    if (entry.endsWith(".build") && existsSync(map)) maps.push(map);
+  }
+  // C targets with a module map of their own (swift-atomics' shims, BoringSSL, …), in the checkouts.
+  const covered = new Set(maps.map((map) => dirname(map).split("/").pop().replace(/\.build$/, "")));
+  const checkouts = join(REPO_ROOT, ".build", "checkouts");
+  for (const checkout of existsSync(checkouts) ? readdirSync(checkouts) : []) {
+    const sources = join(checkouts, checkout, "Sources");
+    for (const target of existsSync(sources) ? readdirSync(sources) : []) {
+      const map = join(sources, target, "include", "module.modulemap");
+      if (!covered.has(target) && existsSync(map)) maps.push(map);
     }
-  };
-  for (const entry of readdirSync(BUILD)) if (entry.endsWith(".build")) visit(join(BUILD, entry), 1);
-  visit(join(REPO_ROOT, ".build", "checkouts"), 4);
-  visit(join(REPO_ROOT, "Sources", "CYajl"), 0);
-  return flags;
+  }
+  maps.push(join(REPO_ROOT, "Sources", "CYajl", "module.modulemap"));
+  return maps.flatMap((map) => ["-Xcc", `-fmodule-map-file=${map}`, "-Xcc", `-I${dirname(map)}`]);
 }
 
 function typecheck(directory, files) {
