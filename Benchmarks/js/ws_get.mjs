@@ -7,7 +7,7 @@
 // DOCSERVER_BINARY: the server to measure (default .build/release/docserver). It prints the
 // build it used; rounds alternate TCP and WebSocket so that both see the same machine load.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -56,6 +56,17 @@ const port = await new Promise((resolvePort, reject) => {
   server.once("exit", (code) => reject(new Error(`docserver exited (${code})`)));
 });
 
+/** The server process's CPU time so far, in microseconds (Linux: /proc/PID/stat). */
+function serverCPU() {
+  try {
+    const stat = readFileSync(`/proc/${server.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 1e6 / 100;  // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return 0;
+  }
+}
+
 try {
   const seeding = await connect({ host: "127.0.0.1", port });
   const session = await seeding.session();
@@ -69,6 +80,8 @@ try {
     const clients = await Promise.all(Array.from({ length: CONNECTIONS }, () => connect(options)));
     for (const client of clients) await client.call("get", { ids: [ids[0]] });  // warm
     let done = 0;
+    const cpuBefore = process.cpuUsage();
+    const serverBefore = serverCPU();
     const deadline = performance.now() + SECONDS * 1000;
     await Promise.all(clients.map(async (client, index) => {
       let next = index;
@@ -79,16 +92,19 @@ try {
       }
     }));
     const rate = done / SECONDS;
+    const cpu = process.cpuUsage(cpuBefore);
+    const clientMicros = (cpu.user + cpu.system) / Math.max(1, done);
+    const serverMicros = (serverCPU() - serverBefore) / Math.max(1, done);
     for (const client of clients) client.close();
-    return rate;
+    return { rate, clientMicros, serverMicros };
   }
 
   const rates = { tcp: [], ws: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of ["tcp", "ws"]) {
-      const rate = await measure(kind);
+      const { rate, clientMicros, serverMicros } = await measure(kind);
       rates[kind].push(rate);
-      console.log(`round ${round + 1}: ${kind === "tcp" ? "TCP      " : "WebSocket"} ${Math.round(rate).toLocaleString("en")} gets/s (${CONNECTIONS} connections, ${SECONDS} s, one object of ${OBJECTS} Songs per get)`);
+      console.log(`round ${round + 1}: ${kind === "tcp" ? "TCP      " : "WebSocket"} ${Math.round(rate).toLocaleString("en")} gets/s (${CONNECTIONS} connections, ${SECONDS} s, one object of ${OBJECTS} Songs per get); CPU per get: client ${clientMicros.toFixed(0)} µs, server ${serverMicros.toFixed(0)} µs`);
     }
   }
   const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;

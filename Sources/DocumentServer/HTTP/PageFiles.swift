@@ -196,6 +196,9 @@ function chooseEntity(name, { predicate = "" } = {}) {
   state.predicate = predicate;
   state.offset = 0;
   $("predicate").value = predicate;
+  const text = state.model.entity(name).attributes.find((attribute) => attribute.type === "string");
+  $("predicate").placeholder = text === undefined ? "a predicate (docs/PREDICATES.md), e.g. TRUEPREDICATE"
+    : `a predicate, e.g. ${text.name} BEGINSWITH[c] 'a'`;
   $("entity-name").textContent = name;
   for (const item of document.querySelectorAll("#entities li")) item.classList.toggle("selected", item.dataset.entity === name);
   const hash = new URLSearchParams(location.hash.slice(1));
