@@ -66,9 +66,10 @@ public final class HTTPPort: Service, Sendable {
         var router = HTTPRouter()
         let origins = OriginPolicy(allowed: configuration.allowedOrigins)
         let logger = self.logger
-        router.add(.GET, "/rpc") { request in
+        router.add(.GET, "/rpc") { [server] request in
             // Reached only when the request did not upgrade.
             guard origins.allows(request.head) else { return .text(.forbidden, origins.refusal(request.head)) }
+            guard server.withLockedValue({ $0 }) != nil else { return .text(.serviceUnavailable, "not ready: the store is opening") }
             return .text(.upgradeRequired, "GET /rpc upgrades to a WebSocket (send Upgrade: websocket); POST /rpc takes one request or a batch")
         }
         router.add(.POST, "/rpc", deferred: { [server] request, loop in
