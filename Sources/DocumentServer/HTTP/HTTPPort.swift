@@ -106,6 +106,8 @@ public final class HTTPPort: Service, Sendable {
         let bound = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // As the line port: small answers (a WebSocket's) go out at once, not after Nagle's delay.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [server] channel in
                 let admitted = open.withLockedValue { count -> Bool in
                     guard count < configuration.maximumConnections else { return false }
