@@ -58,7 +58,7 @@ struct HTTPRouter: Sendable {
     /// The answer to `request`, on `loop`.
     func answer(_ request: HTTPRequest, on loop: EventLoop) -> EventLoopFuture<HTTPAnswer> {
         guard let byMethod = routes[String(request.path)] else {
-            return loop.makeSucceededFuture(.text(.notFound, "not found: this port serves \(routes.keys.sorted().joined(separator: ", "))"))
+            return loop.makeSucceededFuture(.text(.notFound, "not found: this port serves \(routes.keys.filter { !$0.hasPrefix("/docstore/") }.sorted().joined(separator: ", ")) and the page's client under /docstore/"))
         }
         let method: HTTPMethod = request.head.method == .HEAD ? .GET : request.head.method
         guard let handler = byMethod[method.rawValue] else {
