@@ -77,13 +77,14 @@ final class WebSocketMessageAdapter: ChannelDuplexHandler {
             return
         }
         var written: EventLoopFuture<Void>?
-        // One message per line; a write holds one line (an answer or a notification) and its `\n`.
-        while buffer.readableBytes > 0 {
-            let length = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")).map { $0 - buffer.readerIndex } ?? buffer.readableBytes
-            guard let line = buffer.readSlice(length: length) else { break }
-            buffer.moveReaderIndex(forwardBy: min(1, buffer.readableBytes))
-            guard line.readableBytes > 0 else { continue }
-            written = context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: line)))
+        // Every writer of the line protocol (the session's answers, the feed's notifications, the
+        // closing errors) writes one line and its `\n` at a time: the line, without it, is the message.
+        // Not searched for other newlines: an answer may be 64 MiB, and JSON text has none raw.
+        if buffer.readableBytes > 0, buffer.getInteger(at: buffer.writerIndex - 1, as: UInt8.self) == UInt8(ascii: "\n") {
+            buffer.moveWriterIndex(to: buffer.writerIndex - 1)
+        }
+        if buffer.readableBytes > 0 {
+            written = context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
         }
         if let written {
             lastWrite = written
