@@ -13,6 +13,21 @@ extension PageFiles {
 <title>docserver</title>
 <link rel="stylesheet" href="/page.css">
 <script type="module" src="/page.js"></script>
+<!-- The client's modules, fetched at once rather than one import after another. -->
+<link rel="modulepreload" href="/docstore/arguments.js">
+<link rel="modulepreload" href="/docstore/changes.js">
+<link rel="modulepreload" href="/docstore/client.js">
+<link rel="modulepreload" href="/docstore/connection.js">
+<link rel="modulepreload" href="/docstore/errors.js">
+<link rel="modulepreload" href="/docstore/index.js">
+<link rel="modulepreload" href="/docstore/merge.js">
+<link rel="modulepreload" href="/docstore/model.js">
+<link rel="modulepreload" href="/docstore/objects.js">
+<link rel="modulepreload" href="/docstore/params.js">
+<link rel="modulepreload" href="/docstore/session.js">
+<link rel="modulepreload" href="/docstore/subscription.js">
+<link rel="modulepreload" href="/docstore/transport.js">
+<link rel="modulepreload" href="/docstore/values.js">
 </head>
 <body>
 <header>
