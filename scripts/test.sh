@@ -56,6 +56,10 @@ else
     echo "SKIPPED: the JavaScript client's tests need Node >= 20 (found: $(node --version 2>/dev/null || echo none))" >&2
 fi
 
+# The page at / of the HTTP port, in headless Chromium (Tests/Browser/run.sh installs chromium,
+# chromium-driver and python3-selenium when missing): 100,000 objects, screenshots printed.
+DOCSERVER_BINARY="$(swift build --show-bin-path)/docserver" Tests/Browser/run.sh
+
 # The container: no engine runs here or in CI, so the Dockerfile is checked by construction
 # against the release binary (scripts/build.sh): libraries, ENV, ENTRYPOINT/CMD, HEALTHCHECK.
 python3 Tests/Container/check_container.py

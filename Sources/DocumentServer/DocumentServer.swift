@@ -29,15 +29,15 @@ import ServiceLifecycle
 public final class DocumentServer: Service, Sendable {
     /// How the server listens.
     public let configuration: ServerConfiguration
-    private let shared: SharedState
+    let shared: SharedState
     private let worker: StoreWorker
     private let logger: Logger
     /// Called by ``run()`` once the server listens.
     private let onListening: (@Sendable (_ host: String, _ port: Int) -> Void)?
     /// The listening channel, the open connections and how far the shutdown is.
-    private let lifecycle = NIOLockedValueBox(Lifecycle())
+    let lifecycle = NIOLockedValueBox(Lifecycle())
     /// Counts connections and bytes of incomplete lines against their limits.
-    private let gate: ConnectionGate
+    let gate: ConnectionGate
     /// The figures `stats`, `/metrics` and `/readyz` tell.
     var status: ServerStatus { shared.status }
 
@@ -259,7 +259,7 @@ public final class DocumentServer: Service, Sendable {
 }
 
 /// What ``DocumentServer`` tracks to stop: guarded by its lock.
-private struct Lifecycle {
+struct Lifecycle {
     /// The listening channel once bound; nil before and after.
     var listener: Channel?
     /// The open connections, told to stop at shutdown.

@@ -53,6 +53,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also serve HTTP on this port, on the same address: GET /healthz, /readyz and /metrics (Prometheus) (docs/OPERATIONS.md); 0 picks a free one (printed after the listening line as 'http listening on HOST:PORT'). Off unless given. [env: DOCSERVER_HTTP_PORT]", valueName: "port"))
     var httpPort: Int?
 
+    // The web page and /rpc on the HTTP port (docs/PROTOCOL.md, "WebSocket and POST").
+    @Option(name: .customLong("http-allow-origin"), help: ArgumentHelp("A web origin (scheme://host[:port], or * for any) whose pages may use /rpc on the HTTP port; repeat for more. Requests without an Origin header (clients, curl) and the port's own page (reached by an IP address or localhost) always may; other browsers' pages get 403.", valueName: "origin"))
+    var httpAllowOrigin: [String] = []
+
     @Option(help: ServeCommand.limitHelp("Log a request that takes at least this many milliseconds and keep it in the slow log (the slowlog method, the last 128); 0 keeps every request. [default: \(ServerConfiguration.defaultSlowRequestMilliseconds)]", option: "slow-request-ms", valueName: "milliseconds"))
     var slowRequestMs: Int?
 
@@ -237,6 +241,7 @@ extension ServeCommand {
         guard let port = httpPort ?? Environment.int("DOCSERVER_HTTP_PORT") else { return nil }
         var configuration = HTTPPortConfiguration(host: host, port: port)
         if (1..<configuration.idleTimeoutSeconds).contains(idleTimeout) { configuration.idleTimeoutSeconds = idleTimeout }
+        configuration.allowedOrigins = httpAllowOrigin
         let http = HTTPPort(configuration: configuration, export: PrometheusExport.bootstrap(), logger: logger)
         do {
             return (http, try await http.start())

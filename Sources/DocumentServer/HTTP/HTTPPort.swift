@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOWebSocket
 import ServiceLifecycle
 
 /// How the HTTP port listens and what it accepts.
@@ -19,6 +20,12 @@ public struct HTTPPortConfiguration: Sendable {
     public var maximumRequestsPerConnection: Int = 1000
     /// The longest request body accepted, in bytes; a longer one gets 413 and the connection closes.
     public var maximumBodyBytes: Int = 64 << 10
+    /// The web pages (`scheme://host[:port]`, `*` for any) whose browsers may use `/rpc`
+    /// (`--http-allow-origin`); clients that send no `Origin` and the port's own page always may
+    /// (``OriginPolicy``).
+    public var allowedOrigins: [String] = []
+    /// Whether `/` serves the page (the files of `web/`, embedded in the binary).
+    public var servesPage = true
 
     /// A configuration on `host` and `port`; the limits have their defaults.
     public init(host: String, port: Int) {
@@ -54,9 +61,25 @@ public final class HTTPPort: Service, Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
-    /// The routes; an endpoint added later (`/rpc`) is one more line here.
+    /// The routes.
     private func router() -> HTTPRouter {
         var router = HTTPRouter()
+        let origins = OriginPolicy(allowed: configuration.allowedOrigins)
+        let logger = self.logger
+        router.add(.GET, "/rpc") { [server] request in
+            // Reached only when the request did not upgrade.
+            guard origins.allows(request.head) else { return .text(.forbidden, origins.refusal(request.head)) }
+            guard server.withLockedValue({ $0 }) != nil else { return .text(.serviceUnavailable, "not ready: the store is opening") }
+            return .text(.upgradeRequired, "GET /rpc upgrades to a WebSocket (send Upgrade: websocket); POST /rpc takes one request or a batch")
+        }
+        router.add(.POST, "/rpc", deferred: { [server] request, loop in
+            guard origins.allows(request.head) else { return loop.makeSucceededFuture(.text(.forbidden, origins.refusal(request.head))) }
+            guard let attached = server.withLockedValue({ $0 }) else {
+                return loop.makeSucceededFuture(.text(.serviceUnavailable, "not ready: the store is opening"))
+            }
+            return attached.answerPost(request.body, on: loop, logger: logger)
+        })
+        if configuration.servesPage { PageFiles.addRoutes(to: &router) }
         router.add(.GET, "/healthz") { _ in .text(.ok, "ok") }
         router.add(.GET, "/readyz") { [server] _ in
             guard let attached = server.withLockedValue({ $0 }) else { return .text(.serviceUnavailable, "not ready: the store is opening") }
@@ -78,24 +101,42 @@ public final class HTTPPort: Service, Sendable {
         let configuration = self.configuration
         let logger = self.logger
         let open = self.open
+        let origins = OriginPolicy(allowed: configuration.allowedOrigins)
         let idle = TimeAmount.seconds(Int64(max(1, configuration.idleTimeoutSeconds)))
         let bound = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
+            // As the line port: small answers (a WebSocket's) go out at once, not after Nagle's delay.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [server] channel in
                 let admitted = open.withLockedValue { count -> Bool in
                     guard count < configuration.maximumConnections else { return false }
                     count += 1
                     return true
                 }
                 guard admitted else { return channel.close() }
-                channel.closeFuture.whenComplete { _ in open.withLockedValue { $0 -= 1 } }
+                // Counted as HTTP until it upgrades: a WebSocket counts with the line protocol's connections.
+                let counted = NIOLockedValueBox(true)
+                let uncount: @Sendable () -> Void = { counted.withLockedValue { still in
+                    if still { open.withLockedValue { $0 -= 1 } }
+                    still = false
+                } }
+                channel.closeFuture.whenComplete { _ in uncount() }
+                let upgrader = Self.rpcUpgrader(server: server, origins: origins, logger: logger, uncount: uncount)
+                let bodyLimit: @Sendable (HTTPRequestHead) -> Int = { head in
+                    guard head.method == .POST, head.uri.hasPrefix("/rpc") else { return configuration.maximumBodyBytes }
+                    return server.withLockedValue { $0?.configuration.maximumLineLength } ?? ServerConfiguration.defaultMaximumLineLength
+                }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle), name: Self.idleHandlerName)
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true,
+                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }),
+                        withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(
-                        HTTPRequestHandler(router: router, maximumBodyBytes: configuration.maximumBodyBytes,
-                                           maximumRequests: configuration.maximumRequestsPerConnection, logger: logger))
+                        HTTPRequestHandler(router: router, bodyLimit: bodyLimit,
+                                           maximumRequests: configuration.maximumRequestsPerConnection, logger: logger),
+                        name: Self.requestHandlerName)
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()
@@ -103,6 +144,32 @@ public final class HTTPPort: Service, Sendable {
         let port = bound.localAddress?.port ?? configuration.port
         logger.info("http listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
         return port
+    }
+
+    private static let idleHandlerName = "http-idle"
+    private static let requestHandlerName = "http-requests"
+
+    /// `GET /rpc` with `Upgrade: websocket`, from an allowed origin, once the store is open:
+    /// the connection leaves HTTP and becomes one of the server's connections
+    /// (``DocumentServer/adoptWebSocket(_:logger:)``). Otherwise the request goes on to the
+    /// routes, which answer 403 (origin) or 426.
+    private static func rpcUpgrader(server: NIOLockedValueBox<DocumentServer?>, origins: OriginPolicy, logger: Logger,
+                                    uncount: @escaping @Sendable () -> Void) -> NIOWebSocketServerUpgrader {
+        let maximumFrame = min(Int(UInt32.max), server.withLockedValue { $0?.configuration.maximumLineLength } ?? ServerConfiguration.defaultMaximumLineLength)
+        return NIOWebSocketServerUpgrader(
+            maxFrameSize: max(1, maximumFrame), automaticErrorHandling: false,
+            shouldUpgrade: { channel, head in
+                let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                let upgrade = path == "/rpc" && origins.allows(head) && server.withLockedValue({ $0 }) != nil
+                return channel.eventLoop.makeSucceededFuture(upgrade ? HTTPHeaders() : nil)
+            },
+            upgradePipelineHandler: { channel, _ in
+                guard let attached = server.withLockedValue({ $0 }) else { return channel.close() }
+                uncount()
+                let removed = channel.pipeline.removeHandler(name: idleHandlerName)
+                    .and(channel.pipeline.removeHandler(name: requestHandlerName))
+                return removed.flatMap { _ in attached.adoptWebSocket(channel, logger: logger) }
+            })
     }
 
     /// From now on `/readyz` and `/metrics` answer from `server` (its store is open).

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 /// Serves HTTP/1.1 requests on one connection of the HTTP port through an ``HTTPRouter``:
 /// the body is gathered up to a limit (past it: 413 and the connection closes), keep-alive is
@@ -11,7 +12,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let router: HTTPRouter
-    private let maximumBodyBytes: Int
+    /// The body limit of the request being read (``bodyLimit``'s answer for its head).
+    private var maximumBodyBytes: Int
+    /// The longest body a request may send (`POST /rpc`: the server's line limit; else the port's).
+    private let bodyLimit: @Sendable (HTTPRequestHead) -> Int
     private let maximumRequests: Int
     private let logger: Logger
     private var head: HTTPRequestHead?
@@ -21,9 +25,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var served = 0
     private var closing = false
 
-    init(router: HTTPRouter, maximumBodyBytes: Int, maximumRequests: Int, logger: Logger) {
+    init(router: HTTPRouter, bodyLimit: @escaping @Sendable (HTTPRequestHead) -> Int, maximumRequests: Int, logger: Logger) {
         self.router = router
-        self.maximumBodyBytes = maximumBodyBytes
+        self.bodyLimit = bodyLimit
+        maximumBodyBytes = 0
         self.maximumRequests = maximumRequests
         self.logger = logger
     }
@@ -35,6 +40,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             head = requestHead
             body.clear()
             let declared = requestHead.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
+            maximumBodyBytes = bodyLimit(requestHead)
             tooLarge = declared > maximumBodyBytes
         case .body(var part):
             guard !tooLarge else { return }
@@ -48,14 +54,18 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let requestHead = head else { return }
             head = nil
             served += 1
-            let answer: HTTPAnswer
-            if tooLarge {
-                answer = .text(.payloadTooLarge, "the request's body is larger than \(maximumBodyBytes) bytes")
-            } else {
-                answer = router.answer(HTTPRequest(head: requestHead, body: body))
-            }
             let keepAlive = requestHead.isKeepAlive && !tooLarge && served < maximumRequests
-            respond(answer, to: requestHead, keepAlive: keepAlive, context: context)
+            guard !tooLarge else {
+                let limit = bodyLimit(requestHead)
+                respond(.text(.payloadTooLarge, "the request's body is larger than \(limit) bytes"), to: requestHead, keepAlive: false, context: context)
+                return
+            }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            router.answer(HTTPRequest(head: requestHead, body: body), on: context.eventLoop).whenComplete { result in
+                let (handler, context) = bound.value
+                let answer = (try? result.get()) ?? .text(.internalServerError, "the request failed")
+                handler.respond(answer, to: requestHead, keepAlive: keepAlive && !answer.close, context: context)
+            }
         }
     }
 
@@ -91,6 +101,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if error is NIOWebSocketUpgradeError {
+            // `/rpc` refused to upgrade (another path, an origin not allowed, the store not open yet):
+            // the request comes next, as a plain one, and the routes answer it (403, 426, 404).
+            return
+        }
         logger.debug("http connection error", metadata: ["error": "\(error)"])
         closing = true
         context.close(promise: nil)

@@ -17,10 +17,17 @@ struct HTTPAnswer: Sendable {
     var contentType: String
     var body: [UInt8]
     var headers: [(String, String)] = []
+    /// Close the connection once this answer is written (a `POST /rpc` with a wrong token).
+    var close = false
 
     /// A plain text answer: `text` and a new line.
     static func text(_ status: HTTPResponseStatus, _ text: String) -> HTTPAnswer {
         HTTPAnswer(status: status, contentType: "text/plain; charset=utf-8", body: Array((text + "\n").utf8))
+    }
+
+    /// A JSON answer (`POST /rpc`).
+    static func json(_ status: HTTPResponseStatus, _ body: [UInt8], close: Bool) -> HTTPAnswer {
+        HTTPAnswer(status: status, contentType: "application/json", body: body, close: close)
     }
 }
 
@@ -32,19 +39,26 @@ struct HTTPAnswer: Sendable {
 /// read at once (the published state, atomics, file sizes).
 struct HTTPRouter: Sendable {
     typealias Handler = @Sendable (HTTPRequest) -> HTTPAnswer
+    /// A handler whose answer comes later (`POST /rpc` waits for the engine); it runs on `EventLoop`, the connection's.
+    typealias DeferredHandler = @Sendable (HTTPRequest, EventLoop) -> EventLoopFuture<HTTPAnswer>
 
     /// Handlers by path, then by method name (`HTTPMethod` is not `Hashable`).
-    private var routes: [String: [String: Handler]] = [:]
+    private var routes: [String: [String: DeferredHandler]] = [:]
 
     /// Routes `method` requests for `path` to `handler`.
     mutating func add(_ method: HTTPMethod, _ path: String, _ handler: @escaping Handler) {
+        routes[path, default: [:]][method.rawValue] = { request, loop in loop.makeSucceededFuture(handler(request)) }
+    }
+
+    /// Routes `method` requests for `path` to `handler`, whose answer comes later.
+    mutating func add(_ method: HTTPMethod, _ path: String, deferred handler: @escaping DeferredHandler) {
         routes[path, default: [:]][method.rawValue] = handler
     }
 
-    /// The answer to `request`.
-    func answer(_ request: HTTPRequest) -> HTTPAnswer {
+    /// The answer to `request`, on `loop`.
+    func answer(_ request: HTTPRequest, on loop: EventLoop) -> EventLoopFuture<HTTPAnswer> {
         guard let byMethod = routes[String(request.path)] else {
-            return .text(.notFound, "not found: this port serves \(routes.keys.sorted().joined(separator: ", "))")
+            return loop.makeSucceededFuture(.text(.notFound, "not found: this port serves \(routes.keys.filter { !$0.hasPrefix("/docstore/") }.sorted().joined(separator: ", ")) and the page's client under /docstore/"))
         }
         let method: HTTPMethod = request.head.method == .HEAD ? .GET : request.head.method
         guard let handler = byMethod[method.rawValue] else {
@@ -52,8 +66,8 @@ struct HTTPRouter: Sendable {
             if byMethod[HTTPMethod.GET.rawValue] != nil { methods.append("HEAD") }
             var answer = HTTPAnswer.text(.methodNotAllowed, "method not allowed: \(request.path) takes \(methods.joined(separator: ", "))")
             answer.headers.append(("Allow", methods.joined(separator: ", ")))
-            return answer
+            return loop.makeSucceededFuture(answer)
         }
-        return handler(request)
+        return handler(request, loop)
     }
 }

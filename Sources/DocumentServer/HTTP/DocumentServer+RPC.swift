@@ -1,0 +1,100 @@
+import DocumentProtocol
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// `/rpc` on the HTTP port: the line protocol over a WebSocket (`GET`, upgraded) and one
+/// request or batch per `POST`, through the TCP port's session code (`ConnectionSession`),
+/// with its limits and its `hello`.
+extension DocumentServer {
+    /// Turns an upgraded WebSocket into one of the server's connections: counted against
+    /// `--max-connections` with the TCP ones (past it: the `server busy` error, then the close),
+    /// told of the shutdown as they are, served by a ``ConnectionHandler`` behind a
+    /// ``WebSocketMessageAdapter``. Runs on the channel's event loop.
+    func adoptWebSocket(_ channel: Channel, logger: Logger) -> EventLoopFuture<Void> {
+        let shared = self.shared, gate = self.gate, lifecycle = self.lifecycle
+        let maximumMessageBytes = configuration.maximumLineLength
+        let aggregator = NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16,
+                                                     maxAccumulatedFrameSize: maximumMessageBytes)
+        let adapter = WebSocketMessageAdapter(maximumMessageBytes: maximumMessageBytes)
+        guard gate.admitConnection() else {
+            let busy = RPCResponse.encode(id: .null, .error(.serverBusy(limit: gate.maximumConnections)))
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandlers(aggregator, adapter)
+                ClosingAnswer.send(busy, on: channel, grace: .zero)
+            }
+        }
+        let id = ObjectIdentifier(channel)
+        let admitted = lifecycle.withLockedValue { state -> Bool in
+            guard !state.connectionsStopping else { return false }
+            state.open[id] = channel
+            return true
+        }
+        guard admitted else {
+            gate.connectionClosed()
+            return channel.close()
+        }
+        var connectionLogger = logger
+        connectionLogger[metadataKey: "peer"] = "\(channel.remoteAddress?.description ?? "unknown")"
+        connectionLogger[metadataKey: "transport"] = "websocket"
+        connectionLogger.info("connection opened")
+        shared.status.connections.add(1, ordering: .relaxed)
+        channel.closeFuture.whenComplete { [connectionLogger] _ in
+            shared.status.connections.subtract(1, ordering: .relaxed)
+            lifecycle.withLockedValue { $0.open[id] = nil }
+            gate.connectionClosed()
+            connectionLogger.info("connection closed")
+        }
+        let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
+        return channel.eventLoop.makeCompletedFuture {
+            let session = ConnectionSession(shared: shared, logger: connectionLogger)
+            try channel.pipeline.syncOperations.addHandlers(
+                aggregator, adapter,
+                ConnectionHandler(session: session, worker: shared.worker, idleTimeout: idleTimeout, logger: connectionLogger))
+        }
+    }
+
+    /// The answer to one `POST /rpc` body: a request or a batch, run by a session of its own
+    /// (so a server with a token needs a batch that starts with `hello`). 200 with the answer,
+    /// 204 for notifications only; a wrong token closes the HTTP connection after its answer.
+    /// Runs on `loop`, the HTTP connection's.
+    func answerPost(_ body: ByteBuffer, on loop: EventLoop, logger: Logger) -> EventLoopFuture<HTTPAnswer> {
+        guard body.readableBytes <= configuration.maximumLineLength else {
+            let error = RPCResponse.encode(id: .null, .error(.tooLarge(limit: configuration.maximumLineLength)))
+            return loop.makeSucceededFuture(HTTPAnswer.json(.payloadTooLarge, error, close: true))
+        }
+        var postLogger = logger
+        postLogger[metadataKey: "transport"] = "http-post"
+        let session = ConnectionSession(shared: shared, logger: postLogger)
+        switch session.begin(body) {
+        case .finished(let outcome):
+            return loop.makeSucceededFuture(Self.answer(outcome))
+        case .store(let job, let finish):
+            let promise = loop.makePromise(of: HTTPAnswer.self)
+            let bound = NIOLoopBound(finish, eventLoop: loop)
+            shared.worker.submit(job) { reply in
+                loop.execute { promise.succeed(Self.answer(bound.value(reply))) }
+            }
+            return promise.futureResult
+        case .batch(let elements):
+            let promise = loop.makePromise(of: HTTPAnswer.self)
+            let unchecked = PostSession(session: session)
+            promise.completeWithTask { Self.answer(await unchecked.session.handleBatch(elements)) }
+            return promise.futureResult
+        }
+    }
+
+    private static func answer(_ outcome: ConnectionSession.Outcome) -> HTTPAnswer {
+        switch outcome {
+        case .answer(let bytes?): return .json(.ok, bytes, close: false)
+        case .answer(nil): return HTTPAnswer(status: .noContent, contentType: "application/json", body: [])
+        case .answerAndClose(let bytes): return .json(.ok, bytes ?? [], close: true)
+        }
+    }
+}
+
+/// A POST's session handed to the task that runs its batch: the session is used by that task
+/// alone (the event loop does not touch it meanwhile).
+private struct PostSession: @unchecked Sendable {
+    let session: ConnectionSession
+}
