@@ -128,8 +128,19 @@ struct StoreReader {
             if request.fetchLimit > 0 { total = min(total, request.fetchLimit) }
             return Matches(plan: FetchPlan(access: .scan, objectsExamined: count), page: [], total: total)
         }
-        var matches: [ObjectSnapshot] = []
         var examined = 0
+        // An unsorted page (in reference order): the first offset + limit kept while scanning.
+        let wanted = max(0, request.fetchOffset).addingReportingOverflow(request.fetchLimit)
+        if call.resultType != .count, request.sortDescriptors.isEmpty, request.fetchLimit > 0, !wanted.overflow {
+            var first = FirstByReference(wanted.partialValue)
+            for entity in entities {
+                let objects = state.objects(ofEntity: entity.name)
+                examined += objects.count
+                for snapshot in objects where try fetch.matches(snapshot) { first.offer(snapshot) }
+            }
+            return Matches(plan: FetchPlan(access: .scan, objectsExamined: examined), page: paged(request, first.sorted()))
+        }
+        var matches: [ObjectSnapshot] = []
         for entity in entities {
             let objects = state.objects(ofEntity: entity.name)
             examined += objects.count
