@@ -29,10 +29,21 @@ final class RPCClient: @unchecked Sendable {
 
     /// Calls `method`; returns the result, or throws with the error.
     func result(_ method: String, _ params: [String: Any]) throws -> [String: Any] {
+        try result(try encoded(method, params))
+    }
+
+    /// A request line for `method`, made ahead of a timed call (`result(_:)`), with its id.
+    func encoded(_ method: String, _ params: [String: Any]) throws -> (id: Int, method: String, line: [UInt8]) {
         let id = nextID
         nextID += 1
         var bytes = Array(try JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "id": id, "method": method, "params": params]))
         bytes.append(0x0A)
+        return (id, method, bytes)
+    }
+
+    /// Sends a request made by `encoded(_:_:)`; returns its result, or throws with the error.
+    func result(_ request: (id: Int, method: String, line: [UInt8])) throws -> [String: Any] {
+        let (id, method, bytes) = request
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
