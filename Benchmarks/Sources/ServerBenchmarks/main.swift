@@ -61,6 +61,8 @@ do {
         try await benchmark.runIndexes()
     } else if options.fetchSaving {
         try await benchmark.runFetchWhileSaving()
+    } else if options.metricsCost {
+        try await benchmark.runMetricsCost()
     } else if options.memoryOnly {
         try await benchmark.runMemoryAfterSaves()
     } else {
