@@ -56,41 +56,65 @@ class Loaded:
         return process, store
 
 
+#: The journal is cut (a checkpoint) past this many bytes; a record is about 300 bytes.
+CHECKPOINT_BYTES = 120_000
+
+
+def wait_for_a_checkpoint_and_commits_after_it(connection: RawConnection, load: SaveLoad, seconds: float) -> Dict[str, Any]:
+    """Waits until the store has checkpointed at least once and holds a quarter of a checkpoint's
+    journal after it (about 100 commits): the backup's base is then a late commit, with enough
+    commits after it for the random restores. Returns the store's `stats` then."""
+    deadline = time.time() + seconds
+    while True:
+        store = connection.result("stats")["store"]
+        if store["checkpoints"] >= 1 and store["journalBytes"] >= CHECKPOINT_BYTES // 4:
+            return store
+        assert time.time() < deadline, "no checkpoint and commits after it within %.0f s: %r (%d saves)" % (seconds, store, load.saves)
+        assert not load.failures, load.failures[:3]
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def loaded(docserver_binary: Path, tmp_path_factory: Any) -> Iterator[Loaded]:
     work = tmp_path_factory.mktemp("backup-under-load")
-    # Checkpoints every 200 KB of journal: the snapshot is replaced and the journal cut while
-    # the backup copies, and its base is a late commit, not the empty store.
+    # Small checkpoints: the snapshot is replaced and the journal cut while the clients save,
+    # so that the backup's base is a late commit, not the empty store.
     server = ServerProcess(docserver_binary, work / "store.json", log_path=work / "server.log",
-                           extra_args=("--journal-checkpoint-bytes", "200000"))
+                           extra_args=("--journal-checkpoint-bytes", str(CHECKPOINT_BYTES)))
     try:
         load = SaveLoad(server.host, server.port, CLIENTS).start()
         started = time.time()
-        while load.saves < 3000 and time.time() - started < 60 and not load.failures:
-            time.sleep(0.05)
-        before_backup = load.saves
+        with RawConnection(server.host, server.port, timeout=60) as watcher:
+            wait_for_a_checkpoint_and_commits_after_it(watcher, load, 240)
         backup_directory = work / "backup"
+        backup_started = time.time()
         backup = subprocess.run([str(docserver_binary), "backup", "--server", "%s:%d" % (server.host, server.port),
                                  "--to", str(backup_directory)], capture_output=True, timeout=120, text=True)
-        after_backup = load.saves
-        time.sleep(0.5)
+        backup_ended = time.time()
+        assert backup.returncode == 0, backup.stderr
+        manifest = json.loads((backup_directory / "manifest.json").read_text())
+        # Saves go on after the backup: wait for answers of commits past its seq.
+        deadline = time.time() + 60
+        while not any(record.seq > manifest["seq"] + CLIENTS for record in list(load.records)) and time.time() < deadline:
+            time.sleep(0.05)
         load.stop()
         ended = time.time()
         assert not load.failures, load.failures[:3]
-        assert backup.returncode == 0, backup.stderr
-        assert after_backup > before_backup, "no save was answered while the backup ran: it did not run under load"
+        overlapping = [r for r in load.records if r.sent < backup_ended and r.answered > backup_started]
+        assert len(overlapping) >= CLIENTS // 2, "the backup did not run while clients saved: %d saves overlap it" % len(overlapping)
         replay = Replay(load.records)
+        assert replay.sequences[-1] > manifest["seq"], "saves went on after the backup"
         # The replay is what the server served: every object it serves now is the replay of all answers.
         with RawConnection(server.host, server.port, timeout=60) as connection:
             last, served = objects_served(connection)
         assert last == replay.sequences[-1]
         everything = replay.objects(last)
         assert content_hash(served) == content_hash(everything), difference(served, everything)
-        manifest = json.loads((backup_directory / "manifest.json").read_text())
     finally:
         server.stop()
-    print("load: %d saves by %d clients, commits 1 to %d; backup at %d, base %d"
-          % (len(load.records), CLIENTS, replay.sequences[-1], manifest["seq"], manifest["baseSeq"]))
+    print("load: %d saves by %d clients in %.1f s, commits 1 to %d; backup in %.2f s at %d, base %d"
+          % (len(load.records), CLIENTS, ended - started, replay.sequences[-1], backup_ended - backup_started,
+             manifest["seq"], manifest["baseSeq"]))
     yield Loaded(docserver_binary, backup_directory, manifest, replay, (started, ended))
 
 
