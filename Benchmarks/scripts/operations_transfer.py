@@ -159,7 +159,7 @@ def main() -> None:
                 subprocess.run([sys.executable, str(REPOSITORY / "scripts" / "generate_export.py"), str(header), str(options.objects)],
                                stdout=out, check=True)
         megabytes = source.stat().st_size / 1e6
-        say("generated %s (%.1f MB) in %.1f s" % (source.name, megabytes, time.perf_counter() - started))
+        say("%s %s (%.1f MB) in %.1f s" % ("counted" if options.from_file else "generated", source.name, megabytes, time.perf_counter() - started))
         data = "%s objects, %.0f MB of NDJSON" % (format(options.objects, ","), megabytes)
 
         imports, exports = [], []
