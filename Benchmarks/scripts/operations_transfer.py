@@ -145,9 +145,9 @@ def main() -> None:
         raise SystemExit("no docserver at %s: swift build -c release --product docserver, or --docserver PATH" % binary)
     work = Path(tempfile.mkdtemp(prefix="operations-transfer-"))
     try:
-        load = open("/proc/loadavg").read().split()[:3]
+        load = " ".join(open("/proc/loadavg").read().split()[:3])
         say("operations_transfer: %s objects, %d runs, %s, load average %s, %s"
-            % (format(options.objects, ","), options.runs, binary, " ".join(load), datetime.datetime.now().isoformat(timespec="seconds")))
+            % (format(options.objects, ","), options.runs, binary, load, datetime.datetime.now().isoformat(timespec="seconds")))
         source = work / "big.ndjson"
         started = time.perf_counter()
         if options.from_file:
@@ -191,12 +191,11 @@ def main() -> None:
         say("round trip: every entity's fetch identical: %s" % ("yes" if same else "NO"))
 
         (best_import, import_cpu), (best_export, export_cpu) = min(imports), min(exports)
-        load = " ".join(open("/proc/loadavg").read().split()[:3])
         record_figure("`docserver import` (NDJSON, release)", data,
-                      "%.1f MB/s (%.2f s, best of %d; %.2f s CPU; load average %s); target ≥ 50 MB/s%s"
+                      "%.1f MB/s (%.2f s, best of %d; %.2f s CPU; load average %s at the start); target ≥ 50 MB/s%s"
                       % (megabytes / best_import, best_import, len(imports), import_cpu, load, "" if megabytes / best_import >= 50 else ": MISSED"))
         record_figure("`docserver export` (NDJSON, release)", data,
-                      "%.1f MB/s (%.2f s, best of %d; %.2f s CPU; load average %s); target ≥ 100 MB/s%s"
+                      "%.1f MB/s (%.2f s, best of %d; %.2f s CPU; load average %s at the start); target ≥ 100 MB/s%s"
                       % (megabytes / best_export, best_export, len(exports), export_cpu, load, "" if megabytes / best_export >= 100 else ": MISSED"))
         record_figure("export → import → export round trip", data,
                       "byte-identical export: %s; `fetch` of every entity identical: %s" % ("yes" if identical else "NO", "yes" if same else "NO"))
