@@ -53,7 +53,7 @@ def record_figure(name: str, data: str, result: str) -> None:
                        for index, argument in enumerate(sys.argv))
     entry = {"name": name, "data": data, "result": result, "date": datetime.date.today().isoformat(), "command": command}
     with open(path, "a", encoding="utf-8") as figures:
-        figures.write(json.dumps(entry, sort_keys=True, ensure_ascii=False).replace("/", "\\/") + "\n")
+        figures.write(json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":")).replace("/", "\\/") + "\n")
 
 
 def timed(command: list) -> tuple:
