@@ -35,6 +35,9 @@ struct BenchmarkOptions {
     var memoryOnly = false
     /// Objects in the store of `--memory`.
     var memoryObjects = 10_000
+    /// `--metrics-cost`: requests with metrics on and off (OperationsMetricsCost.swift); `--metrics-rounds N`.
+    var metricsCost = false
+    var metricsRounds: Int?
 
     /// Warm-up before each measured window, and the window.
     var warmup: TimeAmount { quick ? .milliseconds(500) : .seconds(1) }
@@ -51,6 +54,7 @@ struct BenchmarkOptions {
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
         + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]] [--postgres]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
+        + " [--metrics-cost [--metrics-rounds N]]"
 
     init(arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -93,6 +97,10 @@ struct BenchmarkOptions {
             case "--memory-objects":
                 guard let count = rest.popFirst().flatMap(Int.init), count >= 1_000 else { throw BenchmarkError("--memory-objects needs a count of at least 1000\n\(Self.usage)") }
                 memoryObjects = count
+            case "--metrics-cost": metricsCost = true
+            case "--metrics-rounds":
+                guard let count = rest.popFirst().flatMap(Int.init), count > 0 else { throw BenchmarkError("--metrics-rounds needs a count\n\(Self.usage)") }
+                metricsRounds = count
             case "-h", "--help": throw BenchmarkError(Self.usage)
             default: throw BenchmarkError("unknown argument \(argument)\n\(Self.usage)")
             }

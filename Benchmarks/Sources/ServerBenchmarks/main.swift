@@ -65,6 +65,8 @@ do {
         try await benchmark.runPostgres()
     } else if options.fetchSaving {
         try await benchmark.runFetchWhileSaving()
+    } else if options.metricsCost {
+        try await benchmark.runMetricsCost()
     } else if options.memoryOnly {
         try await benchmark.runMemoryAfterSaves()
     } else {

@@ -16,13 +16,12 @@ public struct ImportedObject {
 /// Decodes the object lines of an import for one model and one store UUID: the wire form
 /// `{"id","entity","version","values"}`, values as the protocol writes them. Each problem is
 /// an ``ImportProblem`` that says what is wrong (the caller names the line). One decoder per
-/// thread: it remembers the IDs it parsed.
+/// thread.
 public struct ImportDecoder {
     public let model: ObjectModel
     public let storeUUID: String
     /// `graph://<storeUUID>/`, the prefix of every ID of the export.
     private let prefix: [UInt8]
-    private var ids: [String: ObjectID] = [:]
 
     /// A decoder of the objects of an export of store `storeUUID` with `model`.
     public init(model: ObjectModel, storeUUID: String) {
@@ -130,19 +129,29 @@ public struct ImportDecoder {
 
     /// The ID `text` spells: `graph://<storeUUID>/<Entity>/<reference>`, the store the
     /// header names, a concrete entity, a reference from 1 to 2⁶³−1.
-    private mutating func objectID(_ text: String) throws(ImportProblem) -> ObjectID {
-        if let id = ids[text] { return id }
+    ///
+    /// Parsed every time, from the bytes: no String is made for a valid ID (an entity name of up
+    /// to 15 bytes is a small string) and none is remembered. (A cache of the IDs seen, by their
+    /// text, cost more than it saved: each ID of an export appears about twice, and hashing,
+    /// storing and freeing a dictionary of 60-byte keys took a fifth of an import's time.)
+    private func objectID(_ text: String) throws(ImportProblem) -> ObjectID {
         var copy = text
-        let parsed: (entity: String, reference: Int64)? = copy.withUTF8 { bytes in
+        let parsed: (entity: EntityDescription?, reference: Int64)? = copy.withUTF8 { bytes in
             guard bytes.count > prefix.count, bytes.starts(with: prefix),
                   let slash = bytes[prefix.count...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
-            let entityBytes = bytes[prefix.count..<slash]
             let referenceBytes = bytes[(slash + 1)...]
-            guard !referenceBytes.isEmpty, referenceBytes.count <= 19,
-                  referenceBytes.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let reference = Int64(String(decoding: referenceBytes, as: UTF8.self)),
-                  reference >= 1 else { return nil }
-            return (String(decoding: entityBytes, as: UTF8.self), reference)
+            guard !referenceBytes.isEmpty, referenceBytes.count <= 19 else { return nil }
+            var reference: Int64 = 0
+            for byte in referenceBytes {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                let (times, overflow) = reference.multipliedReportingOverflow(by: 10)
+                let (sum, overflowAgain) = times.addingReportingOverflow(Int64(byte &- 0x30))
+                guard !overflow, !overflowAgain else { return nil }
+                reference = sum
+            }
+            guard reference >= 1 else { return nil }
+            let name = String(decoding: bytes[prefix.count..<slash], as: UTF8.self)
+            return (model.entitiesByName[name], reference)
         }
         guard let parsed else {
             if !text.hasPrefix("graph://\(storeUUID)/"), text.hasPrefix("graph://") {
@@ -150,12 +159,16 @@ public struct ImportDecoder {
             }
             throw ImportProblem("\(text) is not an object ID graph://\(storeUUID)/<Entity>/<reference from 1 to \(Int64.max)>")
         }
-        guard let entity = model.entitiesByName[parsed.entity], !entity.isAbstract else {
-            throw ImportProblem("the ID \(text) names \(parsed.entity), which is not a concrete entity of the model")
+        guard let entity = parsed.entity, !entity.isAbstract else {
+            throw ImportProblem("the ID \(text) names \(Self.entityName(in: text, after: prefix.count)), which is not a concrete entity of the model")
         }
-        let id = ObjectID(entity: entity, storeIdentifier: storeUUID, reference: .int(parsed.reference))
-        if ids.count < 1 << 20 { ids[text] = id }
-        return id
+        return ObjectID(entity: entity, storeIdentifier: storeUUID, reference: .int(parsed.reference))
+    }
+
+    /// The entity part of an ID whose prefix is `count` bytes long, for a message.
+    private static func entityName(in text: String, after count: Int) -> String {
+        let rest = text.utf8.dropFirst(count)
+        return String(decoding: rest.prefix { $0 != UInt8(ascii: "/") }, as: UTF8.self)
     }
 }
 
