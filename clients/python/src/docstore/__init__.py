@@ -17,6 +17,7 @@ library.
 """
 
 from .client import DEFAULT_PORT, Client, connect
+from .security import Security
 from .errors import (
     AuthError,
     Conflict,
@@ -51,6 +52,7 @@ from .values import URI, ObjectID
 __version__ = "0.7.0"
 
 __all__ = [
+    "Security",
     "connect",
     "Client",
     "DEFAULT_PORT",
