@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import GraphCore
 import Logging
 import NIOConcurrencyHelpers
@@ -30,7 +31,9 @@ final class AccessControl: Sendable {
         self.model = model
         self.logger = logger
         throttle = HelloThrottle(logger: logger)
-        users = NIOLockedValueBox(try usersPath.map { path throws(UsersFileError) in try UsersFile.load(path: path, model: model) } ?? UsersFile())
+        var file = UsersFile()
+        if let usersPath { file = try UsersFile.load(path: usersPath, model: model) }
+        users = NIOLockedValueBox(file)
     }
 
     /// Whether connections must say `hello` with credentials first.
