@@ -63,7 +63,8 @@ def test_tls_1_1_and_1_0_are_refused_and_1_2_and_1_3_accepted(start_server, cert
         result = _s_client(server.port, version, "-cipher", "DEFAULT@SECLEVEL=0")
         output = result.stdout.decode("utf-8", "replace")
         assert result.returncode != 0, output
-        assert "Protocol  : TLSv1.1" not in output and "Protocol  : TLSv1\n" not in output
+        # The server's answer: a protocol_version alert, no cipher agreed.
+        assert "alert protocol version" in output and "Cipher is (NONE)" in output, output
     for version, name in (("-tls1_2", "TLSv1.2"), ("-tls1_3", "TLSv1.3")):
         result = _s_client(server.port, version, "-CAfile", str(certificates.ca), "-verify_return_error")
         output = result.stdout.decode("utf-8", "replace")
