@@ -11,14 +11,15 @@ extension ConnectionSession {
     func hello(_ params: JSONValue) -> Dispatch {
         let access = shared.access
         var credentials: [String: String] = [:]
+        var present: Set<String> = []  // given and not null, strings or not
         var wrongType = false
         do {
             let hello = try Params(params, allowed: ["token", "client", "user", "secret"])
             for key in ["token", "user", "secret"] {
                 switch hello[key] {
                 case nil, .null?: continue
-                case .string(let text)?: credentials[key] = text
-                case .some: wrongType = true  // Not a string: wrong credentials, not a malformed call.
+                case .string(let text)?: credentials[key] = text; present.insert(key)
+                case .some: wrongType = true; present.insert(key)  // Not a string: wrong credentials, not a malformed call.
                 }
             }
             if let client = try hello.optionalString("client") {
@@ -38,12 +39,12 @@ extension ConnectionSession {
         guard let principal else {
             access.throttle.failed(address: address, user: user)
             let reason: String
-            if access.usersPath != nil && user == nil && credentials["token"] == nil {
+            if access.usersPath != nil && !present.contains("user") && !present.contains("token") {
                 reason = "this server needs a user in hello (user and secret)"
-            } else if access.usersPath == nil && credentials["token"] == nil {
+            } else if access.usersPath == nil && !present.contains("token") {
                 reason = "this server needs a token in hello"
             } else {
-                reason = user != nil ? "wrong user or secret" : "wrong token"
+                reason = present.contains("user") ? "wrong user or secret" : "wrong token"
             }
             return .reply(.error(.unauthorized(reason)), close: true)
         }
