@@ -201,3 +201,14 @@ def test_secrets_never_appear_in_logs_errors_or_ps(start_server, tmp_path, docse
     assert secret not in ps
     assert secret not in server.log
     assert secret not in users.read_text()
+
+
+def test_the_python_client_says_hello_with_a_user_and_gets_forbidden_as_an_exception(secured):
+    with docstore.connect(host=secured.host, port=secured.port, user="ann", secret="ann-secret-1") as client:
+        assert client.count("Note") == 3
+        assert "ann-secret-1" not in repr(client._connection._security)
+        with pytest.raises(docstore.ForbiddenError) as refused:
+            client.call("stats")
+        assert refused.value.operation == "stats"
+    with pytest.raises(docstore.AuthError):
+        docstore.connect(host=secured.host, port=secured.port, user="ann", secret="wrong")

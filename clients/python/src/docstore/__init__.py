@@ -29,6 +29,7 @@ from .errors import (
     NotFoundError,
     HistoryExpired,
     NotCaughtUp,
+    ForbiddenError,
     ObjectDeletedError,
     ProtocolError,
     ResyncRequired,
@@ -92,5 +93,6 @@ __all__ = [
     "ObjectDeletedError",
     "HistoryExpired",
     "NotCaughtUp",
+    "ForbiddenError",
     "ResyncRequired",
 ]
