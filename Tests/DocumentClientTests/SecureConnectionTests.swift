@@ -45,20 +45,53 @@ import Testing
         #expect("\(String(describing: stats))".contains("-32011") || "\(String(describing: stats))".contains("forbidden"))
     }
 
+    /// A certificate of the same authority for `other.example` only (no IP address in it), made with openssl.
+    private static func otherNameCertificate(_ certificates: ClusterCertificates, in directory: TemporaryDirectory) throws -> (cert: String, key: String) {
+        let folder = certificates.authority.deletingLastPathComponent()
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        try "subjectAltName=DNS:other.example\n".write(toFile: path("other-name.ext"), atomically: true, encoding: .utf8)
+        for arguments in [
+            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", path("other-name.key"),
+             "-out", path("other-name.csr"), "-subj", "/CN=other.example"],
+            ["x509", "-req", "-in", path("other-name.csr"), "-CA", certificates.authority.path, "-CAkey", path("ca.key"),
+             "-CAcreateserial", "-out", path("other-name.crt"), "-days", "2", "-extfile", path("other-name.ext")],
+        ] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = arguments
+            openssl.standardOutput = FileHandle.nullDevice
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            #expect(openssl.terminationStatus == 0)
+        }
+        return (path("other-name.crt"), path("other-name.key"))
+    }
+
     @Test func aClientRefusesACertificateOfAnotherAuthorityOrForAnotherName() async throws {
         let directory = try TemporaryDirectory()
         let (server, certificates) = try Self.start(in: directory)
-        for tls in [ClientTLS(caCertificatePath: certificates.otherAuthority.path, serverHostname: "localhost"),
-                    ClientTLS(caCertificatePath: certificates.authority.path, serverHostname: "db.example.org"),
-                    ClientTLS()] {
+        for tls in [ClientTLS(caCertificatePath: certificates.otherAuthority.path, serverHostname: "localhost"), ClientTLS()] {
             var configuration = ClientConfiguration(host: "127.0.0.1", port: Int(server.port), connectTimeout: 5, requestTimeout: 5)
             configuration.tls = tls
             configuration.user = "ann"
             configuration.secret = "ann's secret"
             let client = DocumentClient(configuration: configuration)
-            await #expect(throws: DocumentClientError.self) { _ = try await client.hello() }
+            await #expect(throws: DocumentClientError.self, "\(tls)") { _ = try await client.hello() }
             try? await client.shutdown()
         }
+        // A server whose certificate (of the trusted authority) names another host: refused.
+        let other = try Self.otherNameCertificate(certificates, in: directory)
+        let renamed = try ServerProcess(store: directory.file("renamed.json"), arguments: ["--tls-cert", other.cert, "--tls-key", other.key])
+        var configuration = ClientConfiguration(host: "127.0.0.1", port: Int(renamed.port), connectTimeout: 5, requestTimeout: 5)
+        configuration.tls = ClientTLS(caCertificatePath: certificates.authority.path, serverHostname: "localhost")
+        let refused = DocumentClient(configuration: configuration)
+        await #expect(throws: DocumentClientError.self) { _ = try await refused.hello() }
+        try? await refused.shutdown()
+        configuration.tls = ClientTLS(caCertificatePath: certificates.authority.path, serverHostname: "other.example")
+        let accepted = DocumentClient(configuration: configuration)
+        #expect(try await accepted.hello().server == "docserver")
+        try? await accepted.shutdown()
         // Without TLS the server does not answer the line protocol.
         var plain = ClientConfiguration(host: "127.0.0.1", port: Int(server.port), connectTimeout: 5, requestTimeout: 5)
         plain.user = "ann"
