@@ -2,9 +2,10 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Counts failed `hello`s per client address and slows the address down: after its n-th
-/// failure in a row, a `hello` from it is refused unchecked (the secret not even compared)
-/// for 100 ms · 2ⁿ⁻¹, at most 30 s. A burst of failures is logged once, when it starts, and
+/// Counts failed `hello`s per client address and slows the address down: the answer to its
+/// n-th failure in a row is sent after 100 ms · 2ⁿ⁻¹ (at most 30 s), and until then another
+/// `hello` from the address is refused unchecked (the secret not even compared). A client
+/// that waits for its answer before trying again is never refused unchecked. A burst of failures is logged once, when it starts, and
 /// its count once it ends (a success, or a minute without failures); names are escaped.
 final class HelloThrottle: Sendable {
     private struct Burst {
@@ -35,9 +36,11 @@ final class HelloThrottle: Sendable {
         }
     }
 
-    /// A failed `hello` from `address` for user `user` (nil: a token or nothing was sent).
-    func failed(address: String, user: String?, now: NIODeadline = .now()) {
-        let (first, ended) = bursts.withLockedValue { bursts -> (Bool, Int) in
+    /// A failed `hello` from `address` for user `user` (nil: a token or nothing was sent);
+    /// returns how long its answer waits.
+    @discardableResult
+    func failed(address: String, user: String?, now: NIODeadline = .now()) -> TimeAmount {
+        let (first, ended, delay) = bursts.withLockedValue { bursts -> (Bool, Int, TimeAmount) in
             var ended = 0
             if var burst = bursts[address], now - burst.lastFailure > Self.quiet {
                 ended = burst.failures
@@ -55,7 +58,7 @@ final class HelloThrottle: Sendable {
             let delay = min(TimeAmount.milliseconds(100 << Int64(exponent)), Self.maximumDelay)
             burst.blockedUntil = now + delay
             bursts[address] = burst
-            return (burst.failures == 1, ended)
+            return (burst.failures == 1, ended, delay)
         }
         if ended > 0 {
             logger.warning("failed hellos from an address ended", metadata: ["address": "\(LogText.escaped(address))", "failures": "\(ended)"])
@@ -64,6 +67,7 @@ final class HelloThrottle: Sendable {
             logger.warning("failed hello: wrong user or secret; further failures from this address are slowed and logged once the burst ends",
                            metadata: ["address": "\(LogText.escaped(address))", "user": "\(LogText.escaped(user ?? "-"))"])
         }
+        return delay
     }
 
     /// A successful `hello` from `address`: its burst ends.

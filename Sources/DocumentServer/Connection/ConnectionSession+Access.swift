@@ -37,7 +37,7 @@ extension ConnectionSession {
         let user = credentials["user"]
         let principal = wrongType ? nil : access.authenticate(user: user, secret: credentials["secret"], token: credentials["token"])
         guard let principal else {
-            access.throttle.failed(address: address, user: user)
+            closingAnswerDelay = access.throttle.failed(address: address, user: user)
             let reason: String
             if access.usersPath != nil && !present.contains("user") && !present.contains("token") {
                 reason = "this server needs a user in hello (user and secret)"

@@ -49,6 +49,9 @@ final class ConnectionSession {
     var readAccessCache: ReadAccess?
     /// The client's IP address, for the hello throttle.
     var address = "unknown"
+    /// How long the handler waits before it sends a closing answer (a failed `hello`'s,
+    /// ``HelloThrottle``); taken once.
+    var closingAnswerDelay: TimeAmount?
 
     /// Reads the IDs of the connection's `get` requests (remembering the store key and entity).
     var idReader: ObjectIDReader

@@ -74,11 +74,20 @@ def test_a_user_says_hello_with_its_secret_and_a_wrong_secret_closes_the_connect
 
 
 def test_failed_hellos_from_an_address_are_slowed_and_logged_once_per_burst(secured):
-    _, answer = hello(secured, "nobody\nFAKE LOG LINE", "x")
+    # A failed hello is answered late; meanwhile another hello from the address is refused unchecked.
+    first = RawConnection(secured.host, secured.port)
+    started = time.monotonic()
+    first.send_line({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"user": "nobody\nFAKE LOG LINE", "secret": "x"}})
+    time.sleep(0.02)
+    _, meanwhile = hello(secured, "ann", "ann-secret-1")
+    assert "too many failed hellos" in meanwhile["error"]["message"]
+    answer = json.loads(first.read_line())
     assert answer["error"]["code"] == -32004
-    _, answer = hello(secured, "ann", "ann-secret-1")  # at once: refused unchecked
-    assert "too many failed hellos" in answer["error"]["message"]
-    time.sleep(0.15)
+    assert time.monotonic() - started >= 0.09
+    # The second failure in a row waits longer (200 ms); a client that waited for it is checked.
+    started = time.monotonic()
+    _, answer = hello(secured, "ann", "wrong")
+    assert answer["error"]["code"] == -32004 and time.monotonic() - started >= 0.19
     _, answer = hello(secured, "ann", "ann-secret-1")
     assert "result" in answer
     log = secured.log
