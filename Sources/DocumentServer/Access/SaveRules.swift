@@ -46,8 +46,9 @@ struct SaveRules {
             let id = update.id.uriRepresentation
             if access == .none { return forbidden(.update, entity.name, id, "no update grant on \(entity.name)") }
             guard let stored = state.canonicalSnapshot(of: update.id) else { continue }  // the writer answers `not found`
-            guard stored.version == update.version else { return .conflict([(id: id, expected: update.version, current: Optional(stored.version))]) }
+            // The rule first: a conflict would tell the version of an object the user may not touch.
             if !rules.permits(access, stored) { return forbidden(.update, entity.name, id, "the object is outside your update rule on \(entity.name)") }
+            guard stored.version == update.version else { return .conflict([(id: id, expected: update.version, current: Optional(stored.version))]) }
             var after = stored
             apply(update.values, to: &after.values, entity: stored.objectID.entity)
             if !rules.permits(access, after) {
@@ -61,8 +62,8 @@ struct SaveRules {
             let id = delete.id.uriRepresentation
             if access == .none { return forbidden(.delete, entity.name, id, "no delete grant on \(entity.name)") }
             guard let stored = state.canonicalSnapshot(of: delete.id) else { continue }
-            guard stored.version == delete.version else { return .conflict([(id: id, expected: delete.version, current: Optional(stored.version))]) }
             if !rules.permits(access, stored) { return forbidden(.delete, entity.name, id, "the object is outside your delete rule on \(entity.name)") }
+            guard stored.version == delete.version else { return .conflict([(id: id, expected: delete.version, current: Optional(stored.version))]) }
             for (index, property) in stored.objectID.entity.properties.enumerated() {
                 guard case .relationship(let relationship) = property, relationship.inverse != nil else { continue }
                 let operation: AccessOperation = relationship.deleteRule == .cascade ? .delete : .update

@@ -106,6 +106,11 @@ extension ConnectionSession {
                 }
             }
         }
+        if call.explain, access != .all {
+            // The plan counts the objects examined, the unreadable ones included.
+            throw .forbidden(operation: "read", entity: entity.name, id: nil,
+                             reason: "explain needs a read grant without a rule on \(entity.name): its plan counts objects you may not read")
+        }
         if let predicate = access.predicate { call.restrict(to: predicate) }
     }
 

@@ -221,3 +221,15 @@ def test_the_python_client_says_hello_with_a_user_and_gets_forbidden_as_an_excep
         assert refused.value.operation == "stats"
     with pytest.raises(docstore.AuthError):
         docstore.connect(host=secured.host, port=secured.port, user="ann", secret="wrong")
+
+
+def test_explain_is_refused_under_a_rule_and_model_is_answered_whole(secured):
+    bob, _ = hello(secured, "bob", "bob-secret-1")
+    # Its plan would count the objects examined, bob's and the others'.
+    refused = rpc(bob, "fetch", {"entity": "Note", "explain": True})
+    assert refused["error"]["code"] == -32011 and "explain" in refused["error"]["message"]
+    rita, _ = hello(secured, "rita", "rita-secret-1")
+    assert rpc(rita, "fetch", {"entity": "Note", "explain": True})["result"]["plan"]["objectsExamined"] == 6
+    # bob may not read Memo at all: fetching it is forbidden, yet the model names it (docs/SECURITY.md).
+    assert rpc(bob, "fetch", {"entity": "Memo"})["error"]["code"] == -32011
+    assert "Memo" in json.dumps(rpc(bob, "model")["result"])
