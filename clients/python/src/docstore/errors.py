@@ -251,16 +251,19 @@ class ForbiddenError(DocstoreError):
 
     @property
     def operation(self) -> Optional[str]:
+        """What was refused: ``read``, ``insert``, ``update``, ``delete`` or a method's name."""
         value = _field(self.data, "operation")
         return value if isinstance(value, str) else None
 
     @property
     def entity(self) -> Optional[str]:
+        """The entity, when the refusal is about one."""
         value = _field(self.data, "entity")
         return value if isinstance(value, str) else None
 
     @property
     def object_id(self) -> Optional[str]:
+        """The object (an insert's temporary ID), when the refusal is about one."""
         value = _field(self.data, "id")
         return value if isinstance(value, str) else None
 
