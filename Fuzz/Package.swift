@@ -50,6 +50,13 @@ let package = Package(
             dependencies: ["FuzzSupport", documentStore("GraphCore"), documentStore("JSONAtomicStore")]
         ),
         .executableTarget(
+            name: "UsersFuzzer",
+            dependencies: [
+                "FuzzSupport", documentStore("GraphCore"), documentStore("JSONCore"), documentStore("DocumentServer"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
             name: "XcodeModelFuzzer",
             dependencies: ["FuzzSupport", documentStore("GraphCore")]
         ),

@@ -6,7 +6,7 @@
 #                                            regressions (Fuzz/Regressions/<target>/) once, no fuzzing
 #   scripts/fuzz.sh --build                  build only
 #
-# Targets: store-file, journal, wire, predicate, xcode-model, import-line. Built with -sanitize=fuzzer,address into .build-fuzz
+# Targets: store-file, journal, wire, predicate, xcode-model, import-line, users. Built with -sanitize=fuzzer,address into .build-fuzz
 # (the main package's build is untouched). Each run works on a copy of Fuzz/Corpus/<target>
 # in a temporary directory, so the repository is never written. Exits non-zero on a crash,
 # a leak, a timeout or an out-of-memory, printing the reproducer's path.
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
 
-ALL_TARGETS=(store-file journal wire predicate xcode-model import-line)
+ALL_TARGETS=(store-file journal wire predicate xcode-model import-line users)
 SCRATCH="$PWD/.build-fuzz"
 
 usage() {
@@ -37,6 +37,7 @@ binary_name() {
         predicate) echo PredicateFuzzer ;;
         xcode-model) echo XcodeModelFuzzer ;;
         import-line) echo ImportLineFuzzer ;;
+        users) echo UsersFuzzer ;;
         *) echo "unknown fuzz target '$1' (targets: ${ALL_TARGETS[*]}, all)" >&2; exit 2 ;;
     esac
 }

@@ -73,7 +73,7 @@ python3 Tests/Container/check_container.py
 scripts/fuzz.sh --replay all
 if [ "${FUZZ_SECONDS:-60}" -gt 0 ]; then
     fuzz_failed=0
-    for target_runs in store-file:15000 journal:2500 wire:2000 predicate:20000 xcode-model:5000 import-line:20000; do
+    for target_runs in store-file:15000 journal:2500 wire:2000 predicate:20000 xcode-model:5000 import-line:20000 users:5000; do
         FUZZ_SEED="${FUZZ_SEED:-1}" FUZZ_RUNS="${target_runs#*:}" \
             scripts/fuzz.sh "${target_runs%%:*}" "${FUZZ_SECONDS:-60}" || fuzz_failed=1
     done

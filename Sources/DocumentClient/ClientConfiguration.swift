@@ -1,13 +1,19 @@
 import Foundation
 
 /// Where a client connects and how long it waits.
-public struct ClientConfiguration: Sendable, Equatable {
+public struct ClientConfiguration: Sendable, Equatable, CustomStringConvertible {
     /// The server's host name or address.
     public var host: String
     /// The server's port.
     public var port: Int
     /// The server's auth token, sent with `hello` on every new connection.
     public var token: String?
+    /// A user of the server's users file and its secret, sent with `hello` (docs/SECURITY.md).
+    public var user: String?
+    /// The user's secret; never in ``description``.
+    public var secret: String?
+    /// TLS, verifying the server's certificate; nil: plain TCP.
+    public var tls: ClientTLS?
     /// The name sent with `hello`, for the server's log.
     public var clientName: String
     /// Seconds to wait for a connection.
@@ -36,6 +42,11 @@ public struct ClientConfiguration: Sendable, Equatable {
         let nanoseconds = seconds * 1e9
         guard nanoseconds > 0 else { return 0 }
         return nanoseconds < 9.2e18 ? Int64(nanoseconds) : Int64.max
+    }
+
+    /// Where and as whom, without the secret or the token.
+    public var description: String {
+        "ClientConfiguration(\(address)\(tls == nil ? "" : " tls")\(user.map { " user \($0)" } ?? "")\(token == nil ? "" : " token"))"
     }
 
     /// `host:port`, for messages.

@@ -168,6 +168,12 @@ public final class DocumentClient: Sendable {
                     try out.string(HelloMembers.token)
                     try out.string(token)
                 }
+                if let user = configuration.user, let secret = configuration.secret {
+                    try out.string(HelloMembers.user)
+                    try out.string(user)
+                    try out.string(HelloMembers.secret)
+                    try out.string(secret)
+                }
                 try out.string(HelloMembers.client)
                 try out.string(configuration.clientName)
                 try out.closeObject()

@@ -6,6 +6,10 @@ import GraphCore
 /// | option | meaning | default |
 /// |---|---|---|
 /// | `token` | the server's auth token | none |
+/// | `user`, `secret` | a user of the server's users file and its secret (docs/SECURITY.md) | none |
+/// | `tls` | `true`: TLS, verifying the server's certificate and host name | `false` (`true` when `tlsCA` is given) |
+/// | `tlsCA` | the certificate authorities to trust (a PEM file) | the system's |
+/// | `tlsServerName` | the name the server's certificate must carry | the URL's host |
 /// | `connectTimeout` | seconds to wait for a connection | 10 |
 /// | `requestTimeout` | seconds to wait for each answer | 60 |
 /// | `prefetch` | how many faults one `get` loads when one of them fires (1: no batching) | 100 |
@@ -32,7 +36,9 @@ public struct RemoteStoreOptions: Sendable, Equatable {
     public static let clientName = "client"
     /// The option naming whether the store follows other processes' commits, `remoteChanges`.
     public static let remoteChanges = "remoteChanges"
-    static let known = [token, connectTimeout, requestTimeout, prefetch, prefetchLifetime, rowCacheCapacity, clientName, remoteChanges]
+    /// The options naming a user, its secret, and TLS (docs/SECURITY.md).
+    public static let user = "user", secret = "secret", tls = "tls", tlsCA = "tlsCA", tlsServerName = "tlsServerName"
+    static let known = [token, user, secret, tls, tlsCA, tlsServerName, connectTimeout, requestTimeout, prefetch, prefetchLifetime, rowCacheCapacity, clientName, remoteChanges]
 
     /// Where the store connects: host and port from the URL; token, timeouts and client name
     /// from the options.
@@ -83,6 +89,19 @@ public struct RemoteStoreOptions: Sendable, Equatable {
         client = ClientConfiguration(
             host: bareHost, port: url.port ?? 7878, token: values[Self.token], clientName: values[Self.clientName] ?? "RemoteStore",
             connectTimeout: try number(Self.connectTimeout, 10), requestTimeout: try number(Self.requestTimeout, 60))
+        client.user = values[Self.user]
+        client.secret = values[Self.secret]
+        switch values[Self.tls] {
+        case "true": client.tls = ClientTLS()
+        case nil, "false": break
+        case let text?: throw .invalidOption(name: Self.tls, value: text, expected: "true or false")
+        }
+        if values[Self.tlsCA] != nil || values[Self.tlsServerName] != nil {
+            guard values[Self.tls] != "false" else {
+                throw .invalidOption(name: Self.tls, value: "false", expected: "true (or absent) when tlsCA or tlsServerName is given")
+            }
+            client.tls = ClientTLS(caCertificatePath: values[Self.tlsCA], serverHostname: values[Self.tlsServerName])
+        }
         prefetch = try count(Self.prefetch, 100, maximum: 100_000)
         prefetchLifetime = try number(Self.prefetchLifetime, 5)
         rowCacheCapacity = try count(Self.rowCacheCapacity, 100_000, maximum: Int(Int32.max))

@@ -1,5 +1,5 @@
 /// The error codes of `docs/PROTOCOL.md`, the same for the server and its clients: the
-/// JSON-RPC 2.0 standard codes and the project's own (`-32001`…`-32010`).
+/// JSON-RPC 2.0 standard codes and the project's own (`-32001`…`-32011`).
 ///
 /// A code a peer sends that this program does not know is ``other(_:)``. Codes read with
 /// ``init(rawValue:)`` (as every decoded error's are) are the named case when there is one,
@@ -47,6 +47,10 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// `-32010`: a read's `after` names a commit the server has not applied (within its wait,
     /// `--read-after-wait-ms`); `data.after` and `data.applied` say which. Nothing was read.
     case notCaughtUp
+    /// `-32011`: the user the connection said `hello` as may not do this (read the entity,
+    /// insert, update or delete this object, or call an admin method); `data` names the
+    /// entity, the operation and the object. Nothing was changed.
+    case forbidden
     /// A code this program does not know (a newer peer's).
     case other(Int)
 
@@ -68,6 +72,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case -32008: self = .serverBusy
         case -32009: self = .historyExpired
         case -32010: self = .notCaughtUp
+        case -32011: self = .forbidden
         default: self = .other(rawValue)
         }
     }
@@ -90,6 +95,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .serverBusy: return -32008
         case .historyExpired: return -32009
         case .notCaughtUp: return -32010
+        case .forbidden: return -32011
         case .other(let code): return code
         }
     }

@@ -49,6 +49,10 @@ public enum HelloMembers {
     public static let token = "token"
     /// Parameter: the client's name, for the server's log.
     public static let client = "client"
+    /// Parameter: a user of the server's users file (docs/SECURITY.md).
+    public static let user = "user"
+    /// Parameter: the user's secret.
+    public static let secret = "secret"
     /// Result: `docserver`.
     public static let server = "server"
     /// Result: the server's version.

@@ -38,6 +38,8 @@ public final class DocumentServer: Service, Sendable {
     let lifecycle = NIOLockedValueBox(Lifecycle())
     /// Counts connections and bytes of incomplete lines against their limits.
     let gate: ConnectionGate
+    /// The TLS context new connections use; nil: plain TCP.
+    private let tlsSetup: TLSSetup?
     /// The figures `stats`, `/metrics` and `/readyz` tell.
     var status: ServerStatus { shared.status }
 
@@ -54,9 +56,14 @@ public final class DocumentServer: Service, Sendable {
                 storeOptions: StoreOptions = StoreOptions(),
                 configuration: ServerConfiguration = ServerConfiguration(), logger: Logger,
                 onListening: (@Sendable (_ host: String, _ port: Int) -> Void)? = nil) throws {
-        if !configuration.isLoopback && (configuration.authToken ?? "").isEmpty {
-            throw DocumentServerError.tokenRequired(host: configuration.host)
+        if !configuration.isLoopback && configuration.tls == nil && configuration.usersFile == nil && (configuration.authToken ?? "").isEmpty {
+            guard configuration.insecure else { throw DocumentServerError.tokenRequired(host: configuration.host) }
+            logger.warning("listening on \(configuration.host) without TLS and without users (--insecure): anyone who reaches this address can read and change the store, and the network path can read everything")
         }
+        if !configuration.isLoopback && configuration.tls == nil && !configuration.insecure {
+            logger.warning("listening on \(configuration.host) without TLS: secrets, tokens and objects cross the network in clear text (docs/SECURITY.md)")
+        }
+        tlsSetup = try configuration.tls.map { files throws(DocumentServerError) in try TLSSetup(files: files) }
         if let token = configuration.authToken, token.allSatisfy(\.isWhitespace) {
             throw token.isEmpty ? DocumentServerError.emptyToken : DocumentServerError.blankToken
         }
@@ -144,7 +151,8 @@ public final class DocumentServer: Service, Sendable {
         }
         let port = server.localAddress?.port ?? configuration.port
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)",
-                                            "auth": "\(configuration.authToken == nil ? "none" : "token")"])
+                                            "auth": "\(configuration.usersFile != nil ? "users" : configuration.authToken == nil ? "none" : "token")",
+                                            "tls": "\(tlsSetup == nil ? "off" : "on")"])
         onListening(configuration.host, port)
 
         // Until stop(_:) closes the listening channel.
@@ -164,6 +172,34 @@ public final class DocumentServer: Service, Sendable {
         // A later stop has nothing to close (the loops are about to be gone).
         lifecycle.withLockedValue { $0.listener = nil }
         try await group.shutdownGracefully()
+    }
+
+    /// Reads the TLS certificate and key and the users file again (SIGHUP): connections
+    /// accepted afterwards use the new certificate; every connection's next request uses the
+    /// users' new grants (a user no longer in the file is closed). A file that cannot be used
+    /// is logged and the old one kept. Returns whether everything was reloaded.
+    @discardableResult
+    public func reload() -> Bool {
+        var reloaded = true
+        if let tlsSetup {
+            do {
+                try tlsSetup.reload()
+                logger.notice("reloaded the TLS certificate and key", metadata: ["cert": "\(tlsSetup.files.certificatePath)"])
+            } catch {
+                reloaded = false
+                logger.error("kept the old TLS certificate and key: \(error.description)")
+            }
+        }
+        if shared.access.usersPath != nil {
+            do {
+                try shared.access.reload()
+                logger.notice("reloaded the users file", metadata: ["users": "\(shared.access.userCount)"])
+            } catch {
+                reloaded = false
+                logger.error("kept the old users: \(error.description)")
+            }
+        }
+        return reloaded
     }
 
     /// Stops accepting connections and ends ``run()`` once every request already received
@@ -193,6 +229,7 @@ public final class DocumentServer: Service, Sendable {
         let lifecycle = self.lifecycle
         let gate = self.gate
         let reserve = DescriptorReserve()
+        let tlsSetup = self.tlsSetup
         let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -242,6 +279,8 @@ public final class DocumentServer: Service, Sendable {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let session = ConnectionSession(shared: shared, logger: connectionLogger)
+                    session.address = channel.remoteAddress?.ipAddress ?? "unknown"
+                    if let tlsSetup { try channel.pipeline.syncOperations.addHandler(tlsSetup.makeHandler()) }
                     try channel.pipeline.syncOperations.addHandlers(
                         PartialLineMeter(gate: gate, logger: connectionLogger),
                         ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
@@ -276,6 +315,10 @@ public enum DocumentServerError: Error, Equatable, Sendable, CustomStringConvert
     case tokenRequired(host: String)
     /// A token must not be empty.
     case emptyToken
+    /// The TLS certificate, key or client authorities cannot be used.
+    case tls(String)
+    /// The users file cannot be used.
+    case users(String)
     /// A token must not be only white space.
     case blankToken
 
@@ -283,7 +326,9 @@ public enum DocumentServerError: Error, Equatable, Sendable, CustomStringConvert
     public var description: String {
         switch self {
         case .tokenRequired(let host):
-            return "refusing to listen on \(host) without an auth token: other machines could read and change the store. Set --auth-token (or DOCSERVER_AUTH_TOKEN), or listen on 127.0.0.1"
+            return "refusing to listen on \(host) without TLS and without users or an auth token: other machines could read and change the store. Set --tls-cert and --tls-key, --users or --auth-token (or DOCSERVER_AUTH_TOKEN), listen on 127.0.0.1, or accept the risk with --insecure"
+        case .tls(let reason), .users(let reason):
+            return reason
         case .emptyToken:
             return "the auth token is empty"
         case .blankToken:

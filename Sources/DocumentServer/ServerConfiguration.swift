@@ -9,6 +9,14 @@ public struct ServerConfiguration: Sendable {
     /// When set, every connection must `hello` with this token first. Required for a
     /// non-loopback ``host``.
     public var authToken: String?
+    /// TLS on the line protocol: the certificate and key (and the client certificates'
+    /// authorities); nil: plain TCP. (`docs/SECURITY.md`)
+    public var tls: TLSFiles?
+    /// The users file (`docs/SECURITY.md`): every connection must `hello` as one of its users.
+    public var usersFile: String?
+    /// Listen on an address other than loopback without TLS and without users or a token:
+    /// refused unless this is set (and then logged as a warning).
+    public var insecure = false
     /// The longest line (message) accepted, in bytes; a longer one is refused and its
     /// connection closed.
     public var maximumLineLength: Int

@@ -12,7 +12,8 @@ struct SharedState: Sendable {
     let modelResult: [UInt8]
     /// The members of the `hello` result before `seq`.
     private let helloMembers: [(String, JSONValue)]
-    let authToken: String?
+    /// The users file and the token: who may connect, what each user may do.
+    let access: AccessControl
     let worker: StoreWorker
     let cache: WireObjectCache
     let logger: Logger
@@ -36,7 +37,11 @@ struct SharedState: Sendable {
             ("server", .string("docserver")), ("version", .string(DocumentServer.version)), ("protocol", .integer(1)),
             ("storeUUID", .string(graph.store.identifier)), ("modelHash", .string(model.versionHash)),
         ]
-        authToken = configuration.authToken
+        do {
+            access = try AccessControl(usersPath: configuration.usersFile, token: configuration.authToken, model: model, logger: logger)
+        } catch {
+            throw DocumentServerError.users(error.description)
+        }
         self.worker = worker
         self.cache = cache
         self.logger = logger

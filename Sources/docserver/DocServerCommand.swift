@@ -12,7 +12,7 @@ struct DocServerCommand: AsyncParsableCommand {
             """,
         subcommands: [ServeCommand.self, CheckCommand.self, PingCommand.self, CompactCommand.self, MigrateCommand.self,
                       ModelCommand.self, CopyCommand.self, CodegenCommand.self, ExportCommand.self, ImportCommand.self,
-                      BackupCommand.self, RestoreCommand.self],
+                      BackupCommand.self, RestoreCommand.self, UserCommand.self],
         defaultSubcommand: nil
     )
 }

@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Create the store and lock files readable by the group (0640); without it, by the owner only (0600). An existing store file keeps its mode.")
     var shareWithGroup = false
 
-    @Option(help: ArgumentHelp("The address to listen on; other than loopback needs --auth-token. [default: 127.0.0.1]", valueName: "address"))
+    @Option(help: ArgumentHelp("The address to listen on; other than loopback needs --tls-cert, --users or --auth-token (or --insecure). [default: 127.0.0.1]", valueName: "address"))
     var host: String?
 
     @Option(help: ArgumentHelp("The TCP port; 0 picks a free one (printed). [default: 7878]", valueName: "port"))
@@ -49,6 +49,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("A token every connection must send in hello before anything else.", valueName: "token"))
     var authToken: String?
+
+    @OptionGroup(title: "TLS and users (docs/SECURITY.md)")
+    var access: UserAccessOptions
 
     @Option(help: ArgumentHelp("Also serve HTTP on this port, on the same address: GET /healthz, /readyz and /metrics (Prometheus) (docs/OPERATIONS.md); 0 picks a free one (printed after the listening line as 'http listening on HOST:PORT'). Off unless given. [env: DOCSERVER_HTTP_PORT]", valueName: "port"))
     var httpPort: Int?
@@ -173,6 +176,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.readerThreads = readerThreads
         if let writerNice { configuration.writerNice = writerNice }
         if let journalCheckpointBytes { configuration.journalCheckpointBytes = journalCheckpointBytes }
+        access.apply(to: &configuration)
         try applyLimits(to: &configuration)
         logger.info("limits", metadata: Self.limitsMetadata(configuration, limits))
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
@@ -218,6 +222,7 @@ struct ServeCommand: AsyncParsableCommand {
         // meanwhile /readyz answers 503.
         var services = [ServiceGroupConfiguration.ServiceConfiguration(service: SignalLogService(logger: logger))]
         if let http { services.append(.init(service: http.port)) }
+        services.append(.init(service: ReloadSignalService(server: server, logger: logger)))
         services.append(.init(service: server))
         if stopWhenStdinCloses {
             // Last: shut down first, and its end shuts the group down gracefully.

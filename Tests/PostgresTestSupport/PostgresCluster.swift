@@ -172,11 +172,13 @@ public struct ClusterCertificates: Sendable {
     public let authority: URL
     /// An authority the server's certificate does not come from (PEM).
     public let otherAuthority: URL
-    let serverCertificate: URL
-    let serverKey: URL
+    /// The server's certificate, signed by `authority`, for localhost and 127.0.0.1 (PEM).
+    public let serverCertificate: URL
+    /// Its private key (PEM, mode 0600).
+    public let serverKey: URL
 
     /// Makes them with openssl in `folder`, readable by the server's user `owner`.
-    init(in folder: URL, owner: String?) throws {
+    public init(in folder: URL, owner: String?) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
         func openssl(_ arguments: [String]) throws { _ = try PostgresCluster.run("/usr/bin/openssl", arguments) }

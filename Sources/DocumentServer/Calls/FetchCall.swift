@@ -77,6 +77,12 @@ struct FetchCall: Sendable {
         return call
     }
 
+    /// The call limited to the objects the user may read: `rule` AND-ed into the predicate,
+    /// so that sort, offset and limit apply to readable objects only.
+    mutating func restrict(to rule: GraphCore.Predicate) {
+        request.predicate = request.predicate.map { .and([rule, $0]) } ?? rule
+    }
+
     /// A sort key must lead through to-one relationships to an attribute.
     private static func checkKeyPath(_ keyPath: String, from entity: EntityDescription, path: String) throws(RPCError) {
         var current = entity

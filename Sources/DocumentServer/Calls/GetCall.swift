@@ -10,6 +10,13 @@ struct GetCall: Sendable {
     let knownVersions: [Int64?]?
     /// The commit the answer must hold (`after`): a `seq` any server answered (nil: any).
     let after: Int64?
+    /// What the connection's user may read (nil: everything): the others are `missing`.
+    var readAccess: ReadAccess?
+
+    /// The test of the objects `state` holds that the answer may carry; nil: every object.
+    func readFilter(in state: ReadState) -> ((ObjectSnapshot) -> Bool)? {
+        readAccess.map { $0.filter(in: state) }
+    }
 
     init(ids: [ObjectID], knownVersions: [Int64?]? = nil, after: Int64? = nil) {
         self.ids = ids

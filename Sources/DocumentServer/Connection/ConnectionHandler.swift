@@ -309,6 +309,21 @@ final class ConnectionHandler: ChannelDuplexHandler {
         case .answerAndClose(let bytes):
             closing = true
             waiting.removeAll()
+            if let delay = session.closingAnswerDelay {
+                // A failed hello: answered late (docs/SECURITY.md), written through the channel.
+                session.closingAnswerDelay = nil
+                let channel = context.channel
+                context.eventLoop.scheduleTask(in: delay) {
+                    var buffer = channel.allocator.buffer(capacity: (bytes?.count ?? 0) + 1)
+                    if let bytes {
+                        buffer.writeBytes(bytes)
+                        buffer.writeInteger(UInt8(ascii: "\n"))
+                    }
+                    channel.writeAndFlush(buffer).whenComplete { _ in channel.close(promise: nil) }
+                }
+                needsFlush = false
+                return
+            }
             if let bytes { write(bytes, context: context) }
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }

@@ -13,7 +13,7 @@ extension ConnectionSession {
     /// each request, hand the request to a reader thread).
     /// `started`: when the line was read, to time the request (``RequestMeter``).
     func directRead(_ line: ByteBuffer, started: UInt64) -> Outcome? {
-        guard authenticated, logger.logLevel > .debug else { return nil }
+        guard authenticated, principal == nil, logger.logLevel > .debug else { return nil }  // a user with rules: the general way
         return line.withUnsafeReadableBytes { bytes -> Outcome? in
             let slot: Int
             let reply: (id: JSONValue, reply: Reply)?

@@ -36,10 +36,23 @@ final class ConnectionSession {
 
     let shared: SharedState
     let logger: Logger
-    private(set) var authenticated: Bool
+    var authenticated: Bool
     private var sawFirstLine = false
     /// The `client` of the connection's `hello`: the author of its saves.
-    private var author: String?
+    var author: String?
+    /// The user of the connection's `hello` (docs/SECURITY.md); nil: every grant (no users
+    /// file, or the `--auth-token` user).
+    var principal: Principal?
+    /// The reload of the users file ``principal`` was looked up at.
+    var principalGeneration = 0
+    /// What ``principal`` may read, made once per reload.
+    var readAccessCache: ReadAccess?
+    /// The client's IP address, for the hello throttle.
+    var address = "unknown"
+    /// How long the handler waits before it sends a closing answer (a failed `hello`'s,
+    /// ``HelloThrottle``); taken once.
+    var closingAnswerDelay: TimeAmount?
+
     /// Reads the IDs of the connection's `get` requests (remembering the store key and entity).
     var idReader: ObjectIDReader
     /// Where the connection's subscriptions write (nil without a channel: no subscriptions).
@@ -48,7 +61,7 @@ final class ConnectionSession {
     init(shared: SharedState, logger: Logger) {
         self.shared = shared
         self.logger = logger
-        authenticated = shared.authToken == nil
+        authenticated = !shared.access.required
         idReader = ObjectIDReader(model: shared.model)
     }
 
@@ -192,7 +205,9 @@ final class ConnectionSession {
             }
             switch dispatch(request, batchRemaining: batchRemaining) {
             case .reply(let reply, let close):
-                shared.meter.record(slot: slot, ok: reply.isResult, started: started, method: request.method, params: { request.params })
+                // A hello's parameters hold a secret: never kept in the slow log.
+                shared.meter.record(slot: slot, ok: reply.isResult, started: started, method: request.method,
+                                    params: { request.method == "hello" ? nil : request.params })
                 if case .error(let error) = reply {
                     logger.debug("error answer", metadata: ["method": "\(LogText.escaped(request.method))", "code": "\(error.code)",
                                                           "message": "\(LogText.escaped(error.message))"])
@@ -209,7 +224,7 @@ final class ConnectionSession {
         }
     }
 
-    private enum Dispatch {
+    enum Dispatch {
         case reply(Reply, close: Bool)
         case store(StoreJob, adjust: (Reply) -> Reply = { $0 }, answerChecked: Bool = false)
     }
@@ -218,8 +233,10 @@ final class ConnectionSession {
         let inBatch = batchRemaining != nil
         if request.method == "hello" { return hello(request.params) }
         guard authenticated else {
-            return .reply(.error(.unauthorized("this server needs a token: send hello with it first")), close: false)
+            let needed = shared.access.usersPath != nil ? "a user: send hello with user and secret first" : "a token: send hello with it first"
+            return .reply(.error(.unauthorized("this server needs \(needed)")), close: false)
         }
+        if let refusal = refreshPrincipal() { return .reply(.error(refusal), close: true) }
         do throws(RPCError) {
             switch request.method {
             case "ping":
@@ -229,7 +246,8 @@ final class ConnectionSession {
                 try Params.none(request.params, method: "model")
                 return .reply(.result(shared.modelResult), close: false)
             case "fetch":
-                let call = try FetchCall.parse(request.params, model: shared.model, predicates: shared.predicates)
+                var call = try FetchCall.parse(request.params, model: shared.model, predicates: shared.predicates)
+                try restrict(&call)
                 // A fetch an index answers in a few steps is answered here, as a small `get` is.
                 if shared.worker.holds(after: call.after), let reply = shared.worker.reader.quickFetch(call) {
                     return .reply(reply, close: false)
@@ -237,17 +255,22 @@ final class ConnectionSession {
                 let format = try? Params(request.params).optionalString("predicate")
                 return .store(.fetch(call)) { PredicatePosition.placed($0, in: format) }
             case "get":
-                let call = try GetCall.parse(request.params, model: shared.model)
+                var call = try GetCall.parse(request.params, model: shared.model)
+                call.readAccess = readAccess()
                 // A few objects are answered here, on the connection's thread, from the latest state.
                 guard call.ids.count <= Self.inlineGetLimit, shared.worker.holds(after: call.after) else { return .store(.get(call)) }
                 return .reply(shared.worker.reader.get(call), close: false)
             case "save":
                 var call = try SaveCall.parse(request.params, model: shared.model)
                 call.author = author
+                if let principal, let refusal = SaveRules(principal: principal, state: shared.worker.reader.state).refusal(call) {
+                    throw refusal
+                }
                 call.answerLimit = request.id.map { shared.saveAnswerLimit(id: $0, batchRemaining: batchRemaining) }
                 return .store(.save(call), answerChecked: true)
             case "subscribe":
-                let call = try SubscribeCall.parse(request.params, model: shared.model)
+                var call = try SubscribeCall.parse(request.params, model: shared.model)
+                call.filter = try restrict(call.filter)
                 guard !inBatch else {
                     return .reply(.error(.invalidRequest("subscribe cannot be sent in a batch (its answer must come before its notifications): send it alone")), close: false)
                 }
@@ -261,15 +284,20 @@ final class ConnectionSession {
                 guard let sink else { return .reply(.error(.noSubscription(number)), close: false) }
                 return .store(.unsubscribe(number, sink))
             case "changes":
-                return .store(.changes(try ChangesCall.parse(request.params, model: shared.model)))
+                var call = try ChangesCall.parse(request.params, model: shared.model)
+                call.filter = try restrict(call.filter)
+                return .store(.changes(call))
             case "stats":
+                try requireAdmin("stats")
                 try Params.none(request.params, method: "stats")
                 return .reply(.result(Array(shared.status.statsResult().jsonText.utf8)), close: false)
             case "slowlog":
+                try requireAdmin("slowlog")
                 let params = try Params(request.params, allowed: [SlowLogMembers.reset])
                 return .reply(.result(Array(shared.status.slowLogResult(reset: try params.optionalBool(SlowLogMembers.reset) ?? false).jsonText.utf8)),
                               close: false)
             case "backup":
+                try requireAdmin("backup")
                 return .store(.backup(try BackupCall.parse(request.params)))
             default:
                 return .reply(.error(.methodNotFound(request.method)), close: false)
@@ -277,36 +305,6 @@ final class ConnectionSession {
         } catch {
             return .reply(.error(error), close: false)
         }
-    }
-
-    /// `hello`: checks the token when the server has one; a wrong one (a string other than
-    /// the token, or a value that is not a string) closes the connection.
-    private func hello(_ params: JSONValue) -> Dispatch {
-        let token: String?
-        var tokenIsWrong = false
-        do {
-            let hello = try Params(params, allowed: ["token", "client"])
-            switch hello["token"] {
-            case nil, .null?: token = nil
-            case .string(let text)?: token = text
-            case .some: token = nil; tokenIsWrong = true  // Not a string: a wrong token, not a malformed call.
-            }
-            if let client = try hello.optionalString("client") {
-                logger.info("hello", metadata: ["client": "\(LogText.escaped(client))"])
-                author = client
-            }
-        } catch {
-            return .reply(.error(error), close: false)
-        }
-        if let expected = shared.authToken {
-            guard !tokenIsWrong, let token, Self.constantTimeEqual(token, expected) else {
-                let missing = token == nil && !tokenIsWrong
-                logger.warning("refused a hello with a \(missing ? "missing" : "wrong") token; closing the connection")
-                return .reply(.error(.unauthorized(missing ? "this server needs a token in hello" : "wrong token")), close: true)
-            }
-            authenticated = true
-        }
-        return .reply(.result(shared.helloResult()), close: false)
     }
 
     /// Compares without stopping at the first difference, so timing does not reveal the token.

@@ -18,8 +18,9 @@ struct StoreReader {
             objects.reserveCapacity(call.ids.count)
             var answerBytes = 0
             let epoch = state.clearingEpoch
+            let readable = call.readFilter(in: state)  // the user's rules (docs/SECURITY.md): others are missing
             for id in call.ids {
-                guard let stored = state.canonicalSnapshot(of: id) else {
+                guard let stored = state.canonicalSnapshot(of: id), readable?(stored) ?? true else {
                     objects.append(nil)
                     continue
                 }

@@ -20,9 +20,14 @@ struct FeedFilter: Sendable {
     let predicate: GraphCore.Predicate?
     /// Whether objects carry their values.
     let includeValues: Bool
+    /// What the subscriber's user may read (nil: everything): an object it may not read is
+    /// never sent, nor its ID; one that stops being readable comes as `removed`
+    /// (`docs/SECURITY.md`, Live changes).
+    var readAccess: ReadAccess?
 
     /// Whether the filter is a live query (its records have `removed`).
-    var isLiveQuery: Bool { predicate != nil }
+    /// A subscription of a user with rules also gets `removed` (objects it may no longer read).
+    var isLiveQuery: Bool { predicate != nil || readAccess != nil }
 
     /// Filters with equal keys make the same records: the feed judges and encodes a commit
     /// once for all of them.
@@ -30,9 +35,10 @@ struct FeedFilter: Sendable {
         let entity: String?
         let predicate: GraphCore.Predicate?
         let includeValues: Bool
+        let readAccess: ReadAccess?
     }
 
-    var key: Key { Key(entity: entity?.name, predicate: predicate, includeValues: includeValues) }
+    var key: Key { Key(entity: entity?.name, predicate: predicate, includeValues: includeValues, readAccess: readAccess) }
 
     /// A live query's predicate ran past its time limit on one commit.
     struct TooSlow: Error {}
@@ -45,8 +51,34 @@ struct FeedFilter: Sendable {
         // The predicate is prepared only for a commit that changed an object of the entity.
         var prepared = false
         var before: SnapshotFetch?, after: SnapshotFetch?
+        var rulesBefore: RowRules?, rulesAfter: RowRules?
         for change in set.changes {
             if let entity, !change.id.entity.isKind(of: entity) { continue }
+            if let readAccess {
+                let access = readAccess.access(change.id.entity)
+                if access == .none { continue }
+                if access != .all {
+                    let stateBefore = set.stateBefore ?? latest, stateAfter = set.stateAfter ?? latest
+                    if rulesBefore == nil {
+                        rulesBefore = RowRules(model: latest.model, resolve: { stateBefore.storedSnapshot(of: $0) })
+                        rulesAfter = RowRules(model: latest.model, resolve: { stateAfter.storedSnapshot(of: $0) })
+                    }
+                    // nil: not known (a commit read back from the journal): never taken as readable.
+                    let readableBefore = change.before.map { rulesBefore?.permits(access, $0) ?? false }
+                    let readableAfter = change.after.map { rulesAfter?.permits(access, $0) ?? false } ?? false
+                    switch change.kind {
+                    case .inserted:
+                        if !readableAfter { continue }
+                    case .updated:
+                        if !readableAfter {
+                            if readableBefore == true { record.removed.append(change.id) }
+                            continue
+                        }
+                    case .deleted:
+                        if readableBefore != true { continue }
+                    }
+                }
+            }
             if let predicate, let entity, !prepared {
                 prepared = true
                 var request = FetchRequest(entityName: entity.name)

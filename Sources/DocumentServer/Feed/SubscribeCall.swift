@@ -4,7 +4,7 @@ import JSONCore
 
 /// The parameters of `subscribe`, checked against the model before the feed sees them.
 struct SubscribeCall: Sendable {
-    let filter: FeedFilter
+    var filter: FeedFilter
     /// Resume after this sequence number (nil: from the latest commit on).
     let since: Int64?
 
@@ -23,7 +23,7 @@ struct ChangesCall: Sendable {
     /// The most records one answer holds: 1000.
     static let maximumLimit = 1000
 
-    let filter: FeedFilter
+    var filter: FeedFilter
     let since: Int64
     let limit: Int
 

@@ -17,6 +17,7 @@ library.
 """
 
 from .client import DEFAULT_PORT, Client, connect
+from .security import Security
 from .errors import (
     AuthError,
     Conflict,
@@ -28,6 +29,7 @@ from .errors import (
     NotFoundError,
     HistoryExpired,
     NotCaughtUp,
+    ForbiddenError,
     ObjectDeletedError,
     ProtocolError,
     ResyncRequired,
@@ -51,6 +53,7 @@ from .values import URI, ObjectID
 __version__ = "0.7.0"
 
 __all__ = [
+    "Security",
     "connect",
     "Client",
     "DEFAULT_PORT",
@@ -90,5 +93,6 @@ __all__ = [
     "ObjectDeletedError",
     "HistoryExpired",
     "NotCaughtUp",
+    "ForbiddenError",
     "ResyncRequired",
 ]

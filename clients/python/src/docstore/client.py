@@ -14,6 +14,8 @@ from .notifications import DEFAULT_NOTIFICATION_BUFFER, Notification
 from .objects import DocObject
 from .session import Session, SortSpec
 from .values import ObjectID
+from .security import Security
+import ssl as _ssl
 
 __all__ = ["Client", "connect", "DEFAULT_PORT"]
 
@@ -36,8 +38,11 @@ class Client:
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[str] = None,
                  timeout: Optional[float] = 30.0, client_name: str = "docstore-python",
-                 notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER) -> None:
-        self._connection = Connection(host, port, token, timeout, client_name, notification_buffer)
+                 notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER, *, user: Optional[str] = None,
+                 secret: Optional[str] = None, ssl: Union[bool, _ssl.SSLContext, None] = None,
+                 server_hostname: Optional[str] = None) -> None:
+        security = Security(token=token, user=user, secret=secret, ssl=ssl, server_hostname=server_hostname)
+        self._connection = Connection(host, port, security, timeout, client_name, notification_buffer)
         self._model: Optional[Model] = None
         self._seq = 0
 
@@ -282,15 +287,20 @@ class Client:
 
 def connect(host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: Optional[str] = None,
             timeout: Optional[float] = 30.0, client_name: str = "docstore-python",
-            notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER) -> Client:
-    """Connects to a docserver and says ``hello`` (with ``token``, when the server needs
-    one). ``timeout`` is in seconds, for connecting and for each answer (``None``: wait
+            notification_buffer: int = DEFAULT_NOTIFICATION_BUFFER, *, user: Optional[str] = None,
+            secret: Optional[str] = None, ssl: Union[bool, _ssl.SSLContext, None] = None,
+            server_hostname: Optional[str] = None) -> Client:
+    """Connects to a docserver and says ``hello`` (with ``token``, or ``user`` and
+    ``secret``, when the server needs them; docs/SECURITY.md). ``ssl``: ``True`` or an
+    :class:`ssl.SSLContext` for a server with TLS; the server's certificate and host name
+    (``server_hostname``, default ``host``) are verified unless the context says otherwise. ``timeout`` is in seconds, for connecting and for each answer (``None``: wait
     forever). Raises :class:`~docstore.ConnectionError` when the server cannot be reached
     and :class:`~docstore.AuthError` when the token is refused.
 
     >>> with docstore.connect(port=7878) as client:
     ...     client.count("Song")
     """
-    client = Client(host, port, token, timeout, client_name, notification_buffer)
+    client = Client(host, port, token, timeout, client_name, notification_buffer,
+                    user=user, secret=secret, ssl=ssl, server_hostname=server_hostname)
     client.ping()
     return client

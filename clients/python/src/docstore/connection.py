@@ -20,6 +20,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Optional
 
+from .security import Security
 from .errors import AuthError, ConnectionError, DocstoreError, ProtocolError, error_from_response
 from .notifications import DEFAULT_NOTIFICATION_BUFFER, Notification, NotificationStream
 
@@ -99,7 +100,10 @@ class _LineReader:
                 self._scanned = 0
                 return line
             self._scanned = len(self._buffer)
-            if deadline is None:
+            pending = getattr(self.socket, "pending", None)
+            if pending is not None and pending() > 0:
+                ready = True  # TLS: bytes already decrypted, which poll cannot see
+            elif deadline is None:
                 ready = self._poll.poll()
             else:
                 remaining = deadline - time.monotonic()
@@ -130,7 +134,8 @@ class Connection:
         self.host = host
         self.port = port
         self.timeout = timeout
-        self._token = token
+        self._token = token  # a str, or a Security (TLS and credentials)
+        self._security = Security.of(token)
         self._client_name = client_name
         self._ids = itertools.count(1)
         self._send_lock = threading.Lock()       # one writer at a time; held while opening
@@ -219,14 +224,13 @@ class Connection:
             return
         try:
             sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock = self._security.wrap(sock, self.host)
         except OSError as error:
             raise ConnectionError(f"cannot connect to {self.host}:{self.port}: {_reason(error)}") from error
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._state:
             self._reader = _LineReader(sock)
-        params: Dict[str, Any] = {"client": self._client_name}
-        if self._token is not None:
-            params["token"] = self._token
+        params = self._security.hello_params(self._client_name)
         try:
             self.hello = self._wait(self._send("hello", params))
         except DocstoreError:

@@ -244,6 +244,30 @@ class NotCaughtUp(DocstoreError):
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+class ForbiddenError(DocstoreError):
+    """-32011: the user this client said ``hello`` as may not do this (docs/SECURITY.md):
+    :attr:`operation` (``read``, ``insert``, ``update``, ``delete`` or a method's name) on
+    :attr:`entity`, object :attr:`object_id`. Nothing was saved."""
+
+    @property
+    def operation(self) -> Optional[str]:
+        """What was refused: ``read``, ``insert``, ``update``, ``delete`` or a method's name."""
+        value = _field(self.data, "operation")
+        return value if isinstance(value, str) else None
+
+    @property
+    def entity(self) -> Optional[str]:
+        """The entity, when the refusal is about one."""
+        value = _field(self.data, "entity")
+        return value if isinstance(value, str) else None
+
+    @property
+    def object_id(self) -> Optional[str]:
+        """The object (an insert's temporary ID), when the refusal is about one."""
+        value = _field(self.data, "id")
+        return value if isinstance(value, str) else None
+
+
 class ResyncRequired(DocstoreError):
     """The server ended a subscription that did not keep up (its buffer of unsent changes
     was full; the ``resync`` notification). Every change up to :attr:`seq` was delivered;
@@ -271,6 +295,7 @@ _ERRORS_BY_CODE = {
     -32008: ServerBusyError,
     -32009: HistoryExpired,
     -32010: NotCaughtUp,
+    -32011: ForbiddenError,
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional
 from .arguments import argument_to_wire
 from .changes import Change
 from .connection import _Closed, _LineReader, _Timeout, _reason
+from .security import Security
 from .errors import ConnectionError, DocstoreError, ProtocolError, ResyncRequired, error_from_response
 
 __all__ = ["Subscription", "subscription_params", "DEFAULT_KEEPALIVE"]
@@ -68,16 +69,15 @@ class Subscription:
         self._waiting: Deque[Change] = collections.deque()
         try:
             sock = socket.create_connection((host, port), timeout=timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock = Security.of(token).wrap(sock, host)
         except OSError as error:
             raise ConnectionError(f"cannot connect to {host}:{port}: {_reason(error)}") from error
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.settimeout(None)
         self._socket = sock
         self._reader = _LineReader(sock)
         try:
-            hello: Dict[str, Any] = {"client": client_name}
-            if token is not None:
-                hello["token"] = token
+            hello: Dict[str, Any] = Security.of(token).hello_params(client_name)
             self.hello = self._call("hello", hello)
             answer = self._call("subscribe", self.params)
         except BaseException:
