@@ -255,27 +255,8 @@ public final class DocumentServer: Service, Sendable {
                                        on: channel, grace: .milliseconds(500))
                     return channel.eventLoop.makeSucceededVoidFuture()
                 }
-                let peer = channel.remoteAddress?.description ?? "unknown"
-                var connectionLogger = logger
-                connectionLogger[metadataKey: "peer"] = "\(peer)"
-                let id = ObjectIdentifier(channel)
-                let admitted = lifecycle.withLockedValue { state -> Bool in
-                    guard !state.connectionsStopping else { return false }
-                    state.open[id] = channel
-                    return true
-                }
-                guard admitted else {
-                    // Accepted while the server shuts down.
-                    gate.connectionClosed()
-                    return channel.close()
-                }
-                connectionLogger.info("connection opened")
-                shared.status.connections.add(1, ordering: .relaxed)
-                channel.closeFuture.whenComplete { [connectionLogger] _ in
-                    shared.status.connections.subtract(1, ordering: .relaxed)
-                    lifecycle.withLockedValue { $0.open[id] = nil }
-                    gate.connectionClosed()
-                    connectionLogger.info("connection closed")
+                guard let connectionLogger = Self.enlist(channel, shared: shared, gate: gate, lifecycle: lifecycle, logger: logger) else {
+                    return channel.close()  // accepted while the server shuts down
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let session = ConnectionSession(shared: shared, logger: connectionLogger)
@@ -294,6 +275,37 @@ public final class DocumentServer: Service, Sendable {
         }
         if alreadyStopping { server.close(promise: nil) }
         return server
+    }
+}
+
+extension DocumentServer {
+    /// Counts an admitted connection (the gate took its place) among the open ones: told of the
+    /// shutdown, counted in `stats`, its place given back and its end logged when it closes.
+    /// Returns its logger (with its `peer`); nil when the server is stopping, its place given
+    /// back: the caller closes it. Shared by the TCP port and `/rpc`'s WebSockets.
+    static func enlist(_ channel: Channel, shared: SharedState, gate: ConnectionGate, lifecycle: NIOLockedValueBox<Lifecycle>,
+                       logger: Logger) -> Logger? {
+        let id = ObjectIdentifier(channel)
+        let admitted = lifecycle.withLockedValue { state -> Bool in
+            guard !state.connectionsStopping else { return false }
+            state.open[id] = channel
+            return true
+        }
+        guard admitted else {
+            gate.connectionClosed()
+            return nil
+        }
+        var connectionLogger = logger
+        connectionLogger[metadataKey: "peer"] = "\(channel.remoteAddress?.description ?? "unknown")"
+        connectionLogger.info("connection opened")
+        shared.status.connections.add(1, ordering: .relaxed)
+        channel.closeFuture.whenComplete { [connectionLogger] _ in
+            shared.status.connections.subtract(1, ordering: .relaxed)
+            lifecycle.withLockedValue { $0.open[id] = nil }
+            gate.connectionClosed()
+            connectionLogger.info("connection closed")
+        }
+        return connectionLogger
     }
 }
 

@@ -24,30 +24,15 @@ extension DocumentServer {
                 ClosingAnswer.send(busy, on: channel, grace: .zero)
             }
         }
-        let id = ObjectIdentifier(channel)
-        let admitted = lifecycle.withLockedValue { state -> Bool in
-            guard !state.connectionsStopping else { return false }
-            state.open[id] = channel
-            return true
-        }
-        guard admitted else {
-            gate.connectionClosed()
+        var named = logger
+        named[metadataKey: "transport"] = "websocket"
+        guard let connectionLogger = Self.enlist(channel, shared: shared, gate: gate, lifecycle: lifecycle, logger: named) else {
             return channel.close()
-        }
-        var connectionLogger = logger
-        connectionLogger[metadataKey: "peer"] = "\(channel.remoteAddress?.description ?? "unknown")"
-        connectionLogger[metadataKey: "transport"] = "websocket"
-        connectionLogger.info("connection opened")
-        shared.status.connections.add(1, ordering: .relaxed)
-        channel.closeFuture.whenComplete { [connectionLogger] _ in
-            shared.status.connections.subtract(1, ordering: .relaxed)
-            lifecycle.withLockedValue { $0.open[id] = nil }
-            gate.connectionClosed()
-            connectionLogger.info("connection closed")
         }
         let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
         return channel.eventLoop.makeCompletedFuture {
             let session = ConnectionSession(shared: shared, logger: connectionLogger)
+            session.address = channel.remoteAddress?.ipAddress ?? "unknown"
             try channel.pipeline.syncOperations.addHandlers(
                 aggregator, adapter,
                 ConnectionHandler(session: session, worker: shared.worker, idleTimeout: idleTimeout, logger: connectionLogger))
@@ -58,7 +43,7 @@ extension DocumentServer {
     /// (so a server with a token needs a batch that starts with `hello`). 200 with the answer,
     /// 204 for notifications only; a wrong token closes the HTTP connection after its answer.
     /// Runs on `loop`, the HTTP connection's.
-    func answerPost(_ body: ByteBuffer, on loop: EventLoop, logger: Logger) -> EventLoopFuture<HTTPAnswer> {
+    func answerPost(_ body: ByteBuffer, from address: String, on loop: EventLoop, logger: Logger) -> EventLoopFuture<HTTPAnswer> {
         guard body.readableBytes <= configuration.maximumLineLength else {
             let error = RPCResponse.encode(id: .null, .error(.tooLarge(limit: configuration.maximumLineLength)))
             return loop.makeSucceededFuture(HTTPAnswer.json(.payloadTooLarge, error, close: true))
@@ -66,6 +51,7 @@ extension DocumentServer {
         var postLogger = logger
         postLogger[metadataKey: "transport"] = "http-post"
         let session = ConnectionSession(shared: shared, logger: postLogger)
+        session.address = address
         switch session.begin(body) {
         case .finished(let outcome):
             return loop.makeSucceededFuture(Self.answer(outcome))

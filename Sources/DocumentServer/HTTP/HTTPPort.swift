@@ -77,7 +77,7 @@ public final class HTTPPort: Service, Sendable {
             guard let attached = server.withLockedValue({ $0 }) else {
                 return loop.makeSucceededFuture(.text(.serviceUnavailable, "not ready: the store is opening"))
             }
-            return attached.answerPost(request.body, on: loop, logger: logger)
+            return attached.answerPost(request.body, from: request.address, on: loop, logger: logger)
         })
         if configuration.servesPage { PageFiles.addRoutes(to: &router) }
         router.add(.GET, "/healthz") { _ in .text(.ok, "ok") }

@@ -61,7 +61,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            router.answer(HTTPRequest(head: requestHead, body: body), on: context.eventLoop).whenComplete { result in
+            router.answer(HTTPRequest(head: requestHead, body: body, address: context.channel.remoteAddress?.ipAddress ?? "unknown"),
+                          on: context.eventLoop).whenComplete { result in
                 let (handler, context) = bound.value
                 let answer = (try? result.get()) ?? .text(.internalServerError, "the request failed")
                 handler.respond(answer, to: requestHead, keepAlive: keepAlive && !answer.close, context: context)

@@ -6,6 +6,8 @@ import NIOHTTP1
 struct HTTPRequest: Sendable {
     let head: HTTPRequestHead
     let body: ByteBuffer
+    /// The client's IP address ("unknown" when the socket has none): what a `hello`'s throttle counts by.
+    var address = "unknown"
 
     /// The path without the query.
     var path: Substring { head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }

@@ -233,3 +233,27 @@ def test_explain_is_refused_under_a_rule_and_model_is_answered_whole(secured):
     # bob may not read Memo at all: fetching it is forbidden, yet the model names it (docs/SECURITY.md).
     assert rpc(bob, "fetch", {"entity": "Memo"})["error"]["code"] == -32011
     assert "Memo" in json.dumps(rpc(bob, "model")["result"])
+
+
+def test_failed_hellos_over_websockets_slow_down_only_their_own_address(start_server, tmp_path):
+    # Sessions of /rpc count failed hellos by their client's address too, not all under one name:
+    # a failed hello from 127.0.0.1 slows 127.0.0.1 down, and 127.0.0.2 is answered at once.
+    from test_http_rpc import free_port
+    from websocket_client import WebSocket
+
+    model = write_model(tmp_path)
+    users = write_users(tmp_path / "users.json", [user_entry("rita", "rita-secret-1", roles=["reader"])])
+    port = free_port()
+    start_server(model=model, extra_args=["--users", str(users), "--http-port", str(port)])
+    failing = WebSocket(port)
+    failing.send({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"user": "rita", "secret": "wrong"}})
+    time.sleep(0.02)
+    same = WebSocket(port)
+    meanwhile = same.call("hello", {"user": "rita", "secret": "rita-secret-1"})
+    assert "too many failed hellos" in meanwhile["error"]["message"], meanwhile
+    other = WebSocket(port, source="127.0.0.2")
+    answer = other.call("hello", {"user": "rita", "secret": "rita-secret-1"})
+    assert "result" in answer, answer
+    assert failing.receive()["error"]["code"] == -32004
+    for ws in (failing, same, other):
+        ws.close()

@@ -34,8 +34,10 @@ class Closed(Exception):
 
 class WebSocket:
     def __init__(self, port: int, path: str = "/rpc", origin: Optional[str] = None,
-                 host: str = "127.0.0.1", timeout: float = 10.0) -> None:
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+                 host: str = "127.0.0.1", timeout: float = 10.0, source: Optional[str] = None) -> None:
+        # `source`: the local address to connect from (127.0.0.2, say: another client address on loopback).
+        self.sock = socket.create_connection((host, port), timeout=timeout,
+                                             source_address=(source, 0) if source is not None else None)
         key = base64.b64encode(os.urandom(16)).decode()
         lines = ["GET %s HTTP/1.1" % path, "Host: %s:%d" % (host, port), "Upgrade: websocket",
                  "Connection: Upgrade", "Sec-WebSocket-Key: " + key, "Sec-WebSocket-Version: 13"]
