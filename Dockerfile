@@ -40,8 +40,10 @@ EXPOSE 7878 7879
 # DOCSERVER_MODEL (a model you mount: a JSON model file or an Xcode .xcdatamodeld /
 # .xcdatamodel, docs/MODEL.md; the sample model when unset) and
 # DOCSERVER_LOG_LEVEL (trace … critical, default info).
-# The HTTP port answers /healthz, /readyz and /metrics (Prometheus) without a token: publish it
-# only where your monitoring reaches it (docs/OPERATIONS.md).
+# The HTTP port answers /healthz, /readyz and /metrics (Prometheus) without a token, and serves
+# the page at / and /rpc (the protocol over WebSocket and POST; its hello needs the token) without
+# TLS: publish it only where your monitoring and your people reach it, or behind a TLS proxy
+# (docs/OPERATIONS.md, docs/SECURITY.md).
 ENV DOCSERVER_HOST=0.0.0.0 \
     DOCSERVER_PORT=7878 \
     DOCSERVER_HTTP_PORT=7879 \
