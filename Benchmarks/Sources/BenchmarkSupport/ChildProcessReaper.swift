@@ -15,6 +15,17 @@ public enum ChildProcessReaper {
     public static func removeOnStop(_ directory: String) { directories.withLock { $0.append(directory) } }
 
     public static func register(_ pid: Int32) { running.withLock { _ = $0.insert(pid) } }
+
+    /// Registers the server of a PostgreSQL cluster that `pg_ctl start` left running in the
+    /// background (its PID is the first line of `<data>/postmaster.pid`), so that a benchmark
+    /// stopped by a signal stops it too; returns the PID (nil when the file cannot be read).
+    @discardableResult
+    public static func registerPostmaster(dataDirectory: String) -> Int32? {
+        guard let text = try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8),
+              let first = text.split(separator: "\n").first, let pid = Int32(first.trimmingCharacters(in: .whitespaces)) else { return nil }
+        register(pid)
+        return pid
+    }
     public static func unregister(_ pid: Int32) { running.withLock { _ = $0.remove(pid) } }
 
     /// SIGTERM to every child still running; removes the registered directories.

@@ -29,6 +29,7 @@ final class BenchCluster {
         try run("initdb", ["-D", data, "-U", "graph", "-A", "trust", "-E", "UTF8", "--no-locale"])
         try run("pg_ctl", ["-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "120",
                            "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c max_connections=300", "start"])
+        ChildProcessReaper.registerPostmaster(dataDirectory: data)  // stopped with the benchmark, if a signal ends it
     }
 
     /// Runs one of PostgreSQL's programs (as the cluster's user) and returns its output.
@@ -53,7 +54,10 @@ final class BenchCluster {
     }
 
     func stop() {
-        _ = try? run("pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
+        let data = directory.appendingPathComponent("data").path
+        let postmaster = ChildProcessReaper.registerPostmaster(dataDirectory: data)
+        _ = try? run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
+        if let postmaster { ChildProcessReaper.unregister(postmaster) }
         try? FileManager.default.removeItem(at: directory)
     }
 

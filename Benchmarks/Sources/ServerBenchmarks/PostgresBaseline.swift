@@ -50,6 +50,7 @@ struct PostgresBaseline {
             + ["-D", data, "-o", settings, "-l", directory.appendingPathComponent("server.log").path, "-w", "start"]
         let status = try spawnAndWait(arguments)
         guard status == 0 else { throw BenchmarkError("pg_ctl start failed (wait status \(status))") }
+        ChildProcessReaper.registerPostmaster(dataDirectory: data)  // stopped with the benchmark, if a signal ends it
         let version = (try? run([], bin + "/postgres", ["--version"], in: directory).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
         return PostgresBaseline(bin: bin, version: version, directory: directory, port: port, prefix: prefix)
     }
@@ -152,6 +153,9 @@ struct PostgresBaseline {
 
     /// Stops the cluster (`pg_ctl stop -m fast`).
     func stop() {
-        _ = try? Self.spawnAndWait(prefix + [bin + "/pg_ctl", "-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
+        let data = directory.appendingPathComponent("data").path
+        let postmaster = ChildProcessReaper.registerPostmaster(dataDirectory: data)
+        _ = try? Self.spawnAndWait(prefix + [bin + "/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"])
+        if let postmaster { ChildProcessReaper.unregister(postmaster) }
     }
 }
