@@ -41,8 +41,20 @@ enum CodegenNames {
         isIdentifier(name) ? name : quoted(name)
     }
 
-    /// `text` as a TypeScript string literal in double quotes.
+    /// `text` as a TypeScript (and Python) string literal in double quotes.
     static func quoted(_ text: String) -> String {
+        quoted(text) { scalar in
+            if scalar == "\u{2028}" || scalar == "\u{2029}" || scalar.value < 0x20 {
+                let hex = String(scalar.value, radix: 16)
+                return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
+            return nil
+        }
+    }
+
+    /// `text` in double quotes, with `"`, `\`, newline, return and tab escaped as every C-like
+    /// language does, and any other scalar that `escape` spells (nil: kept as it is).
+    static func quoted(_ text: String, escape: (Unicode.Scalar) -> String?) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -51,15 +63,8 @@ enum CodegenNames {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case "\u{2028}": result += "\\u2028"
-            case "\u{2029}": result += "\\u2029"
             default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
+                if let escaped = escape(scalar) { result += escaped } else { result.unicodeScalars.append(scalar) }
             }
         }
         return result + "\""

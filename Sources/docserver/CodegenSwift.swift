@@ -262,19 +262,7 @@ struct SwiftCodegen {
 
     /// `text` as a Swift string literal.
     static func literal(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 { result += "\\u{\(String(scalar.value, radix: 16))}" } else { result.unicodeScalars.append(scalar) }
-            }
-        }
-        return result + "\""
+        CodegenNames.quoted(text) { $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : nil }
     }
 
     private static func comment(_ text: String) -> String { oneLine(text) }
