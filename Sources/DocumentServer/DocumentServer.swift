@@ -230,7 +230,7 @@ public final class DocumentServer: Service, Sendable {
         let gate = self.gate
         let reserve = DescriptorReserve()
         let tlsSetup = self.tlsSetup
-        let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
+        let idleTimeout = IdleTimeout.amount(seconds: configuration.idleTimeoutSeconds)
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

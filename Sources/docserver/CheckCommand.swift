@@ -35,8 +35,8 @@ struct CheckCommand: ParsableCommand {
     var store: String
 
     func run() throws {
-        if case .postgreSQL(let url)? = try? StoreLocation(store), let location = try? StoreLocation(store) {
-            try checkDatabase(url, shownAs: location)
+        if let database = try StoreLocation.database(named: store, verb: "check") {
+            try checkDatabase(database.url, shownAs: database.location)
             return
         }
         let objectModel = try ExistingStore.model(store: store, model: model, verb: "check", missing: "check creates nothing; serve creates a missing store")

@@ -77,8 +77,8 @@ struct MigrateCommand: ParsableCommand {
     var dryRun = false
 
     func run() throws {
-        if case .postgreSQL(let url)? = try? StoreLocation(store), let location = try? StoreLocation(store) {
-            try migrateDatabase(url, shownAs: location)
+        if let database = try StoreLocation.database(named: store, verb: "migrate") {
+            try migrateDatabase(database.url, shownAs: database.location)
             return
         }
         let migrator: JSONStoreMigrator

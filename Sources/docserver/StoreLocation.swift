@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import JSONAtomicStore
 import PostgresStore
@@ -30,6 +31,21 @@ enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         }
         _ = try DatabaseURL(url)
         self = .postgreSQL(url)
+    }
+
+    /// The database a command's `--store` names, or nil when it names a store file. A
+    /// `postgresql://` value that is not a usable URL is said on standard error with `verb`
+    /// (exit status 2), rather than looked for as a file of that name.
+    static func database(named text: String, verb: String) throws -> (url: URL, location: StoreLocation)? {
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(text)
+        } catch {
+            FileHandle.standardError.write(Data("cannot \(verb): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        guard case .postgreSQL(let url) = location else { return nil }
+        return (url, location)
     }
 
     /// The store's URL.

@@ -29,7 +29,7 @@ extension DocumentServer {
         guard let connectionLogger = Self.enlist(channel, shared: shared, gate: gate, lifecycle: lifecycle, logger: named) else {
             return channel.close()
         }
-        let idleTimeout = configuration.idleTimeoutSeconds > 0 ? TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds)) : nil
+        let idleTimeout = IdleTimeout.amount(seconds: configuration.idleTimeoutSeconds)
         return channel.eventLoop.makeCompletedFuture {
             let session = ConnectionSession(shared: shared, logger: connectionLogger)
             session.address = channel.remoteAddress?.ipAddress ?? "unknown"

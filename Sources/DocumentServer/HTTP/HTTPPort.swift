@@ -102,7 +102,7 @@ public final class HTTPPort: Service, Sendable {
         let logger = self.logger
         let open = self.open
         let origins = OriginPolicy(allowed: configuration.allowedOrigins)
-        let idle = TimeAmount.seconds(Int64(max(1, configuration.idleTimeoutSeconds)))
+        let idle = IdleTimeout.amount(seconds: configuration.idleTimeoutSeconds, minimum: 1) ?? .seconds(1)
         let bound = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
