@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the system libraries the package needs (yajl) when they are missing, and gives the
 # scripts that source it `apt_install`, which runs `apt-get update` at most once.
-# Sourced by scripts/build.sh and scripts/test.sh.
+# Sourced by scripts/build.sh, scripts/test.sh and the scripts they run (APT_UPDATED is exported,
+# so that a script run by another does not update the lists again).
 if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-APT_UPDATED=${APT_UPDATED:-no}
+export APT_UPDATED=${APT_UPDATED:-no}
 
 # apt_install PACKAGE...: installs Debian packages, updating the package lists first (once).
 apt_install() {
