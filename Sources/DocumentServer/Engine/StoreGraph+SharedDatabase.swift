@@ -23,6 +23,9 @@ extension StoreGraph {
     func catchUp(through limit: Int64? = nil) throws {
         guard let history = sharedHistory else { return }
         while true {
+            // After this server's own commit, with no other server's commit before it (the
+            // usual case), there is nothing to ask the database.
+            if let limit, state.sequence >= limit { return }
             let commits = try history.commits(after: state.sequence, through: limit, limit: 500)
             guard !commits.isEmpty else { return }
             let now = try committedObjects(of: commits)
@@ -52,7 +55,6 @@ extension StoreGraph {
                                       stateBefore: before, stateAfter: after))
             }
             feed?.publish(sets, state: state)
-            if let limit, state.sequence >= limit { return }
         }
     }
 
