@@ -131,23 +131,35 @@ extension PostgresStore {
             var targets: [Int64] = []
         }
         var tables: [String: Rows] = [:]
+        // Per entity, once: its to-many relationships' value indices and quoted join tables.
+        var joinsByEntity: [String: [(index: Int, table: String)]] = [:]
+        let layout = try layout
+        func joins(of entity: EntityDescription) -> [(index: Int, table: String)] {
+            if let known = joinsByEntity[entity.name] { return known }
+            let found = entity.relationshipIndices.compactMap { index -> (index: Int, table: String)? in
+                guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
+                      let table = layout.joinTable(of: relationship.name, in: entity) else { return nil }
+                return (index, TableLayout.quoted(table.name))
+            }
+            joinsByEntity[entity.name] = found
+            return found
+        }
         for (snapshots, replacing) in [(inserted, false), (updated, true)] {
             for snapshot in snapshots {
                 let entity = snapshot.objectID.entity
+                let found = joins(of: entity)
+                guard !found.isEmpty else { continue }
                 let owner = try reference(of: snapshot.objectID)
-                for index in entity.relationshipIndices {
-                    guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
-                          let table = try layout.joinTable(of: relationship.name, in: entity) else { continue }
-                    let name = TableLayout.quoted(table.name)
+                for (index, name) in found {
                     if replacing { tables[name, default: Rows()].replaced.append(owner) }
                     guard case .objects(let targets) = snapshot.values[index], !targets.isEmpty else { continue }
-                    var rows = tables[name, default: Rows()]
+                    // Appended in place: a copy taken out of the dictionary would copy its arrays on each append.
                     for (position, target) in targets.enumerated() {
-                        rows.owners.append(owner)
-                        rows.positions.append(Int64(position) + 1)
-                        rows.targets.append(try reference(of: target))
+                        let reference = try reference(of: target)
+                        tables[name, default: Rows()].owners.append(owner)
+                        tables[name, default: Rows()].positions.append(Int64(position) + 1)
+                        tables[name, default: Rows()].targets.append(reference)
                     }
-                    tables[name] = rows
                 }
             }
         }

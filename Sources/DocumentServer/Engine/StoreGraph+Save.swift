@@ -23,10 +23,21 @@ struct StagedSave {
     /// them since they were checked here: ``CommitMetadata/readVersions``).
     var checkedVersions: [ObjectID: Int64] = [:]
 
-    /// Every object the save inserts, changes or deletes, once each, in that order.
-    var objects: [ObjectID] {
+    /// Every object the save inserts, changes or deletes, once each, in that order (made once:
+    /// a commit reads it several times per save).
+    let objects: [ObjectID]
+
+    init(inserted: [(temporaryID: String, object: ManagedObject)], explicitlyUpdated: [ObjectID], implicitlyUpdated: [ObjectID],
+         deleted: [ObjectID], author: String?, call: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+        self.inserted = inserted
+        self.explicitlyUpdated = explicitlyUpdated
+        self.implicitlyUpdated = implicitlyUpdated
+        self.deleted = deleted
+        self.author = author
+        self.call = call
+        self.reply = reply
         var seen = Set<ObjectID>()
-        return (inserted.map(\.object.objectID) + explicitlyUpdated + implicitlyUpdated + deleted).filter { seen.insert($0).inserted }
+        objects = (inserted.map(\.object.objectID) + explicitlyUpdated + implicitlyUpdated + deleted).filter { seen.insert($0).inserted }
     }
 }
 
