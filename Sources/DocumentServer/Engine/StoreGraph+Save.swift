@@ -313,10 +313,11 @@ extension StoreGraph {
 
     private func writeResult(of save: StagedSave, sequence: Int64, to out: JSONGenerator) throws {
         var answer = SaveAnswer(sequence: sequence)
-        answer.ids = save.inserted.map { ($0.temporaryID, $0.object.objectID.uriRepresentation) }
-        answer.versions = (save.inserted.map(\.object.objectID) + save.explicitlyUpdated + save.implicitlyUpdated).map { id in
-            (id.uriRepresentation, snapshot(of: id)?.version ?? 0)
-        }
+        // Each inserted object's URI made once, for its ID and its version.
+        let insertedURIs = save.inserted.map { $0.object.objectID.uriRepresentation }
+        answer.ids = zip(save.inserted, insertedURIs).map { ($0.temporaryID, $1) }
+        answer.versions = zip(save.inserted, insertedURIs).map { inserted, uri in (uri, snapshot(of: inserted.object.objectID)?.version ?? 0) }
+            + (save.explicitlyUpdated + save.implicitlyUpdated).map { id in (id.uriRepresentation, snapshot(of: id)?.version ?? 0) }
         answer.deleted = save.deleted.map(\.uriRepresentation)
         answer.updated = save.implicitlyUpdated.map(\.uriRepresentation)
         try answer.write(to: out)
