@@ -49,6 +49,12 @@ extension StoreGraph {
     /// staged save touched commits the earlier ones first, so that every version a client
     /// is told belongs to exactly one save.
     func stage(_ named: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+        // A server that cannot follow the shared database any more writes nothing: its state
+        // would miss other servers' commits, and its answers' numbers would be wrong.
+        if let historyHole {
+            reply(.error(.storeUnavailable("\(historyHole)")))
+            return
+        }
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
         // The store checks uniqueness constraints when it writes: a save that may break one
         // commits alone, so that its refusal never fails the saves it would share a commit with.

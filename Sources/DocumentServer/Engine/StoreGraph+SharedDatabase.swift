@@ -27,7 +27,14 @@ extension StoreGraph {
             // usual case), there is nothing to ask the database.
             if let limit, state.sequence >= limit { return }
             let commits = try history.commits(after: state.sequence, through: limit, limit: 500)
-            guard !commits.isEmpty else { return }
+            guard let first = commits.first else { return }
+            // Numbers are gap-free: a later first commit means the ones between were removed
+            // from the history (`docserver compact --history-commits`) before this server took them.
+            guard first.sequence == state.sequence + 1 else {
+                let hole = HistoryHole(after: state.sequence, first: first.sequence)
+                historyHole = hole
+                throw hole
+            }
             let now = try committedObjects(of: commits)
             var sets: [ChangeSet] = []
             for commit in commits {
@@ -109,8 +116,26 @@ extension StoreGraph {
         }
     }
 
-    /// Logs a catch-up that failed (the reads waiting for it answer that the database cannot be read).
+    /// Logs a catch-up that failed (the reads waiting for it answer that the database cannot be
+    /// read); a hole in the history, which stays, is logged once.
     func logFailedCatchUp(_ error: any Error) {
+        if error is HistoryHole {
+            guard !reportedHistoryHole else { return }
+            reportedHistoryHole = true
+        }
         logger.error("cannot read the commits of other servers from the database", metadata: ["error": "\(error)"])
+    }
+}
+
+/// The shared history no longer holds commits this server has not taken: they were removed
+/// (`docserver compact --history-commits`) while it was behind. It cannot follow the database
+/// any more: its state stays at the last commit it took, and it must be restarted.
+struct HistoryHole: Error, CustomStringConvertible {
+    let after: Int64
+    let first: Int64
+
+    var description: String {
+        "the history table no longer holds commits \(after + 1) to \(first - 1) (removed by docserver compact while this server "
+            + "was behind): this server cannot follow the database; restart it"
     }
 }
