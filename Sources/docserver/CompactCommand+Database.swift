@@ -30,14 +30,8 @@ extension CompactCommand {
             defer { coordinator.remove(opened) }
             guard let database = opened as? PostgresStore else { throw GraphError.store("\(location) did not open as a PostgreSQL store") }
             trim = try database.trimHistory(keeping: Int64(historyCommits))
-        } catch let error as PostgresStoreError {
-            FileHandle.standardError.write(Data("cannot compact \(location): \(error)\n".utf8))
-            if case .noStore = error { throw ExitCode(2) }
-            if case .connectionFailed = error { throw ExitCode(2) }
-            throw ExitCode(1)
         } catch {
-            FileHandle.standardError.write(Data("cannot compact \(location): \(error)\n".utf8))
-            throw ExitCode(1)
+            throw DatabaseReading.fail(error, prefix: "cannot compact \(location): ")
         }
         let kept = trim.first.flatMap { first in trim.last.map { "commits \(first) to \($0) kept" } } ?? "the history is empty"
         print("\(location): compacted, \(trim.removed) history row(s) removed, \(kept)")
