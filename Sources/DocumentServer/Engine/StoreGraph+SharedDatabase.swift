@@ -14,7 +14,7 @@ import Logging
 /// poller sees a new commit. Each commit's objects are read back from the database, the next
 /// state is published and its change set goes to the feed, as for a commit of its own.
 extension StoreGraph {
-    /// Takes every commit after the state's (up to `through`, when given) from the history
+    /// Takes every commit after the state's that the history holds when asked (up to `through`, when given) from the history
     /// table: reads the objects each one changed, publishes the state after it, and hands its
     /// change set to the feed. Does nothing for a store nobody else writes to.
     ///
@@ -26,7 +26,7 @@ extension StoreGraph {
             // After this server's own commit, with no other server's commit before it (the
             // usual case), there is nothing to ask the database.
             if let limit, state.sequence >= limit { return }
-            let commits = try history.commits(after: state.sequence, through: limit, limit: 500)
+            let commits = try history.commits(after: state.sequence, through: limit, limit: Self.catchUpBatch)
             guard let first = commits.first else { return }
             // Numbers are gap-free: a later first commit means the ones between were removed
             // from the history (`docserver compact --history-commits`) before this server took them.
@@ -62,8 +62,14 @@ extension StoreGraph {
                                       stateBefore: before, stateAfter: after))
             }
             feed?.publish(sets, state: state)
+            // A short batch was everything the history held when asked: a later commit comes
+            // with its own notification. (Asking again would cost every catch-up a round trip.)
+            if commits.count < Self.catchUpBatch { return }
         }
     }
+
+    /// Commits read from the history per query of a catch-up.
+    static let catchUpBatch = 500
 
     /// The objects `commits` changed, as the database holds them now, read together (a statement
     /// per table, not a query per object); a deleted object is not in the answer.
