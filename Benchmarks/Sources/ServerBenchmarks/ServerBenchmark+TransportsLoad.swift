@@ -46,7 +46,7 @@ enum Transport: Sendable {
                 channel.eventLoop.makeCompletedFuture { () -> EventLoopFuture<Channel?> in
                     // Answers of the touch step carry 1,000 objects: frames up to 64 MiB (the server's answer limit).
                     let upgrader = NIOTypedWebSocketClientUpgrader<Channel?>(maxFrameSize: 1 << 26, upgradePipelineHandler: { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
+                        channel.eventLoop.makeCompletedFuture { () -> Channel? in
                             try channel.pipeline.syncOperations.addHandler(WebSocketLineAdapter())
                             try channel.pipeline.syncOperations.addHandler(handler())
                             return channel
@@ -123,6 +123,7 @@ final class TouchHandler: ChannelInboundHandler {
     private let done: EventLoopPromise<Void>
     private var next = 0
     private var received = ByteBuffer()
+    private var completed = false
 
     init(requests: [ByteBuffer], done: EventLoopPromise<Void>) {
         self.requests = requests
@@ -141,7 +142,7 @@ final class TouchHandler: ChannelInboundHandler {
             let ok = received.readableBytesView.starts(with: ResponseBytes.result)
             received.moveReaderIndex(forwardBy: length + 1)
             guard ok else {
-                done.fail(BenchmarkError("a get of 1,000 objects failed while touching every object"))
+                complete(BenchmarkError("a get of 1,000 objects failed while touching every object"))
                 return
             }
             sendNext(context: context)
@@ -150,12 +151,25 @@ final class TouchHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        done.fail(BenchmarkError("the server closed the connection while every object was touched"))
+        complete(BenchmarkError("the server closed the connection while every object was touched"))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        complete(BenchmarkError("touching every object: \(error)"))
+        context.close(promise: nil)
+    }
+
+    /// Completes `done` once: with `failure`, or successfully when it is nil.
+    private func complete(_ failure: BenchmarkError?) {
+        guard !completed else { return }
+        completed = true
+        if let failure { done.fail(failure) } else { done.succeed(()) }
     }
 
     private func sendNext(context: ChannelHandlerContext) {
+        guard !completed else { return }
         guard next < requests.count else {
-            done.succeed(())
+            complete(nil)
             return
         }
         context.writeAndFlush(wrapOutboundOut(requests[next]), promise: nil)
