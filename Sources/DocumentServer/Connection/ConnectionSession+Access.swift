@@ -35,7 +35,7 @@ extension ConnectionSession {
             return .reply(.error(.unauthorized("too many failed hellos from this address: wait \(milliseconds) ms before the next")), close: true)
         }
         let user = credentials["user"]
-        let check = wrongType ? .decided(nil) : access.check(user: user, secret: credentials["secret"], token: credentials["token"])
+        let check: CredentialCheck = wrongType ? .decided(nil) : access.check(user: user, secret: credentials["secret"], token: credentials["token"])
         switch check {
         case .decided(let principal):
             let (reply, close) = finishHello(principal, user: user, present: present)
