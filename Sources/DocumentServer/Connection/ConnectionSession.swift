@@ -28,6 +28,9 @@ final class ConnectionSession {
         case store(StoreJob, finish: (Reply) -> Outcome)
         /// A batch: handled by ``handleBatch(_:)``.
         case batch([JSONValue])
+        /// A `hello` whose secret needs the slow hash: run the check off the event loop
+        /// (``SecretCheck/principal(on:)``), then `finish` on the connection's thread.
+        case hello(SecretCheck, finish: (Principal?) -> Outcome)
     }
 
     /// A `get` of at most this many IDs is answered on the connection's thread; a larger
@@ -88,6 +91,13 @@ final class ConnectionSession {
             switch request(message, batchRemaining: nil, started: started) {
             case .answered(let bytes, let close):
                 return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
+            case .hello(let check, let id, let finish):
+                let shared = self.shared
+                return .hello(check) { principal in
+                    let (reply, close) = finish(principal)
+                    let bytes = id.map { shared.encode(id: $0, reply) }
+                    return close ? .answerAndClose(bytes) : .answer(bytes)
+                }
             case .store(let job, let id, let adjust, let answerChecked):
                 let shared = self.shared
                 return .store(job) { reply in
@@ -150,6 +160,10 @@ final class ConnectionSession {
                     refusedForTheBatch = true
                 }
                 answer = id.map { checked ? RPCResponse.encode(id: $0, reply) : shared.encode(id: $0, reply) }
+            case .hello(let check, let id, let finish):
+                let (reply, closeAfter) = finish(await check.principal())
+                answer = id.map { shared.encode(id: $0, reply) }
+                close = closeAfter
             }
             if var bytes = answer {
                 if refusedForTheBatch {
@@ -177,6 +191,8 @@ final class ConnectionSession {
         /// passed through `adjust`. `answerChecked`: the job checked its answer's size before
         /// changing anything (a save): its answer is sent as it is.
         case store(StoreJob, id: JSONValue?, adjust: (Reply) -> Reply, answerChecked: Bool)
+        /// A `hello` waiting for its secret's hash; `finish` answers it under `id`.
+        case hello(SecretCheck, id: JSONValue?, finish: (Principal?) -> (Reply, close: Bool))
     }
 
     /// The `id` of a batch element that is a request (not a notification, nor invalid).
@@ -213,6 +229,13 @@ final class ConnectionSession {
                                                           "message": "\(LogText.escaped(error.message))"])
                 }
                 return .answered(request.id.map { shared.encode(id: $0, reply) }, close: close)
+            case .hello(let check, let finish):
+                let meter = shared.meter
+                return .hello(check, id: request.id, finish: { principal in
+                    let (reply, close) = finish(principal)
+                    meter.record(slot: slot, ok: reply.isResult, started: started, method: request.method, params: { nil })
+                    return (reply, close)
+                })
             case .store(let job, let adjust, let answerChecked):
                 let meter = shared.meter
                 return .store(job, id: request.id, adjust: { reply in
@@ -227,6 +250,8 @@ final class ConnectionSession {
     enum Dispatch {
         case reply(Reply, close: Bool)
         case store(StoreJob, adjust: (Reply) -> Reply = { $0 }, answerChecked: Bool = false)
+        /// A `hello` waiting for its secret's slow hash (``ConnectionSession/finishHello(_:user:present:)``).
+        case hello(SecretCheck, finish: (Principal?) -> (Reply, close: Bool))
     }
 
     private func dispatch(_ request: RPCRequest, batchRemaining: Int?) -> Dispatch {
