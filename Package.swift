@@ -78,13 +78,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ],
-            // PageFiles.swift (the page of web/ and the client of clients/js/src) is generated at build time.
-            plugins: ["EmbedPagePlugin"]
+            ]
         ),
-        // Writes PageFiles.swift for DocumentServer from web/ and clients/js/src at build time.
-        .executableTarget(name: "EmbedPage"),
-        .plugin(name: "EmbedPagePlugin", capability: .buildTool(), dependencies: ["EmbedPage"]),
         .target(
             name: "DocumentClient",
             dependencies: [

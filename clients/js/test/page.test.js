@@ -1,6 +1,6 @@
-// The page at `/` of the HTTP port: the copy embedded in the binary (generated at build time from
-// web/ and clients/js/src by the EmbedPage tool, Plugins/EmbedPagePlugin) is served byte for byte
-// as the project's files are, and the page's script parses as a module. Its behaviour is tested
+// The page at `/` of the HTTP port: the copy embedded in the binary (Sources/DocumentServer/HTTP/
+// PageFiles.swift, written by scripts/embed-page.py from web/ and clients/js/src) is served byte
+// for byte as the project's files are (a stale copy fails here: run the script), and the page's script parses as a module. Its behaviour is tested
 // in headless Chromium (Tests/Browser/page_test.py).
 import { test } from "node:test";
 import assert from "node:assert/strict";
