@@ -65,6 +65,14 @@ extension StoreGraph {
             commit(resetting: false)
         }
         defer { if alone { commit(resetting: false) } }
+        // On a shared database, an object named at a version newer than this server holds was
+        // saved through another server whose commit has not reached this one yet: take the other
+        // servers' commits first (after the saves staged so far), rather than answer a conflict
+        // that is none. (The store checks every version in the save's transaction all the same.)
+        if sharedHistory != nil, namesNewerVersions(call) {
+            commit(resetting: false)
+            do { try catchUp() } catch { logFailedCatchUp(error) }
+        }
         if let conflict = conflicts(of: call) {
             reply(.error(conflict))
             return
@@ -266,6 +274,13 @@ extension StoreGraph {
     }
 
     /// Optimistic locking: every updated or deleted object must be at the version the client read.
+    /// Whether the call names an object this server does not hold, or at a newer version.
+    private func namesNewerVersions(_ call: SaveCall) -> Bool {
+        (call.updates.map { ($0.id, $0.version) } + call.deletes.map { ($0.id, $0.version) }).contains { id, version in
+            (snapshot(of: id)?.version ?? 0) < version
+        }
+    }
+
     private func conflicts(of call: SaveCall) -> RPCError? {
         var conflicts: [(id: String, expected: Int64, current: Int64?)] = []
         for (id, version) in call.updates.map({ ($0.id, $0.version) }) + call.deletes.map({ ($0.id, $0.version) }) {
