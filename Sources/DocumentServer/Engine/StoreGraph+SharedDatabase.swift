@@ -14,9 +14,9 @@ import Logging
 /// poller sees a new commit. Each commit's objects are read back from the database, the next
 /// state is published and its change set goes to the feed, as for a commit of its own.
 extension StoreGraph {
-    /// Takes every commit after the state's that the history holds when asked (up to `through`, when given) from the history
-    /// table: reads the objects each one changed, publishes the state after it, and hands its
-    /// change set to the feed. Does nothing for a store nobody else writes to.
+    /// Takes every commit after the state's that the history table holds when asked (up to
+    /// `through`, when given): reads the objects each one changed, publishes the state after
+    /// it, and hands its change set to the feed. Does nothing for a store nobody else writes to.
     ///
     /// - Throws: the store's error when the database cannot be read (the state stays at
     ///   the last commit taken).
