@@ -28,18 +28,11 @@ extension ServerBenchmark {
         say("Server benchmark --transports (release build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
         let busyBefore = ProcessCPU.machineBusySeconds()
         usleep(1_000_000)
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        let load = Self.loadAverage()
         say("machine before the run: \(fixed(ProcessCPU.machineBusySeconds() - busyBefore, 2)) cores busy (1 s sample), load average \(load)")
         JSONAtomicStore.register()
-        let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
-        let url = directory.appendingPathComponent("store-100000.json")
-        let shape = try builder.build(objects: 100_000, at: url)
-        let store = BenchmarkStore(url: url, shape: shape, size: fileSize(url))
-        say("store: \(shape), file \(megabytes(store.size))")
-        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
-                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
-                                            built: ".build-bench/release/docserver")
+        let store = try sampleStore(objects: 100_000)
+        binary = try locateDocserver()
         say("docserver: \(binary) (built \(DocServerBinary.modified(binary)))")
         let (certificate, key) = try makeCertificate()
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
@@ -85,7 +78,7 @@ extension ServerBenchmark {
                 + " server CPU per get \(fixed(cpus[index], 1)) µs")
         }
         let errors = results.joined().contains { $0.0.errors + $0.0.warmupErrors > 0 || $0.0.answers == 0 }
-        let data = "\(grouped(shape.total)) objects, 50 connections, \(rounds) rounds"
+        let data = "\(grouped(store.shape.total)) objects, 50 connections, \(rounds) rounds"
         for (index, target, issue) in [(1, 0.85, "issue 41"), (2, 0.7, "issue 42")] {
             let ratio = rates[index] / rates[0]
             let met = ratio >= target && !errors
