@@ -6,21 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
-import { REPO_ROOT, startServer } from "./support.js";
-
-/** A port free now, for --http-port. */
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { REPO_ROOT, startServer, freePort } from "./support.js";
 
 /** Each served file: its path on the HTTP port, its file in the project and its content type. */
 function pageFiles() {
