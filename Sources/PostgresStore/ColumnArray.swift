@@ -77,8 +77,9 @@ struct ColumnArray: PostgresDynamicTypeEncodable {
         byteBuffer.writeInteger(Int32(count == 0 ? 0 : 1))  // dimensions
         byteBuffer.writeInteger(Int32(hasNull ? 1 : 0))
         byteBuffer.writeInteger(Int32(bitPattern: element.oid.rawValue))
+        // At most ``PostgresStore/rowsPerStatement`` elements: a statement's rows are cut there.
         guard count > 0 else { return }
-        byteBuffer.writeInteger(Int32(truncatingIfNeeded: count))
+        byteBuffer.writeInteger(Int32(clamping: count))
         byteBuffer.writeInteger(Int32(1))  // lower bound
         var elements = elements
         byteBuffer.writeBuffer(&elements)
@@ -112,10 +113,10 @@ struct ColumnArray: PostgresDynamicTypeEncodable {
         case (.float8, .double(let d)): appendFloat(d)
         case (.float8, .int(let i)): appendFloat(Double(i))
         case (.float8, .date(let d)): appendFloat(d.timeIntervalSinceReferenceDate)
-        case (.numericText, .decimal(let d)): appendText(d.isNaN ? "NaN" : d.description)
-        case (.numericText, .int(let i)): appendText(String(i))
-        case (.text, .string(let s)): appendText(s)
-        case (.text, .uri(let u)): appendText(u.absoluteString)
+        case (.numericText, .decimal(let d)): try appendText(d.isNaN ? "NaN" : d.description, entity: entity, key: key)
+        case (.numericText, .int(let i)): try appendText(String(i), entity: entity, key: key)
+        case (.text, .string(let s)): try appendText(s, entity: entity, key: key)
+        case (.text, .uri(let u)): try appendText(u.absoluteString, entity: entity, key: key)
         case (.bool, .bool(let b)):
             elements.writeInteger(Int32(1))
             elements.writeInteger(UInt8(b ? 1 : 0))
@@ -142,11 +143,12 @@ struct ColumnArray: PostgresDynamicTypeEncodable {
         count += 1
     }
 
-    private mutating func appendText(_ text: String) {
-        let lengthIndex = elements.writerIndex
-        elements.writeInteger(Int32(0))
-        let written = elements.writeString(text)
-        elements.setInteger(Int32(truncatingIfNeeded: written), at: lengthIndex)
+    private mutating func appendText(_ text: String, entity: String, key: String) throws {
+        guard let length = Int32(exactly: text.utf8.count) else {
+            throw PostgresStoreError.unreadableValue(entity: entity, key: key, reason: "\(text.utf8.count) bytes of text are more than a PostgreSQL value holds")
+        }
+        elements.writeInteger(length)
+        elements.writeString(text)
         count += 1
     }
 }
