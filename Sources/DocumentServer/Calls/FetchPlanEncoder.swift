@@ -9,17 +9,33 @@ import JSONCore
 ///          "sortedByIndex": false, "objectsExamined": 1, "text": "index byEmail on email (==), examined 1 object"}
 /// ```
 ///
-/// A scan has `"access": "scan"` and no `index`, `key` or `operation`.
+/// A scan has `"access": "scan"` and no `index`, `key` or `operation`. A fetch a server with a
+/// bounded cache ran in its database has `"access": "sql"` and the database's plan as `sql`
+/// (the statement, and what of the predicate was left to the server).
 enum FetchPlanEncoder {
     /// The `plan` member: its key and value.
-    static func write(_ plan: FetchPlan, to out: JSONGenerator) throws {
+    static func write(_ plan: FetchPlan, database: String? = nil, to out: JSONGenerator) throws {
         try out.string("plan")
-        try writeValue(plan, to: out)
+        try writeValue(plan, database: database, to: out)
     }
 
     /// The plan object alone.
-    static func writeValue(_ plan: FetchPlan, to out: JSONGenerator) throws {
+    static func writeValue(_ plan: FetchPlan, database: String? = nil, to out: JSONGenerator) throws {
         try out.openObject()
+        if let database {
+            try out.string("access")
+            try out.string("sql")
+            try out.string("sql")
+            try out.string(database)
+            try out.string("sortedByIndex")
+            try out.bool(plan.isSortedByIndex)
+            try out.string("objectsExamined")
+            try out.integer(Int64(plan.objectsExamined))
+            try out.string("text")
+            try out.string("in the database: \(database)")
+            try out.closeObject()
+            return
+        }
         switch plan.access {
         case .scan:
             try out.string("access")

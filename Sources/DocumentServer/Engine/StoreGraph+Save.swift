@@ -55,6 +55,16 @@ extension StoreGraph {
             reply(.error(.storeUnavailable("\(historyHole)")))
             return
         }
+        // A bounded cache reads the objects the save names from the database, together.
+        if isCacheBounded {
+            databaseFailure = nil
+            do {
+                try preload(named.namedIDs + named.referencedIDs)
+            } catch {
+                reply(.error(.storeUnavailable("the database cannot be read: \(error)")))
+                return
+            }
+        }
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
         // The store checks uniqueness constraints when it writes: a save that may break one
         // commits alone, so that its refusal never fails the saves it would share a commit with.
@@ -73,7 +83,12 @@ extension StoreGraph {
             commit(resetting: false)
             do { try catchUp() } catch { logFailedCatchUp(error) }
         }
-        if let conflict = conflicts(of: call) {
+        let conflict = conflicts(of: call)
+        if let failure = databaseFailure {
+            reply(.error(.storeUnavailable("the database cannot be read: \(failure)")))
+            return
+        }
+        if let conflict {
             reply(.error(conflict))
             return
         }
@@ -133,6 +148,10 @@ extension StoreGraph {
             // Refused now rather than applied and then answered with an error (SaveAnswer).
             if let refusal = answerRefusal(call, implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID)) {
                 reply(.error(refusal))
+                return
+            }
+            if let failure = databaseFailure {
+                reply(.error(.storeUnavailable("the database cannot be read: \(failure)")))
                 return
             }
             try child.save()

@@ -54,6 +54,9 @@ public struct SnapshotIndexes: Sendable {
     /// Whether the model declares no index these snapshots keep.
     public var isEmpty: Bool { byEntity.isEmpty }
 
+    /// No indexes (for objects that are not every object of a store: a server's bounded cache).
+    public init() {}
+
     /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
     public mutating func apply(old: ObjectSnapshot?, new: ObjectSnapshot?) {
         guard let name = (old ?? new)?.objectID.entityName, var indexes = byEntity[name] else { return }

@@ -1,0 +1,110 @@
+import Foundation
+import GraphCore
+
+/// The reads a server with a bounded cache makes in its database: the objects a `get` missed
+/// and every `fetch` (as SQL), on connections of their own, so that they run beside the writer's
+/// and each other's. A pool: a reader thread takes a connection for one read and gives it back;
+/// at most ``limit`` are open at once (more reads wait for one).
+final class DatabaseReads: @unchecked Sendable {
+    // @unchecked: `idle` and `open` only with `condition` locked; a reader (not Sendable) is used
+    // by one thread at a time, between `take` and `giveBack`.
+    private let condition = NSCondition()
+    private var idle: [any DatabaseObjectReader] = []
+    private var open = 0
+    /// The most connections open at once.
+    let limit: Int
+    private let makeReader: () throws -> any DatabaseObjectReader
+    /// Hands the objects a `get` read to the writer, which keeps those it may
+    /// (``StoreWorker/admit(_:readAt:)``).
+    private let admit: @Sendable ([ObjectSnapshot], _ readAt: Int64) -> Void
+
+    /// A read of the database that failed (the connection, a statement): answered as the store
+    /// being unavailable, with the database's reason.
+    struct Failure: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "the database cannot be read: \(reason)" }
+    }
+
+    init(limit: Int, makeReader: @escaping () throws -> any DatabaseObjectReader,
+         admit: @escaping @Sendable ([ObjectSnapshot], _ readAt: Int64) -> Void) {
+        self.limit = max(1, limit)
+        self.makeReader = makeReader
+        self.admit = admit
+    }
+
+    /// The objects `ids` names, read from the database after a state at commit `readAt` missed
+    /// them (by the IDs asked for: an ID may name an ancestor entity of its object's), and handed
+    /// to the writer to keep. An ID with no object is left out.
+    func load(_ ids: [ObjectID], readAt: Int64) throws(Failure) -> [ObjectID: ObjectSnapshot] {
+        let found: [ObjectSnapshot]
+        do {
+            found = try with { try $0.committedSnapshots(of: ids) }
+        } catch {
+            throw Failure(reason: "\(error)")
+        }
+        if !found.isEmpty { admit(found, readAt) }
+        var byID: [ObjectID: ObjectSnapshot] = [:]
+        for snapshot in found { byID[snapshot.objectID] = snapshot }  // IDs of one hierarchy are equal
+        return byID
+    }
+
+    /// A fetch run in the database, and with `explain`, how.
+    func fetch(_ request: FetchRequest, explain: Bool) throws -> (StoreFetchResult, plan: String?) {
+        do {
+            return try with { reader in (try reader.fetch(request), explain ? try reader.explain(request) : nil) }
+        } catch let error as GraphError {
+            switch error {
+            case .unknownKey, .wrongKind, .typeMismatch, .timeLimitExceeded: throw error  // the request's fault: answered as such
+            default: throw Failure(reason: "\(error)")
+            }
+        } catch let error as GraphCore.PredicateError {
+            throw error
+        } catch {
+            throw Failure(reason: "\(error)")
+        }
+    }
+
+    /// Runs `body` with a connection of the pool (made when none is idle and fewer than ``limit`` are open).
+    func with<T>(_ body: (any DatabaseObjectReader) throws -> T) throws -> T {
+        let reader = try take()
+        defer { giveBack(reader) }
+        return try body(reader)
+    }
+
+    private func take() throws -> any DatabaseObjectReader {
+        condition.lock()
+        while idle.isEmpty && open >= limit { condition.wait() }
+        if let reader = idle.popLast() {
+            condition.unlock()
+            return reader
+        }
+        open += 1
+        condition.unlock()
+        do {
+            return try makeReader()
+        } catch {
+            condition.lock()
+            open -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    private func giveBack(_ reader: any DatabaseObjectReader) {
+        condition.lock()
+        idle.append(reader)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Closes the idle connections (at shutdown).
+    func close() {
+        condition.lock()
+        let closing = idle
+        idle = []
+        open -= closing.count
+        condition.unlock()
+        for reader in closing { reader.close() }
+    }
+}

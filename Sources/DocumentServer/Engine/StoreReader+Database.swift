@@ -1,0 +1,25 @@
+import GraphCore
+
+extension StoreReader {
+    /// The page of a fetch run as SQL (a bounded cache's state has no indexes and not every
+    /// object): PostgreSQL answers the predicate where it translates, and sorts, pages and counts
+    /// then too; the rest is judged, sorted and paged here, as for a state's objects.
+    func databaseMatches(_ call: FetchCall, in database: DatabaseReads) throws -> Matches {
+        var request = call.request
+        // A count the database cannot make alone comes back as objects, counted here.
+        request.resultType = call.resultType == .count ? .count : .objects
+        request.returnsObjectsAsFaults = false
+        let (result, plan) = try database.fetch(request, explain: call.explain)
+        if let count = result.count {
+            return Matches(plan: FetchPlan(access: .scan), page: [], total: count, databasePlan: plan)
+        }
+        let examined = FetchPlan(access: .scan, isSortedByIndex: result.isSortedAndPaged, objectsExamined: result.snapshots.count)
+        if result.isSortedAndPaged {
+            return Matches(plan: examined, page: result.snapshots[...], databasePlan: plan)
+        }
+        let state = self.state
+        let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
+        let ordered = call.resultType == .count ? result.snapshots : try fetch.sorted(Self.inReferenceOrder(result.snapshots))
+        return Matches(plan: examined, page: Self.paged(call.request, ordered), databasePlan: plan)
+    }
+}
