@@ -28,6 +28,10 @@ final class PostgresObjectReader: DatabaseObjectReader {
         try store.explain(request).description
     }
 
+    func latestCommit() throws -> Int64 {
+        try CommitHistory.latest(session: store.session)
+    }
+
     func close() {
         store.session.close()
     }

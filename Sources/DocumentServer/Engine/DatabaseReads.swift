@@ -17,6 +17,9 @@ final class DatabaseReads: @unchecked Sendable {
     /// Hands the objects a `get` read to the writer, which keeps those it may
     /// (``StoreWorker/admit(_:readAt:)``).
     private let admit: @Sendable ([ObjectSnapshot], _ readAt: Int64) -> Void
+    /// The published state once it holds commit `through` (the writer takes the commits up to
+    /// it; nil when it did not within the wait a read with `after` has).
+    let stateHolding: @Sendable (_ through: Int64) -> ReadState?
 
     /// A read of the database that failed (the connection, a statement): answered as the store
     /// being unavailable, with the database's reason.
@@ -26,32 +29,37 @@ final class DatabaseReads: @unchecked Sendable {
     }
 
     init(limit: Int, makeReader: @escaping () throws -> any DatabaseObjectReader,
-         admit: @escaping @Sendable ([ObjectSnapshot], _ readAt: Int64) -> Void) {
+         admit: @escaping @Sendable ([ObjectSnapshot], _ readAt: Int64) -> Void,
+         stateHolding: @escaping @Sendable (_ through: Int64) -> ReadState?) {
         self.limit = max(1, limit)
         self.makeReader = makeReader
         self.admit = admit
+        self.stateHolding = stateHolding
     }
 
     /// The objects `ids` names, read from the database after a state at commit `readAt` missed
     /// them (by the IDs asked for: an ID may name an ancestor entity of its object's), and handed
-    /// to the writer to keep. An ID with no object is left out.
-    func load(_ ids: [ObjectID], readAt: Int64) throws(Failure) -> [ObjectID: ObjectSnapshot] {
-        let found: [ObjectSnapshot]
+    /// to the writer to keep. An ID with no object is left out. `through`: the last commit when
+    /// they had been read (none they hold is later).
+    func load(_ ids: [ObjectID], readAt: Int64) throws(Failure) -> (objects: [ObjectID: ObjectSnapshot], through: Int64) {
+        let found: [ObjectSnapshot], through: Int64
         do {
-            found = try with { try $0.committedSnapshots(of: ids) }
+            (found, through) = try with { reader in (try reader.committedSnapshots(of: ids), try reader.latestCommit()) }
         } catch {
             throw Failure(reason: "\(error)")
         }
         if !found.isEmpty { admit(found, readAt) }
         var byID: [ObjectID: ObjectSnapshot] = [:]
         for snapshot in found { byID[snapshot.objectID] = snapshot }  // IDs of one hierarchy are equal
-        return byID
+        return (byID, through)
     }
 
-    /// A fetch run in the database, and with `explain`, how.
-    func fetch(_ request: FetchRequest, explain: Bool) throws -> (StoreFetchResult, plan: String?) {
+    /// A fetch run in the database, with `explain` how, and the last commit when it had run.
+    func fetch(_ request: FetchRequest, explain: Bool) throws -> (StoreFetchResult, plan: String?, through: Int64) {
         do {
-            return try with { reader in (try reader.fetch(request), explain ? try reader.explain(request) : nil) }
+            return try with { reader in
+                (try reader.fetch(request), explain ? try reader.explain(request) : nil, try reader.latestCommit())
+            }
         } catch let error as GraphError {
             switch error {
             case .unknownKey, .wrongKind, .typeMismatch, .timeLimitExceeded: throw error  // the request's fault: answered as such

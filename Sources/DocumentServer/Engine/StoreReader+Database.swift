@@ -9,7 +9,10 @@ extension StoreReader {
         // A count the database cannot make alone comes back as objects, counted here.
         request.resultType = call.resultType == .count ? .count : .objects
         request.returnsObjectsAsFaults = false
-        let (result, plan) = try database.fetch(request, explain: call.explain)
+        let (result, plan, through) = try database.fetch(request, explain: call.explain)
+        // The answer may hold commits the state does not: the connection's next reads come from a
+        // state that holds them (the writer takes them now).
+        if through > state.sequence { _ = database.stateHolding(through) }
         if let count = result.count {
             return Matches(plan: FetchPlan(access: .scan), page: [], total: count, databasePlan: plan)
         }

@@ -26,16 +26,23 @@ struct StoreReader {
         get(call, reading: false)
     }
 
-    private func get(_ call: GetCall, reading: Bool) -> Reply? {
+    /// `loaded`: objects read from the database for this call already (nil: none were); an
+    /// object neither the state nor they hold is missing then.
+    private func get(_ call: GetCall, reading: Bool, loaded: [ObjectID: ObjectSnapshot]? = nil) -> Reply? {
         do {
-            var loaded: [ObjectID: ObjectSnapshot] = [:]
-            if !state.isComplete {
+            if !state.isComplete, loaded == nil {
                 let missed = call.ids.filter { $0.storeIdentifier == state.storeIdentifier && state.canonicalSnapshot(of: $0) == nil }
                 if !missed.isEmpty {
                     guard reading, let database else { return nil }
-                    loaded = try database.load(missed, readAt: state.sequence)
+                    let (found, through) = try database.load(missed, readAt: state.sequence)
+                    // What was read may hold commits this state does not: the answer comes from a state
+                    // that holds them too, so that the connection's next reads never go back in time.
+                    let newer = through > state.sequence ? database.stateHolding(through) ?? state : state
+                    let reader = StoreReader(state: newer, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database)
+                    return reader.get(call, reading: true, loaded: found)
                 }
             }
+            let loaded = loaded ?? [:]
             var objects: [WireObjectCache.Entry?] = []
             objects.reserveCapacity(call.ids.count)
             var answerBytes = 0

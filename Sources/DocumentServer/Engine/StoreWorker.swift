@@ -90,7 +90,8 @@ final class StoreWorker: @unchecked Sendable {
         sharedHistory = graph.sharedHistory
         if graph.isCacheBounded, let shared = graph.store as? any SharedDatabaseStore {
             database = DatabaseReads(limit: readers.threadCount, makeReader: { try shared.openObjectReader() },
-                                     admit: { [weak self] snapshots, readAt in self?.admit(snapshots, readAt: readAt) })
+                                     admit: { [weak self] snapshots, readAt in self?.admit(snapshots, readAt: readAt) },
+                                     stateHolding: { [weak self] through in self?.stateHolding(through) })
         }
         let condition = self.condition
         graph.checkpoints.onSnapshotWritten {
@@ -231,6 +232,12 @@ final class StoreWorker: @unchecked Sendable {
         return .notCaughtUp(after: after, applied: applied, reason: arrived
             ? "the database holds no such commit, or could not be read (see the server's log)"
             : "the commits of other servers were not taken within \(milliseconds) ms (--read-after-wait-ms); try again")
+    }
+
+    /// On a reader thread: the published state once it holds commit `through` (the writer takes
+    /// the other servers' commits up to it), waiting as a read with `after` does; nil when it did not.
+    private func stateHolding(_ through: Int64) -> ReadState? {
+        waitForCommit(through) == nil ? publisher.current : nil
     }
 
     /// Runs `body` at once; on a shared database, on a reader thread once the feed has every

@@ -97,6 +97,9 @@ public protocol DatabaseObjectReader: AnyObject {
     func fetch(_ request: FetchRequest) throws -> StoreFetchResult
     /// How the store answers `request`, in one line (its SQL, and what is left to GraphCore).
     func explain(_ request: FetchRequest) throws -> String
+    /// The number of the last commit of the shared history (0 before the first): read after
+    /// objects, no commit they hold is later than it.
+    func latestCommit() throws -> Int64
     /// Closes its connection; reads made afterwards open a new one.
     func close()
 }
