@@ -16,8 +16,8 @@ final class PostgresObjectReader: DatabaseObjectReader {
 
     deinit { store.session.close() }
 
-    func committedSnapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot] {
-        try store.committedSnapshots(of: ids)
+    func committedSnapshots(of ids: [ObjectID]) throws -> (snapshots: [ObjectSnapshot], through: Int64) {
+        try store.committedSnapshotsThrough(of: ids)
     }
 
     func fetch(_ request: FetchRequest) throws -> StoreFetchResult {

@@ -17,8 +17,10 @@ extension PostgresStore {
         return items.joined(separator: ", ")
     }
 
-    /// The objects of one row each, with their to-many relationships read from the join tables.
-    func readRows(_ rows: [PostgresRow], root: String) throws -> [ObjectSnapshot] {
+    /// The objects of one row each, with their to-many relationships read from the join tables
+    /// (or, with `toMany`, from the rows' own cells: by join table name, the position of the cell
+    /// of its targets, the next one holding their entities).
+    func readRows(_ rows: [PostgresRow], root: String, toMany: [String: Int]? = nil) throws -> [ObjectSnapshot] {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         let layout = try layout
         let columns = layout.columns[root] ?? []
@@ -49,7 +51,12 @@ extension PostgresStore {
                     values[index] = try ColumnReader.value(cells[at], type: attribute.type, entity: entityName, key: attribute.name)
                 case .relationship(let relationship):
                     if relationship.isToMany {
-                        values[index] = .objects([])  // filled from the join table below
+                        // From the row's own cells, or from the join table below.
+                        guard let toMany, let table = layout.joinTable(of: relationship.name, in: entity), let at = toMany[table.name] else {
+                            values[index] = .objects([])
+                            continue
+                        }
+                        values[index] = .objects(try targets(cells[at], entities: cells[at + 1], model: model, what: relationship.name))
                         continue
                     }
                     guard let at = position[relationship.name], let entityAt = entityPosition[relationship.name],
@@ -62,8 +69,25 @@ extension PostgresStore {
             }
             snapshots.append(ObjectSnapshot(objectID: newObjectID(for: entity, referenceObject: .int(reference)), version: version, values: values))
         }
-        try fillToMany(&snapshots)
+        if toMany == nil { try fillToMany(&snapshots) }
         return snapshots
+    }
+
+    /// The targets of a to-many relationship from two array cells: their references and entities, in order.
+    private func targets(_ references: PostgresCell, entities: PostgresCell, model: ObjectModel, what: String) throws -> [ObjectID] {
+        let numbers: [Int64], names: [String]
+        do {
+            numbers = try references.decode([Int64]?.self) ?? []
+            names = try entities.decode([String]?.self) ?? []
+        } catch {
+            throw PostgresStoreError.unreadableValue(entity: "(store)", key: what, reason: "not an array of references")
+        }
+        guard numbers.count == names.count else {
+            throw PostgresStoreError.unreadableValue(entity: "(store)", key: what, reason: "references and entities differ in number")
+        }
+        return zip(numbers, names).compactMap { number, name in
+            model.entity(named: name).map { newObjectID(for: $0, referenceObject: .int(number)) }
+        }
     }
 
     /// Reads the to-many relationships of `snapshots` from their join tables: one statement

@@ -44,10 +44,11 @@ final class DatabaseReads: @unchecked Sendable {
     func load(_ ids: [ObjectID], readAt: Int64) throws(Failure) -> (objects: [ObjectID: ObjectSnapshot], through: Int64) {
         let found: [ObjectSnapshot], through: Int64
         do {
-            (found, through) = try with { reader in (try reader.committedSnapshots(of: ids), try reader.latestCommit()) }
+            (found, through) = try with { try $0.committedSnapshots(of: ids) }
         } catch {
             throw Failure(reason: "\(error)")
         }
+        EngineMeters.shared.cacheMissed(ids.count)
         if !found.isEmpty { admit(found, readAt) }
         var byID: [ObjectID: ObjectSnapshot] = [:]
         for snapshot in found { byID[snapshot.objectID] = snapshot }  // IDs of one hierarchy are equal

@@ -73,7 +73,9 @@ extension StoreGraph {
     /// Lets the oldest objects go until the rest fit in the budget (in the writer's state; the
     /// caller publishes it).
     func evictOverflow() {
-        guard let leaving = budget?.overflow(), !leaving.isEmpty else { return }
+        guard let leaving = budget?.overflow() else { return }
+        EngineMeters.shared.cacheHolds(bytes: budget?.bytes ?? 0, evicted: leaving.count)
+        guard !leaving.isEmpty else { return }
         state = state.evicting(leaving)
         cache.remove(leaving)
     }

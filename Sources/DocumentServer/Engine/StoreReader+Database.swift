@@ -20,8 +20,18 @@ extension StoreReader {
         if result.isSortedAndPaged {
             return Matches(plan: examined, page: result.snapshots[...], databasePlan: plan)
         }
+        // A sort by a key path (`album.title`) reads the related objects: from the state, else
+        // from the database, once each.
         let state = self.state
-        let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
+        final class Loaded { var objects: [ObjectID: ObjectSnapshot?] = [:] }
+        let loaded = Loaded()
+        let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { id in
+            if let held = state.storedSnapshot(of: id) { return held }
+            if let known = loaded.objects[id] { return known }
+            let found = try database.load([id], readAt: state.sequence).objects[id]
+            loaded.objects[id] = found
+            return found
+        })
         let ordered = call.resultType == .count ? result.snapshots : try fetch.sorted(Self.inReferenceOrder(result.snapshots))
         return Matches(plan: examined, page: Self.paged(call.request, ordered), databasePlan: plan)
     }

@@ -90,8 +90,9 @@ public protocol SharedDatabaseStore: AnyObject {
 /// holds them when the statement runs.
 public protocol DatabaseObjectReader: AnyObject {
     /// The objects with these IDs (an ID may name the object's entity or one of its ancestors),
-    /// read together; an ID with no object is left out.
-    func committedSnapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot]
+    /// read together (an ID with no object is left out), and the number of the last commit they
+    /// may hold: they hold no later one (and every one up to it).
+    func committedSnapshots(of ids: [ObjectID]) throws -> (snapshots: [ObjectSnapshot], through: Int64)
     /// The objects (or IDs, or the count) a fetch request asks for, as the store answers it
     /// (``PersistentStore/fetch(_:)``: sorted and paged when ``StoreFetchResult/isSortedAndPaged``).
     func fetch(_ request: FetchRequest) throws -> StoreFetchResult
