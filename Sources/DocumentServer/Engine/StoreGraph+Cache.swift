@@ -59,15 +59,16 @@ extension StoreGraph {
         publisher.publish(state)
     }
 
-    /// Notes what a commit the state just took changed (``RecentChanges``, the budget).
-    func noteCommit(_ changes: ReadState.Changes, advanced: Bool) {
+    /// Notes a commit the state just took: the objects it `changed`, of which the state now holds
+    /// `kept` (``RecentChanges``, the budget).
+    func noteCommit(_ kept: ReadState.Changes, changed: [ObjectID], advanced: Bool) {
         guard isCacheBounded else { return }
-        for (id, snapshot) in changes {
+        for (id, snapshot) in kept {
             if let snapshot { budget?.hold(snapshot) } else { budget?.release(id) }
         }
         // A commit published without a number of its own (its number unknown yet) counts as the
         // next one: a reader of the current state may have read its objects before it.
-        recentChanges.note(advanced ? state.sequence : state.sequence + 1, changed: changes.map(\.id))
+        recentChanges.note(advanced ? state.sequence : state.sequence + 1, changed: changed)
     }
 
     /// Lets the oldest objects go until the rest fit in the budget (in the writer's state; the

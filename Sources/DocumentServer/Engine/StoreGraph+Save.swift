@@ -351,13 +351,20 @@ extension StoreGraph {
         }
     }
 
+    /// The version a commit just gave an object: read from the context's object (the commit's
+    /// answer is written before the context forgets it), else from the state (or, a bounded
+    /// cache having let it go already, the database).
+    private func savedVersion(of id: ObjectID) -> Int64 {
+        context.savedSnapshot(of: id)?.version ?? snapshot(of: id)?.version ?? 0
+    }
+
     private func writeResult(of save: StagedSave, sequence: Int64, to out: JSONGenerator) throws {
         var answer = SaveAnswer(sequence: sequence)
         // Each inserted object's URI made once, for its ID and its version.
         let insertedURIs = save.inserted.map { $0.object.objectID.uriRepresentation }
         answer.ids = zip(save.inserted, insertedURIs).map { ($0.temporaryID, $1) }
-        answer.versions = zip(save.inserted, insertedURIs).map { inserted, uri in (uri, snapshot(of: inserted.object.objectID)?.version ?? 0) }
-            + (save.explicitlyUpdated + save.implicitlyUpdated).map { id in (id.uriRepresentation, snapshot(of: id)?.version ?? 0) }
+        answer.versions = zip(save.inserted, insertedURIs).map { inserted, uri in (uri, savedVersion(of: inserted.object.objectID)) }
+            + (save.explicitlyUpdated + save.implicitlyUpdated).map { id in (id.uriRepresentation, savedVersion(of: id)) }
         answer.deleted = save.deleted.map(\.uriRepresentation)
         answer.updated = save.implicitlyUpdated.map(\.uriRepresentation)
         try answer.write(to: out)

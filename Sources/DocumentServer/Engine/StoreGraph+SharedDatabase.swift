@@ -51,12 +51,13 @@ extension StoreGraph {
                     ids.append((id, kind))
                 }
                 sharedSequence = commit.sequence
-                _ = publishCommit(changes: ids.map { id, _ in (id, now[id]) })
+                // (A bounded cache refreshes the objects it holds; the others are read when asked for.)
+                _ = publishCommit(changes: ids.map { id, _ in (id, now[id]) }, refreshingOnly: true)
                 cache.remove(ids.map(\.0))
                 let after = state
                 let changes = ids.map { id, kind in
                     ChangeSet.Change(id: id, kind: kind, before: kind == .inserted ? nil : before.storedSnapshot(of: id),
-                                     after: kind == .deleted ? nil : after.storedSnapshot(of: id))
+                                     after: kind == .deleted ? nil : after.storedSnapshot(of: id) ?? now[id])
                 }
                 sets.append(ChangeSet(sequence: commit.sequence, author: commit.author, timestamp: commit.time, changes: changes,
                                       stateBefore: before, stateAfter: after))

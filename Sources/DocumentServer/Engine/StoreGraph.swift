@@ -170,13 +170,16 @@ final class StoreGraph {
     }
 
     /// Publishes the state after a durable commit that made `changes` (each object as it is
-    /// now, nil when deleted) and returns its number.
-    func publishCommit(changes: ReadState.Changes, commits: Int = 1) -> Int64 {
+    /// now, nil when deleted) and returns its number. With a bounded cache and `refreshingOnly`
+    /// (another server's commit), the state takes only the changed objects it holds already.
+    func publishCommit(changes: ReadState.Changes, commits: Int = 1, refreshingOnly: Bool = false) -> Int64 {
         localSequence += Int64(commits)
         let previous = state.sequence
-        state = state.advanced(to: committedSequence(), changes: changes)
+        let kept = isCacheBounded && refreshingOnly
+            ? changes.filter { $0.snapshot == nil || state.storedSnapshot(of: $0.id) != nil } : changes
+        state = state.advanced(to: committedSequence(), changes: kept)
         if isCacheBounded {
-            noteCommit(changes, advanced: state.sequence > previous)
+            noteCommit(kept, changed: changes.map(\.id), advanced: state.sequence > previous)
             evictOverflow()
         }
         publisher.publish(state)
