@@ -112,8 +112,8 @@ extension ServerBenchmark {
 
         // 5. Memory after 1,000,000 random gets.
         if gets < 1_000_000, uniform.rate > 0 {
-            let more = Duration.seconds(min(300, Double(1_000_000 - gets) / uniform.rate + 1))
-            let generator = LoadGenerator(group: group, host: server.host, port: server.port, warmup: .zero, duration: more)
+            let more = TimeAmount.milliseconds(Int64(min(300, Double(1_000_000 - gets) / uniform.rate + 1) * 1000))
+            let generator = LoadGenerator(group: group, host: server.host, port: server.port, warmup: .milliseconds(0), duration: more)
             let pool = GetWorkload.factory(ids: uniformIDs)
             let measured = try await generator.run(connections: 50) { pool($0) }
             gets += measured.answers
