@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(name: "DocumentStore", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(name: "BenchmarkSupport", dependencies: [documentStore("GraphCore")]),
@@ -32,6 +33,9 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport", documentStore("GraphCore"), documentStore("JSONCore"), documentStore("JSONAtomicStore"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                // --transports: TLS and WebSocket clients.
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(name: "PostgresBenchmarks", dependencies: ["BenchmarkSupport"]),

@@ -4,8 +4,8 @@ import PostgresNIO
 
 /// The statements of a save, set-based: one per table (or per entity, for rows whose columns
 /// differ) for all the objects of the save, not one per object, so that a group commit of
-/// many saves costs a handful of round trips. Statements that would bind more parameters
-/// than PostgreSQL takes are cut into several.
+/// many saves costs a handful of round trips. Inserts and updates bind each column as one
+/// array (``ColumnArray``) read with `unnest(…)`, and are cut every ``rowsPerStatement`` rows.
 extension PostgresStore {
     /// Locks the rows of `ids` (`SELECT … FOR UPDATE`, table by table in name order, rows in ID
     /// order, so that two saves lock in one order) and returns the version of each row found.
@@ -29,30 +29,29 @@ extension PostgresStore {
         return versions
     }
 
-    /// Writes updated objects whose version is still the one read: one `UPDATE … FROM (VALUES …)`
-    /// per entity. Returns the new version of each object written; an object left out was at
-    /// another version or deleted (a conflict).
+    /// Writes updated objects whose version is still the one read: one `UPDATE … FROM unnest(…)`
+    /// per entity, each column bound as one array. Returns the new version of each object
+    /// written; an object left out was at another version or deleted (a conflict).
     func updateRows(_ snapshots: [ObjectSnapshot]) throws -> [ObjectID: Int64] {
         var versions: [ObjectID: Int64] = [:]
         for group in Self.byEntity(snapshots) {
             let entity = group[0].objectID.entity
             let columns = Self.columns(of: entity)
             let table = try layout.table(of: entity)
-            for chunk in Self.chunks(group, parametersEach: columns.count + 2) {
+            for chunk in Self.chunks(group) {
                 var statement = SQLStatement()
-                var rows: [String] = []
-                rows.reserveCapacity(chunk.count)
+                var keys = ColumnArray(.int8), read = ColumnArray(.int8)
                 for snapshot in chunk {
-                    var cells = [statement.parameter(try reference(of: snapshot.objectID)) + "::bigint",
-                                 statement.parameter(snapshot.version) + "::bigint"]
-                    for column in columns { cells.append(try cell(snapshot, column, into: &statement)) }
-                    rows.append("(" + cells.joined(separator: ", ") + ")")
+                    keys.append(try reference(of: snapshot.objectID))
+                    read.append(snapshot.version)
                 }
+                let arrays = [statement.parameter(keys), statement.parameter(read)]
+                    + (try columns.map { statement.parameter(try Self.columnArray(column: $0, of: chunk)) })
                 let names = ["k", "v"] + columns.indices.map { "c\($0)" }
                 let assignments = columns.enumerated().map { "\($1.quotedName) = u.c\($0)" } + ["\"_version\" = t.\"_version\" + 1"]
                 statement.text = """
                     UPDATE \(table) t SET \(assignments.joined(separator: ", ")) \
-                    FROM (VALUES \(rows.joined(separator: ", "))) AS u(\(names.joined(separator: ", "))) \
+                    FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(names.joined(separator: ", "))) \
                     WHERE t."_id" = u.k AND t."_version" = u.v RETURNING t."_id", t."_version"
                     """
                 var written: [Int64: Int64] = [:]
@@ -93,24 +92,29 @@ extension PostgresStore {
     }
 
     /// Inserts new objects at version 1 (or at their snapshots' versions, for a copy from
-    /// another store): one multi-row `INSERT` per entity.
+    /// another store): one `INSERT … SELECT … FROM unnest(…)` per entity, each column bound as
+    /// one array.
     func insertRows(_ snapshots: [ObjectSnapshot], keepingVersions: Bool = false) throws {
         for group in Self.byEntity(snapshots) {
             let entity = group[0].objectID.entity
             let columns = Self.columns(of: entity)
             let table = try layout.table(of: entity)
             let names = ["\"_id\"", "\"_entity\"", "\"_version\""] + columns.map(\.quotedName)
-            for chunk in Self.chunks(group, parametersEach: columns.count + 3) {
+            for chunk in Self.chunks(group) {
                 var statement = SQLStatement()
-                var rows: [String] = []
-                rows.reserveCapacity(chunk.count)
+                var keys = ColumnArray(.int8), versions = ColumnArray(.int8)
                 for snapshot in chunk {
-                    var cells = [statement.parameter(try reference(of: snapshot.objectID)), statement.parameter(entity.name),
-                                 statement.parameter(keepingVersions ? snapshot.version : Int64(1))]
-                    for column in columns { cells.append(try cell(snapshot, column, into: &statement)) }
-                    rows.append("(" + cells.joined(separator: ", ") + ")")
+                    keys.append(try reference(of: snapshot.objectID))
+                    versions.append(keepingVersions ? snapshot.version : 1)
                 }
-                statement.text = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(rows.joined(separator: ", "))"
+                let arrays = [statement.parameter(keys), statement.parameter(versions)]
+                    + (try columns.map { statement.parameter(try Self.columnArray(column: $0, of: chunk)) })
+                let selected = ["u.k", "\(statement.parameter(entity.name))::text", "u.v"] + columns.indices.map { "u.c\($0)" }
+                let aliases = ["k", "v"] + columns.indices.map { "c\($0)" }
+                statement.text = """
+                    INSERT INTO \(table) (\(names.joined(separator: ", "))) \
+                    SELECT \(selected.joined(separator: ", ")) FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(aliases.joined(separator: ", ")))
+                    """
                 try session.run(statement.text, statement.binds)
             }
         }
@@ -127,23 +131,35 @@ extension PostgresStore {
             var targets: [Int64] = []
         }
         var tables: [String: Rows] = [:]
+        // Per entity, once: its to-many relationships' value indices and quoted join tables.
+        var joinsByEntity: [String: [(index: Int, table: String)]] = [:]
+        let layout = try layout
+        func joins(of entity: EntityDescription) -> [(index: Int, table: String)] {
+            if let known = joinsByEntity[entity.name] { return known }
+            let found = entity.relationshipIndices.compactMap { index -> (index: Int, table: String)? in
+                guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
+                      let table = layout.joinTable(of: relationship.name, in: entity) else { return nil }
+                return (index, TableLayout.quoted(table.name))
+            }
+            joinsByEntity[entity.name] = found
+            return found
+        }
         for (snapshots, replacing) in [(inserted, false), (updated, true)] {
             for snapshot in snapshots {
                 let entity = snapshot.objectID.entity
+                let found = joins(of: entity)
+                guard !found.isEmpty else { continue }
                 let owner = try reference(of: snapshot.objectID)
-                for index in entity.relationshipIndices {
-                    guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
-                          let table = try layout.joinTable(of: relationship.name, in: entity) else { continue }
-                    let name = TableLayout.quoted(table.name)
+                for (index, name) in found {
                     if replacing { tables[name, default: Rows()].replaced.append(owner) }
                     guard case .objects(let targets) = snapshot.values[index], !targets.isEmpty else { continue }
-                    var rows = tables[name, default: Rows()]
+                    // Appended in place: a copy taken out of the dictionary would copy its arrays on each append.
                     for (position, target) in targets.enumerated() {
-                        rows.owners.append(owner)
-                        rows.positions.append(Int64(position) + 1)
-                        rows.targets.append(try reference(of: target))
+                        let reference = try reference(of: target)
+                        tables[name, default: Rows()].owners.append(owner)
+                        tables[name, default: Rows()].positions.append(Int64(position) + 1)
+                        tables[name, default: Rows()].targets.append(reference)
                     }
-                    tables[name] = rows
                 }
             }
         }
@@ -191,12 +207,14 @@ extension PostgresStore {
         }
     }
 
-    /// One value of a multi-row statement: its parameter, cast to the column's type (a row of
-    /// `VALUES` has no column to take the type of, and NULL has none of its own).
-    private func cell(_ snapshot: ObjectSnapshot, _ column: WrittenColumn, into statement: inout SQLStatement) throws -> String {
-        let value = snapshot.values.indices.contains(column.index) ? snapshot.values[column.index] : .null
-        let placeholder = try statement.parameter(value, as: column.type, entity: snapshot.objectID.entityName, key: column.key)
-        return "(\(placeholder))::\(column.sqlType)"
+    /// One column of `snapshots` (all of one entity) as an array parameter.
+    static func columnArray(column: WrittenColumn, of snapshots: ArraySlice<ObjectSnapshot>) throws -> ColumnArray {
+        var array = ColumnArray(ColumnArray.Element(column.type))
+        for snapshot in snapshots {
+            let value = snapshot.values.indices.contains(column.index) ? snapshot.values[column.index] : .null
+            try array.append(value, entity: snapshot.objectID.entityName, key: column.key)
+        }
+        return array
     }
 
     /// Snapshots grouped by concrete entity (the columns a row writes), in name order.
@@ -213,10 +231,13 @@ extension PostgresStore {
         }
     }
 
-    /// Slices of `items` small enough for one statement, at `parametersEach` parameters per item.
-    static func chunks<T>(_ items: [T], parametersEach: Int) -> [ArraySlice<T>] {
-        let size = max(1, SQLStatement.maximumParameters / max(1, parametersEach))
-        return stride(from: 0, to: items.count, by: size).map { items[$0..<min($0 + size, items.count)] }
+    /// Rows per statement of array parameters: bounds one statement's message (each column's
+    /// array is one parameter, so PostgreSQL's limit on parameters does not apply).
+    static let rowsPerStatement = 10_000
+
+    /// Slices of `items` of at most ``rowsPerStatement``.
+    static func chunks<T>(_ items: [T]) -> [ArraySlice<T>] {
+        stride(from: 0, to: items.count, by: rowsPerStatement).map { items[$0..<min($0 + rowsPerStatement, items.count)] }
     }
 
     /// The integer reference of one of this store's objects.

@@ -20,6 +20,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
     case noStore(address: String)
     /// The store was called from an event loop thread, where waiting for the database would deadlock.
     case calledOnEventLoop
+    /// A call's argument is outside what the store accepts.
+    case invalidArgument(String)
 
     /// The message for a user.
     public var description: String {
@@ -44,6 +46,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
             return "\(address) holds no graph store (no table \(TableLayout.metadataTable)); a read-only open creates nothing"
         case .calledOnEventLoop:
             return "the PostgreSQL store was called on an event loop thread; call it from another thread"
+        case .invalidArgument(let reason):
+            return reason
         }
     }
 }

@@ -27,6 +27,14 @@ struct SQLStatement {
         return "$\(parameterCount)"
     }
 
+    /// Binds a column of many rows as one array and returns its placeholder, cast where the
+    /// column is sent in another form (for `unnest(…)`).
+    mutating func parameter(_ column: ColumnArray) -> String {
+        binds.append(column)
+        parameterCount += 1
+        return "$\(parameterCount)\(column.cast)"
+    }
+
     /// Binds nil and returns its placeholder.
     mutating func nullParameter() -> String {
         binds.appendNull()

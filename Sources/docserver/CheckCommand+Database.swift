@@ -22,14 +22,8 @@ extension CheckCommand {
         let read: PostgresStore.Contents, gap: (after: Int64, next: Int64)?
         do {
             (read, gap) = try DatabaseReading.read(url, model: objectModel, checkHistory: true)
-        } catch let error as PostgresStoreError {
-            FileHandle.standardError.write(Data("\(location): \(error)\n".utf8))
-            if case .noStore = error { throw ExitCode(2) }
-            if case .connectionFailed = error { throw ExitCode(2) }
-            throw ExitCode(1)
         } catch {
-            FileHandle.standardError.write(Data("\(location): \(error)\n".utf8))
-            throw ExitCode(1)
+            throw DatabaseReading.fail(error, prefix: "\(location): ")
         }
         var problems: [String] = []
         if let gap {

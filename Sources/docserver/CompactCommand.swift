@@ -8,24 +8,26 @@ import JSONAtomicStore
 struct CompactCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compact",
-        abstract: "Checkpoint a store that no server holds: fold its journal into a new snapshot file.",
+        abstract: "Checkpoint a store file that no server holds; trim a PostgreSQL store's history table.",
         discussion: """
             Opens the store for writing (taking its lock), replays the journal (<store>-journal), writes a new \\
             snapshot file (temporary file, fsync, rename, directory fsync) and empties the journal; a torn last \\
             record is cut off on the way. Safe to interrupt: the store reopens to the same objects. Exit status: \\
             0 with a one-line summary; 1 when the store is damaged (the error names the file and the byte offset) \\
             or cannot be written; 2 when it cannot be compacted: the store file does not exist, the model is \\
-            missing or invalid, or the store is in use by another process (a running server checkpoints by itself).
+            missing or invalid, or the store is in use by another process (a running server checkpoints by itself). \
+            With a postgresql:// URL as --store, while servers run: removes every row of the history table but the \
+            newest --history-commits (a server further behind must then be restarted).
             """
     )
 
     @Option(help: ArgumentHelp("The model: a JSON model file (docs/MODEL.md) or an Xcode .xcdatamodeld / .xcdatamodel (its current version); the built-in sample model when omitted.", valueName: "path"))
     var model: String?
 
-    @Option(help: ArgumentHelp("The store file to compact.", valueName: "file"))
+    @Option(help: ArgumentHelp("The store file to compact, or a postgresql:// URL (its history table is trimmed).", valueName: "file-or-url"))
     var store: String
 
-    @Option(help: ArgumentHelp("How many of the newest commits stay in the store's history file (<store>-history) for subscribe's and changes' 'since' once the journal is folded; use the value the server runs with (its --history-commits). 0 leaves the history file as it is, and a server started afterwards answers an older 'since' with 'history expired'. [default: \(ServerConfiguration.defaultHistoryCommits)]", valueName: "count"))
+    @Option(help: ArgumentHelp("How many of the newest commits stay in the store's history file (<store>-history) for subscribe's and changes' 'since' once the journal is folded (for a postgresql:// store: the rows its history table keeps); use the value the server runs with (its --history-commits). 0 leaves the history file as it is, and a server started afterwards answers an older 'since' with 'history expired'. [default: \(ServerConfiguration.defaultHistoryCommits)]", valueName: "count"))
     var historyCommits: Int = ServerConfiguration.defaultHistoryCommits
 
     func validate() throws {
@@ -35,6 +37,9 @@ struct CompactCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let database = try StoreLocation.database(named: store, verb: "compact") {
+            return try compactDatabase(database.url, shownAs: database.location)
+        }
         let objectModel = try ExistingStore.model(store: store, model: model, verb: "compact", missing: "compact creates nothing")
         JSONAtomicStore.register()
         let coordinator = StoreCoordinator(model: objectModel)

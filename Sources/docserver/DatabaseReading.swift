@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GraphCore
 import PostgresStore
@@ -27,6 +28,16 @@ enum DatabaseReading {
             nodes[object.objectID.entityName, default: []].append(ObjectSnapshot(objectID: object.objectID, version: object.version, values: object.values))
         }
         return nodes
+    }
+
+    /// Says `error` on standard error after `prefix` and ends the command: exit status 2 when
+    /// the database cannot be used at all (no store in it, no connection), else 1.
+    static func fail(_ error: any Error, prefix: String) -> ExitCode {
+        FileHandle.standardError.write(Data("\(prefix)\(error)\n".utf8))
+        switch error as? PostgresStoreError {
+        case .noStore?, .connectionFailed?: return ExitCode(2)
+        default: return ExitCode(1)
+        }
     }
 
     /// "Entity count, …" in name order.

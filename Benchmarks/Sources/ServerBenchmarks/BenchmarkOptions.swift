@@ -38,6 +38,9 @@ struct BenchmarkOptions {
     /// `--metrics-cost`: requests with metrics on and off (OperationsMetricsCost.swift); `--metrics-rounds N`.
     var metricsCost = false
     var metricsRounds: Int?
+    /// `--transports`: `get` over TCP, TLS and the WebSocket `/rpc` (ServerBenchmark+Transports.swift); `--transport-rounds N`.
+    var transports = false
+    var transportRounds: Int?
 
     /// Warm-up before each measured window, and the window.
     var warmup: TimeAmount { quick ? .milliseconds(500) : .seconds(1) }
@@ -54,7 +57,7 @@ struct BenchmarkOptions {
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
         + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]] [--postgres]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
-        + " [--metrics-cost [--metrics-rounds N]]"
+        + " [--metrics-cost [--metrics-rounds N]] [--transports [--transport-rounds N]]"
 
     init(arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -101,6 +104,10 @@ struct BenchmarkOptions {
             case "--metrics-rounds":
                 guard let count = rest.popFirst().flatMap(Int.init), count > 0 else { throw BenchmarkError("--metrics-rounds needs a count\n\(Self.usage)") }
                 metricsRounds = count
+            case "--transports": transports = true
+            case "--transport-rounds":
+                guard let count = rest.popFirst().flatMap(Int.init), count > 0 else { throw BenchmarkError("--transport-rounds needs a count\n\(Self.usage)") }
+                transportRounds = count
             case "-h", "--help": throw BenchmarkError(Self.usage)
             default: throw BenchmarkError("unknown argument \(argument)\n\(Self.usage)")
             }

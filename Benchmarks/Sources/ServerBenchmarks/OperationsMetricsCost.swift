@@ -22,18 +22,11 @@ extension ServerBenchmark {
 
     func runMetricsCost() async throws {
         say("Server benchmark --metrics-cost (release build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        let load = Self.loadAverage()
         say("load average before the run: \(load)")
         JSONAtomicStore.register()
-        let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
-        let url = directory.appendingPathComponent("store-100000.json")
-        let shape = try builder.build(objects: 100_000, at: url)
-        let store = BenchmarkStore(url: url, shape: shape, size: fileSize(url))
-        say("store: \(shape), file \(megabytes(store.size))")
-        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
-                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
-                                            built: ".build-bench/release/docserver")
+        let store = try sampleStore(objects: 100_000)
+        binary = try locateDocserver()
         say("docserver: \(binary)")
         let variants: [(label: String, arguments: [String])] = [("metrics off", []), ("metrics on", ["--http-port", "0"])]
         let rounds = options.metricsRounds ?? (options.quick ? 1 : 4)
@@ -68,7 +61,7 @@ extension ServerBenchmark {
             say("    rounds off: \(off.map { grouped(Int($0.0.requestsPerSecond.rounded())) }.joined(separator: " / "))"
                 + "; on: \(on.map { grouped(Int($0.0.requestsPerSecond.rounded())) }.joined(separator: " / "))")
             let met = rateCost <= 3 || cpuCost <= 3
-            recordFigure("metrics cost: \(figure.name)", data: "\(grouped(shape.total)) objects, \(rounds) rounds",
+            recordFigure("metrics cost: \(figure.name)", data: "\(grouped(store.shape.total)) objects, \(rounds) rounds",
                          result: "\(signed(rateCost)) % req/s (\(grouped(Int(rateOn.rounded()))) on, \(grouped(Int(rateOff.rounded()))) off),"
                              + " \(signed(cpuCost)) % server CPU per answer; target ≤ 3 %\(met ? "" : ": MISSED")")
         }

@@ -42,18 +42,11 @@ extension ServerBenchmark {
     /// variant the medians over the rounds of p50/p99 alone and while saving.
     func runFetchWhileSaving() async throws {
         say("Server benchmark --fetch-saving (release build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        let load = Self.loadAverage()
         say("load average before the run: \(load)")
         JSONAtomicStore.register()
-        let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
-        let url = directory.appendingPathComponent("store-100000.json")
-        let shape = try builder.build(objects: 100_000, at: url)
-        let store = BenchmarkStore(url: url, shape: shape, size: fileSize(url))
-        say("store: \(shape), file \(megabytes(store.size))")
-        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
-                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
-                                            built: ".build-bench/release/docserver")
+        let store = try sampleStore(objects: 100_000)
+        binary = try locateDocserver()
         let variants = (options.variants.isEmpty ? [""] : options.variants).map { ServerVariant(spec: $0, defaultBinary: binary) }
         for variant in variants { say("variant \"\(variant.label)\": \(variant.binary) serve … \(variant.arguments.joined(separator: " "))") }
         let rounds = options.fetchRounds ?? (options.quick ? 1 : 3)
@@ -66,7 +59,7 @@ extension ServerBenchmark {
                 results[index].append(try await fetchRound(on: store, variant: variant))
             }
         }
-        say("Summary: fetch of 100 Songs among \(grouped(shape.songs)), medians over \(rounds) round(s) [\(store.label)]")
+        say("Summary: fetch of 100 Songs among \(grouped(store.shape.songs)), medians over \(rounds) round(s) [\(store.label)]")
         for (index, variant) in variants.enumerated() {
             let alone = results[index].compactMap(\.savesAlone)
             say("  \"\(variant.label)\", durable saves of 50 clients without reads: \(grouped(Int(median(alone.map(\.requestsPerSecond)).rounded())))/s,"

@@ -22,7 +22,7 @@ extension ServerBenchmark {
     func runIndexes() async throws {
         let songTarget = options.indexSongs
         say("Server benchmark of fetch indexes (release build\(options.quick ? ", --quick" : "")), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        let load = Self.loadAverage()
         let before = ProcessCPU.machineBusySeconds()
         usleep(1_000_000)
         say("machine before the run: \(fixed(ProcessCPU.machineBusySeconds() - before, 2)) cores busy with other processes (1 s sample), load average \(load)")
@@ -37,10 +37,7 @@ extension ServerBenchmark {
         let shape = try SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL)).build(objects: (songTarget * 100 + 88) / 89, at: url)
         let store = BenchmarkStore(url: url, shape: shape, size: fileSize(url))
         say("store: \(shape) written in \(fixed(Double(MonotonicClock.nanoseconds() - building) / 1e9, 2)) s, file \(megabytes(store.size))")
-        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
-                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
-                                            built: ".build-bench/release/docserver")
+        binary = try locateDocserver()
         say("docserver: \(binary)")
         say()
 

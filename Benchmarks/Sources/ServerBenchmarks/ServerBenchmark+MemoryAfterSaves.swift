@@ -16,10 +16,7 @@ extension ServerBenchmark {
         let shape = try builder.build(objects: options.memoryObjects, at: url)
         let store = BenchmarkStore(url: url, shape: shape, size: fileSize(url))
         say("store: \(shape), file \(megabytes(store.size))")
-        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
-                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
-                                            built: ".build-bench/release/docserver")
+        binary = try locateDocserver()
         say("docserver: \(binary)")
         let total = options.memorySaves ?? 1_000_000
         let milestones = (1...4).map { total * $0 / 4 }

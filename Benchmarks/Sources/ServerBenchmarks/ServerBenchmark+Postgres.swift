@@ -16,16 +16,13 @@ import Foundation
 extension ServerBenchmark {
     func runPostgres() async throws {
         say("docserver on PostgreSQL (release build\(options.quick ? ", --quick" : "")), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        let load = Self.loadAverage()
         let busy = ProcessCPU.machineBusySeconds()
         usleep(1_000_000)
         say("machine before the run: \(fixed(ProcessCPU.machineBusySeconds() - busy, 2)) cores busy with other processes (1 s sample), load average \(load)")
         say("each load run: closed loop, 50 connections on one SwiftNIO event-loop thread, \(options.warmup.nanoseconds / 1_000_000) ms warm-up"
             + " + \(options.duration.nanoseconds / 1_000_000) ms measured; pgbench -j 2 for the same seconds")
-        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
-                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
-                                            built: ".build-bench/release/docserver")
+        binary = try locateDocserver()
         say("docserver: \(binary)")
         let cluster = try PostgresBaseline.start(in: directory)
         defer { cluster.stop() }

@@ -47,10 +47,7 @@ final class ServerBenchmark {
     func run() async throws {
         printHeader()
         let stores = try buildStores()
-        binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
-                                            candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                            build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
-                                            built: ".build-bench/release/docserver")
+        binary = try locateDocserver()
         let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date
         say("docserver: \(binary) (built \(built.map { "\($0)" } ?? "?"))")
         let redis = try startRedis()
@@ -96,7 +93,7 @@ final class ServerBenchmark {
         let before = ProcessCPU.machineBusySeconds()
         usleep(1_000_000)
         let busy = ProcessCPU.machineBusySeconds() - before
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        let load = Self.loadAverage()
         say("machine before the run: \(fixed(busy, 2)) of \(ProcessInfo.processInfo.activeProcessorCount) cores busy with other processes"
             + " (1 s sample), load average \(load)\(busy > 0.2 ? " -- SHARED: the figures are lower and noisier than on an idle machine" : "")")
         say()
@@ -120,5 +117,31 @@ final class ServerBenchmark {
         say()
         let large = stores.first { $0.shape.total == SampleStoreBuilder.Shape(objects: 100_000).total } ?? stores[stores.count - 1]
         return (large, stores[0], stores)
+    }
+}
+
+extension ServerBenchmark {
+    /// The release docserver the modes measure: `--docserver`, else the repository's release
+    /// build, else one built into `.build-bench`.
+    func locateDocserver() throws -> String {
+        try DocServerBinary.locate(explicit: options.docserver, repository: repository,
+                                   candidates: [".build/release/docserver", ".build-bench/release/docserver"],
+                                   build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
+                                   built: ".build-bench/release/docserver")
+    }
+
+    /// A store file of the sample model with `objects` objects in the run's directory, said.
+    func sampleStore(objects: Int) throws -> BenchmarkStore {
+        let builder = SampleStoreBuilder(model: try ObjectModel(contentsOf: modelURL))
+        let url = directory.appendingPathComponent("store-\(objects).json")
+        let shape = try builder.build(objects: objects, at: url)
+        let store = BenchmarkStore(url: url, shape: shape, size: fileSize(url))
+        say("store: \(shape), file \(megabytes(store.size))")
+        return store
+    }
+
+    /// The machine's load average now (`/proc/loadavg`'s first three figures).
+    static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
     }
 }

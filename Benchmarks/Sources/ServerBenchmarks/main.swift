@@ -41,6 +41,8 @@ import Foundation
 //    (ServerBenchmark+MemoryAfterSaves.swift).
 // 9. `--postgres` runs only docserver on PostgreSQL: `get` and durable saves through 1 and 2
 //    servers on one database, beside pgbench on the same cluster (ServerBenchmark+Postgres.swift).
+// 10. `--transports` runs only `get` with 50 connections over TCP, TLS and the WebSocket `/rpc`,
+//    alternating over rounds, with the ratios to TCP (ServerBenchmark+Transports.swift).
 //
 // Every load run is closed-loop (each connection sends one request and waits for its answer,
 // as redis-benchmark does), with requests encoded before the run: 50 connections driven by one
@@ -67,6 +69,8 @@ do {
         try await benchmark.runFetchWhileSaving()
     } else if options.metricsCost {
         try await benchmark.runMetricsCost()
+    } else if options.transports {
+        try await benchmark.runTransports()
     } else if options.memoryOnly {
         try await benchmark.runMemoryAfterSaves()
     } else {

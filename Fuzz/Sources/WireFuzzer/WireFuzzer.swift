@@ -186,6 +186,7 @@ public func wireFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .finished(let finished): outcome = finished
         case .store(let job, let finish): outcome = finish(perform(job, on: worker))
         case .batch(let elements): outcome = batch(elements, session)
+        case .hello(let check, let finish): outcome = finish(check.run())
         }
         switch outcome {
         case .answer(let bytes):

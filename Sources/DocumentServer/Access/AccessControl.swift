@@ -57,25 +57,40 @@ final class AccessControl: Sendable {
     }
 
     /// The user these credentials name, or nil. `token`: the `--auth-token` user (every grant).
+    /// Runs the slow hash where it is needed, on the calling thread: for the server's
+    /// connections, ``check(user:secret:token:)`` keeps it off the event loop.
     func authenticate(user: String?, secret: String?, token offered: String?) -> Principal? {
-        if let offered, let token, user == nil {
-            guard ConnectionSession.constantTimeEqual(offered, token) else { return nil }
-            return Principal(name: Self.tokenUser, roles: [.admin], grants: [])
+        switch check(user: user, secret: secret, token: offered) {
+        case .decided(let principal): principal
+        case .slow(let check): check.run()
         }
-        guard let user, let secret, let entry = users.withLockedValue({ $0.user(named: user) }) else {
-            // An unknown user costs what a known one does, so timing does not tell names apart.
-            if let secret { _ = SecretHash.derive(Array(secret.utf8), salt: Array(repeating: 0, count: 16), iterations: SecretHash.minimumIterations) }
-            return nil
+    }
+
+    /// What these credentials need: decided at once (a token, a secret checked before, no
+    /// secret), or a slow hash (``SecretCheck``) to run on a thread pool, never on an event loop
+    /// (about 0.2 s at the default iterations would hold every connection of that loop).
+    func check(user: String?, secret: String?, token offered: String?) -> CredentialCheck {
+        if let offered, let token, user == nil {
+            guard ConnectionSession.constantTimeEqual(offered, token) else { return .decided(nil) }
+            return .decided(Principal(name: Self.tokenUser, roles: [.admin], grants: []))
+        }
+        guard let secret else { return .decided(nil) }
+        guard let user, let entry = users.withLockedValue({ $0.user(named: user) }) else {
+            // An unknown user costs a hash too (on the pool), so timing does not tell names apart.
+            return .slow(SecretCheck(entry: nil, secret: secret, key: [], verified: verified))
         }
         var digest = SHA256()
         digest.update(data: Array(entry.secret.description.utf8) + [0] + Array(secret.utf8))
         let key = Array(digest.finalize())
-        if verified.withLockedValue({ $0.contains(key) }) { return entry.principal }
-        guard entry.secret.matches(secret) else { return nil }
-        verified.withLockedValue { set in
-            if set.count > 4096 { set.removeAll() }
-            set.insert(key)
-        }
-        return entry.principal
+        if verified.withLockedValue({ $0.contains(key) }) { return .decided(entry.principal) }
+        return .slow(SecretCheck(entry: entry, secret: secret, key: key, verified: verified))
     }
+}
+
+/// How `hello`'s credentials are decided (``AccessControl/check(user:secret:token:)``).
+enum CredentialCheck: Sendable {
+    /// At once: the user, or nil for wrong credentials.
+    case decided(Principal?)
+    /// After a slow hash: run ``SecretCheck/run()`` off the event loop.
+    case slow(SecretCheck)
 }

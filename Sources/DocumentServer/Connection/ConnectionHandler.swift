@@ -250,6 +250,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
                         handler.resume(finish(reply), context: context)
                     }
                 }
+            case .hello(let check, let finish):
+                // The secret's slow hash runs on a thread pool: this loop's other connections go on meanwhile.
+                busy = true
+                let bound = NIOLoopBound((self, context, finish), eventLoop: context.eventLoop)
+                check.principal(on: context.eventLoop).whenSuccess { principal in
+                    let (handler, context, finish) = bound.value
+                    handler.resume(finish(principal), context: context)
+                }
             case .batch(let elements):
                 busy = true
                 let loop = context.eventLoop

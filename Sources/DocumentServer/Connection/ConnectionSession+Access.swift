@@ -35,7 +35,21 @@ extension ConnectionSession {
             return .reply(.error(.unauthorized("too many failed hellos from this address: wait \(milliseconds) ms before the next")), close: true)
         }
         let user = credentials["user"]
-        let principal = wrongType ? nil : access.authenticate(user: user, secret: credentials["secret"], token: credentials["token"])
+        let check: CredentialCheck = wrongType ? .decided(nil) : access.check(user: user, secret: credentials["secret"], token: credentials["token"])
+        switch check {
+        case .decided(let principal):
+            let (reply, close) = finishHello(principal, user: user, present: present)
+            return .reply(reply, close: close)
+        case .slow(let secretCheck):
+            // The slow hash runs on a thread pool; the answer is made back on this connection's thread.
+            return .hello(secretCheck) { principal in self.finishHello(principal, user: user, present: present) }
+        }
+    }
+
+    /// The end of `hello` once its credentials are decided: `principal` nil for wrong ones
+    /// (counted by the throttle; the connection closes after the answer).
+    func finishHello(_ principal: Principal?, user: String?, present: Set<String>) -> (Reply, close: Bool) {
+        let access = shared.access
         guard let principal else {
             closingAnswerDelay = access.throttle.failed(address: address, user: user)
             let reason: String
@@ -46,7 +60,7 @@ extension ConnectionSession {
             } else {
                 reason = present.contains("user") ? "wrong user or secret" : "wrong token"
             }
-            return .reply(.error(.unauthorized(reason)), close: true)
+            return (.error(.unauthorized(reason)), close: true)
         }
         access.throttle.succeeded(address: address)
         authenticated = true
@@ -59,7 +73,7 @@ extension ConnectionSession {
             // The saves' author is the user (a client name cannot stand for another user).
             author = principal.name
         }
-        return .reply(.result(shared.helloResult()), close: false)
+        return (.result(shared.helloResult()), close: false)
     }
 
     /// After a reload of the users file: the user's new grants, or an error when it is gone

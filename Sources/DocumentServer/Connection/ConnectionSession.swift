@@ -28,6 +28,9 @@ final class ConnectionSession {
         case store(StoreJob, finish: (Reply) -> Outcome)
         /// A batch: handled by ``handleBatch(_:)``.
         case batch([JSONValue])
+        /// A `hello` whose secret needs the slow hash: run the check off the event loop
+        /// (``SecretCheck/principal(on:)``), then `finish` on the connection's thread.
+        case hello(SecretCheck, finish: (Principal?) -> Outcome)
     }
 
     /// A `get` of at most this many IDs is answered on the connection's thread; a larger
@@ -88,6 +91,13 @@ final class ConnectionSession {
             switch request(message, batchRemaining: nil, started: started) {
             case .answered(let bytes, let close):
                 return .finished(close ? .answerAndClose(bytes) : .answer(bytes))
+            case .hello(let check, let id, let finish):
+                let shared = self.shared
+                return .hello(check) { principal in
+                    let (reply, close) = finish(principal)
+                    let bytes = id.map { shared.encode(id: $0, reply) }
+                    return close ? .answerAndClose(bytes) : .answer(bytes)
+                }
             case .store(let job, let id, let adjust, let answerChecked):
                 let shared = self.shared
                 return .store(job) { reply in
@@ -150,6 +160,10 @@ final class ConnectionSession {
                     refusedForTheBatch = true
                 }
                 answer = id.map { checked ? RPCResponse.encode(id: $0, reply) : shared.encode(id: $0, reply) }
+            case .hello(let check, let id, let finish):
+                let (reply, closeAfter) = finish(await check.principal())
+                answer = id.map { shared.encode(id: $0, reply) }
+                close = closeAfter
             }
             if var bytes = answer {
                 if refusedForTheBatch {
@@ -177,6 +191,8 @@ final class ConnectionSession {
         /// passed through `adjust`. `answerChecked`: the job checked its answer's size before
         /// changing anything (a save): its answer is sent as it is.
         case store(StoreJob, id: JSONValue?, adjust: (Reply) -> Reply, answerChecked: Bool)
+        /// A `hello` waiting for its secret's hash; `finish` answers it under `id`.
+        case hello(SecretCheck, id: JSONValue?, finish: (Principal?) -> (Reply, close: Bool))
     }
 
     /// The `id` of a batch element that is a request (not a notification, nor invalid).
@@ -197,7 +213,7 @@ final class ConnectionSession {
             if logger.logLevel <= .debug {
                 logger.debug("request", metadata: ["method": "\(LogText.escaped(request.method))", "id": "\(request.id?.jsonText ?? "none")"])
             }
-            if request.id == nil, request.method == "hello" {
+            if request.id == nil, request.method == ProtocolMethod.hello.rawValue {
                 // A notification gets no answer, so a hello sent as one could not tell the client
                 // whether its token was right: it is not carried out (docs/PROTOCOL.md, hello).
                 logger.info("ignored a hello sent as a notification (without id): it neither authenticates nor names the client")
@@ -207,12 +223,19 @@ final class ConnectionSession {
             case .reply(let reply, let close):
                 // A hello's parameters hold a secret: never kept in the slow log.
                 shared.meter.record(slot: slot, ok: reply.isResult, started: started, method: request.method,
-                                    params: { request.method == "hello" ? nil : request.params })
+                                    params: { request.method == ProtocolMethod.hello.rawValue ? nil : request.params })
                 if case .error(let error) = reply {
                     logger.debug("error answer", metadata: ["method": "\(LogText.escaped(request.method))", "code": "\(error.code)",
                                                           "message": "\(LogText.escaped(error.message))"])
                 }
                 return .answered(request.id.map { shared.encode(id: $0, reply) }, close: close)
+            case .hello(let check, let finish):
+                let meter = shared.meter
+                return .hello(check, id: request.id, finish: { principal in
+                    let (reply, close) = finish(principal)
+                    meter.record(slot: slot, ok: reply.isResult, started: started, method: request.method, params: { nil })
+                    return (reply, close)
+                })
             case .store(let job, let adjust, let answerChecked):
                 let meter = shared.meter
                 return .store(job, id: request.id, adjust: { reply in
@@ -227,25 +250,31 @@ final class ConnectionSession {
     enum Dispatch {
         case reply(Reply, close: Bool)
         case store(StoreJob, adjust: (Reply) -> Reply = { $0 }, answerChecked: Bool = false)
+        /// A `hello` waiting for its secret's slow hash (``ConnectionSession/finishHello(_:user:present:)``).
+        case hello(SecretCheck, finish: (Principal?) -> (Reply, close: Bool))
     }
 
     private func dispatch(_ request: RPCRequest, batchRemaining: Int?) -> Dispatch {
         let inBatch = batchRemaining != nil
-        if request.method == "hello" { return hello(request.params) }
+        let method = ProtocolMethod(rawValue: request.method)
+        if method == .hello { return hello(request.params) }
         guard authenticated else {
             let needed = shared.access.usersPath != nil ? "a user: send hello with user and secret first" : "a token: send hello with it first"
             return .reply(.error(.unauthorized("this server needs \(needed)")), close: false)
         }
         if let refusal = refreshPrincipal() { return .reply(.error(refusal), close: true) }
+        guard let method else { return .reply(.error(.methodNotFound(request.method)), close: false) }
         do throws(RPCError) {
-            switch request.method {
-            case "ping":
+            switch method {
+            case .hello:
+                return hello(request.params)  // answered above already, before the check of authentication
+            case .ping:
                 try Params.none(request.params, method: "ping")
                 return .reply(.result(Array(#""pong""#.utf8)), close: false)
-            case "model":
+            case .model:
                 try Params.none(request.params, method: "model")
                 return .reply(.result(shared.modelResult), close: false)
-            case "fetch":
+            case .fetch:
                 var call = try FetchCall.parse(request.params, model: shared.model, predicates: shared.predicates)
                 try restrict(&call)
                 // A fetch an index answers in a few steps is answered here, as a small `get` is.
@@ -254,13 +283,13 @@ final class ConnectionSession {
                 }
                 let format = try? Params(request.params).optionalString("predicate")
                 return .store(.fetch(call)) { PredicatePosition.placed($0, in: format) }
-            case "get":
+            case .get:
                 var call = try GetCall.parse(request.params, model: shared.model)
                 call.readAccess = readAccess()
                 // A few objects are answered here, on the connection's thread, from the latest state.
                 guard call.ids.count <= Self.inlineGetLimit, shared.worker.holds(after: call.after) else { return .store(.get(call)) }
                 return .reply(shared.worker.reader.get(call), close: false)
-            case "save":
+            case .save:
                 var call = try SaveCall.parse(request.params, model: shared.model)
                 call.author = author
                 if let principal, let refusal = SaveRules(principal: principal, state: shared.worker.reader.state).refusal(call) {
@@ -268,7 +297,7 @@ final class ConnectionSession {
                 }
                 call.answerLimit = request.id.map { shared.saveAnswerLimit(id: $0, batchRemaining: batchRemaining) }
                 return .store(.save(call), answerChecked: true)
-            case "subscribe":
+            case .subscribe:
                 var call = try SubscribeCall.parse(request.params, model: shared.model)
                 call.filter = try restrict(call.filter)
                 guard !inBatch else {
@@ -276,31 +305,29 @@ final class ConnectionSession {
                 }
                 guard let sink else { return .reply(.error(.storeUnavailable("this connection cannot receive notifications")), close: false) }
                 return .store(.subscribe(call, sink))
-            case "unsubscribe":
+            case .unsubscribe:
                 let params = try Params(request.params, allowed: [ChangeMembers.subscription])
                 guard let number = try params.optionalInteger(ChangeMembers.subscription, minimum: 1) else {
                     throw RPCError.invalidParams(params.path(ChangeMembers.subscription), "is required (the number subscribe answered)")
                 }
                 guard let sink else { return .reply(.error(.noSubscription(number)), close: false) }
                 return .store(.unsubscribe(number, sink))
-            case "changes":
+            case .changes:
                 var call = try ChangesCall.parse(request.params, model: shared.model)
                 call.filter = try restrict(call.filter)
                 return .store(.changes(call))
-            case "stats":
+            case .stats:
                 try requireAdmin("stats")
                 try Params.none(request.params, method: "stats")
                 return .reply(.result(Array(shared.status.statsResult().jsonText.utf8)), close: false)
-            case "slowlog":
+            case .slowlog:
                 try requireAdmin("slowlog")
                 let params = try Params(request.params, allowed: [SlowLogMembers.reset])
                 return .reply(.result(Array(shared.status.slowLogResult(reset: try params.optionalBool(SlowLogMembers.reset) ?? false).jsonText.utf8)),
                               close: false)
-            case "backup":
+            case .backup:
                 try requireAdmin("backup")
                 return .store(.backup(try BackupCall.parse(request.params)))
-            default:
-                return .reply(.error(.methodNotFound(request.method)), close: false)
             }
         } catch {
             return .reply(.error(error), close: false)

@@ -23,10 +23,21 @@ struct StagedSave {
     /// them since they were checked here: ``CommitMetadata/readVersions``).
     var checkedVersions: [ObjectID: Int64] = [:]
 
-    /// Every object the save inserts, changes or deletes, once each, in that order.
-    var objects: [ObjectID] {
+    /// Every object the save inserts, changes or deletes, once each, in that order (made once:
+    /// a commit reads it several times per save).
+    let objects: [ObjectID]
+
+    init(inserted: [(temporaryID: String, object: ManagedObject)], explicitlyUpdated: [ObjectID], implicitlyUpdated: [ObjectID],
+         deleted: [ObjectID], author: String?, call: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+        self.inserted = inserted
+        self.explicitlyUpdated = explicitlyUpdated
+        self.implicitlyUpdated = implicitlyUpdated
+        self.deleted = deleted
+        self.author = author
+        self.call = call
+        self.reply = reply
         var seen = Set<ObjectID>()
-        return (inserted.map(\.object.objectID) + explicitlyUpdated + implicitlyUpdated + deleted).filter { seen.insert($0).inserted }
+        objects = (inserted.map(\.object.objectID) + explicitlyUpdated + implicitlyUpdated + deleted).filter { seen.insert($0).inserted }
     }
 }
 
@@ -38,6 +49,12 @@ extension StoreGraph {
     /// staged save touched commits the earlier ones first, so that every version a client
     /// is told belongs to exactly one save.
     func stage(_ named: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
+        // A server that cannot follow the shared database any more writes nothing: its state
+        // would miss other servers' commits, and its answers' numbers would be wrong.
+        if let historyHole {
+            reply(.error(.storeUnavailable("\(historyHole)")))
+            return
+        }
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
         // The store checks uniqueness constraints when it writes: a save that may break one
         // commits alone, so that its refusal never fails the saves it would share a commit with.
@@ -48,6 +65,14 @@ extension StoreGraph {
             commit(resetting: false)
         }
         defer { if alone { commit(resetting: false) } }
+        // On a shared database, an object named at a version newer than this server holds was
+        // saved through another server whose commit has not reached this one yet: take the other
+        // servers' commits first (after the saves staged so far), rather than answer a conflict
+        // that is none. (The store checks every version in the save's transaction all the same.)
+        if sharedHistory != nil, namesNewerVersions(call) {
+            commit(resetting: false)
+            do { try catchUp() } catch { logFailedCatchUp(error) }
+        }
         if let conflict = conflicts(of: call) {
             reply(.error(conflict))
             return
@@ -249,6 +274,13 @@ extension StoreGraph {
     }
 
     /// Optimistic locking: every updated or deleted object must be at the version the client read.
+    /// Whether the call names an object this server does not hold, or at a newer version.
+    private func namesNewerVersions(_ call: SaveCall) -> Bool {
+        (call.updates.map { ($0.id, $0.version) } + call.deletes.map { ($0.id, $0.version) }).contains { id, version in
+            (snapshot(of: id)?.version ?? 0) < version
+        }
+    }
+
     private func conflicts(of call: SaveCall) -> RPCError? {
         var conflicts: [(id: String, expected: Int64, current: Int64?)] = []
         for (id, version) in call.updates.map({ ($0.id, $0.version) }) + call.deletes.map({ ($0.id, $0.version) }) {
@@ -302,10 +334,11 @@ extension StoreGraph {
 
     private func writeResult(of save: StagedSave, sequence: Int64, to out: JSONGenerator) throws {
         var answer = SaveAnswer(sequence: sequence)
-        answer.ids = save.inserted.map { ($0.temporaryID, $0.object.objectID.uriRepresentation) }
-        answer.versions = (save.inserted.map(\.object.objectID) + save.explicitlyUpdated + save.implicitlyUpdated).map { id in
-            (id.uriRepresentation, snapshot(of: id)?.version ?? 0)
-        }
+        // Each inserted object's URI made once, for its ID and its version.
+        let insertedURIs = save.inserted.map { $0.object.objectID.uriRepresentation }
+        answer.ids = zip(save.inserted, insertedURIs).map { ($0.temporaryID, $1) }
+        answer.versions = zip(save.inserted, insertedURIs).map { inserted, uri in (uri, snapshot(of: inserted.object.objectID)?.version ?? 0) }
+            + (save.explicitlyUpdated + save.implicitlyUpdated).map { id in (id.uriRepresentation, snapshot(of: id)?.version ?? 0) }
         answer.deleted = save.deleted.map(\.uriRepresentation)
         answer.updated = save.implicitlyUpdated.map(\.uriRepresentation)
         try answer.write(to: out)

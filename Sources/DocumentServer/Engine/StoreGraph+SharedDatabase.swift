@@ -14,17 +14,27 @@ import Logging
 /// poller sees a new commit. Each commit's objects are read back from the database, the next
 /// state is published and its change set goes to the feed, as for a commit of its own.
 extension StoreGraph {
-    /// Takes every commit after the state's (up to `through`, when given) from the history
-    /// table: reads the objects each one changed, publishes the state after it, and hands its
-    /// change set to the feed. Does nothing for a store nobody else writes to.
+    /// Takes every commit after the state's that the history table holds when asked (up to
+    /// `through`, when given): reads the objects each one changed, publishes the state after
+    /// it, and hands its change set to the feed. Does nothing for a store nobody else writes to.
     ///
     /// - Throws: the store's error when the database cannot be read (the state stays at
     ///   the last commit taken).
     func catchUp(through limit: Int64? = nil) throws {
         guard let history = sharedHistory else { return }
         while true {
-            let commits = try history.commits(after: state.sequence, through: limit, limit: 500)
-            guard !commits.isEmpty else { return }
+            // After this server's own commit, with no other server's commit before it (the
+            // usual case), there is nothing to ask the database.
+            if let limit, state.sequence >= limit { return }
+            let commits = try history.commits(after: state.sequence, through: limit, limit: Self.catchUpBatch)
+            guard let first = commits.first else { return }
+            // Numbers are gap-free: a later first commit means the ones between were removed
+            // from the history (`docserver compact --history-commits`) before this server took them.
+            guard first.sequence == state.sequence + 1 else {
+                let hole = HistoryHole(after: state.sequence, first: first.sequence)
+                historyHole = hole
+                throw hole
+            }
             let now = try committedObjects(of: commits)
             var sets: [ChangeSet] = []
             for commit in commits {
@@ -52,9 +62,14 @@ extension StoreGraph {
                                       stateBefore: before, stateAfter: after))
             }
             feed?.publish(sets, state: state)
-            if let limit, state.sequence >= limit { return }
+            // A short batch was everything the history held when asked: a later commit comes
+            // with its own notification. (Asking again would cost every catch-up a round trip.)
+            if commits.count < Self.catchUpBatch { return }
         }
     }
+
+    /// Commits read from the history per query of a catch-up.
+    static let catchUpBatch = 500
 
     /// The objects `commits` changed, as the database holds them now, read together (a statement
     /// per table, not a query per object); a deleted object is not in the answer.
@@ -107,8 +122,26 @@ extension StoreGraph {
         }
     }
 
-    /// Logs a catch-up that failed (the reads waiting for it answer that the database cannot be read).
+    /// Logs a catch-up that failed (the reads waiting for it answer that the database cannot be
+    /// read); a hole in the history, which stays, is logged once.
     func logFailedCatchUp(_ error: any Error) {
+        if error is HistoryHole {
+            guard !reportedHistoryHole else { return }
+            reportedHistoryHole = true
+        }
         logger.error("cannot read the commits of other servers from the database", metadata: ["error": "\(error)"])
+    }
+}
+
+/// The shared history no longer holds commits this server has not taken: they were removed
+/// (`docserver compact --history-commits`) while it was behind. It cannot follow the database
+/// any more: its state stays at the last commit it took, and it must be restarted.
+struct HistoryHole: Error, CustomStringConvertible {
+    let after: Int64
+    let first: Int64
+
+    var description: String {
+        "the history table no longer holds commits \(after + 1) to \(first - 1) (removed by docserver compact while this server "
+            + "was behind): this server cannot follow the database; restart it"
     }
 }

@@ -48,6 +48,10 @@ final class StoreGraph {
     let sharedHistory: (any CommitHistoryReader)?
     /// The number of the last commit of the shared database this graph's state holds.
     var sharedSequence: Int64 = 0
+    /// The hole found in the shared history, once one is (the server then refuses saves).
+    var historyHole: HistoryHole?
+    /// Whether ``historyHole`` was logged already.
+    var reportedHistoryHole = false
     /// The store's log.
     let logger: Logger
     /// How many of the shared database's newest commits the feed starts with.

@@ -42,10 +42,15 @@ final class StoreWorker: @unchecked Sendable {
     private let requestTimeLimit: Duration?
     /// On a shared database: the commits of every server (a read first catches up with them).
     private let sharedHistory: (any CommitHistoryReader)?
-    /// Whether the writer should take the other servers' commits (``requestCatchUp(then:)``),
-    /// and who waits for it.
+    /// Whether the writer should take the other servers' commits (``requestCatchUp(through:then:)``),
+    /// and who waits for it: each waiter with the commit it needs (nil: whatever the history
+    /// holds), so that one asking during a catch-up that takes its commit is answered at its
+    /// end, not after another one.
     private var catchUpWanted = false
-    private var catchUpWaiters: [@Sendable () -> Void] = []
+    private var catchUpWaiters: [(through: Int64?, then: @Sendable () -> Void)] = []
+    /// Whether a catch-up was asked for without a commit to wait for (a notification, the poll)
+    /// since the last one started.
+    private var catchUpAskedDuringRun = false
     private var watcher: DatabaseWatcher?
     /// How long a read with `after` waits for the writer to take that commit from a shared
     /// database (``ServerConfiguration/readAfterWait``).
@@ -109,8 +114,9 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     /// Has the writer take the other servers' commits from a shared database; `then` runs
-    /// once it did (or at once when the engine is not running).
-    func requestCatchUp(then: (@Sendable () -> Void)?) {
+    /// once it did, or once the published state holds commit `through` when one is named (or at
+    /// once when the engine is not running).
+    func requestCatchUp(through: Int64? = nil, then: (@Sendable () -> Void)?) {
         condition.lock()
         guard state == .running else {
             condition.unlock()
@@ -118,7 +124,8 @@ final class StoreWorker: @unchecked Sendable {
             return
         }
         catchUpWanted = true
-        if let then { catchUpWaiters.append(then) }
+        if let then { catchUpWaiters.append((through, then)) }
+        if then == nil || through == nil { catchUpAskedDuringRun = true }
         condition.signal()
         condition.unlock()
     }
@@ -192,7 +199,7 @@ final class StoreWorker: @unchecked Sendable {
             return .notCaughtUp(after: after, applied: publisher.current.sequence, reason: "no such commit has been made")
         }
         let done = DispatchSemaphore(value: 0)
-        requestCatchUp { done.signal() }
+        requestCatchUp(through: after) { done.signal() }
         let milliseconds = ServerConfiguration.wholeMilliseconds(readAfterWait)
         let arrived = done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
         let applied = publisher.current.sequence
@@ -226,7 +233,7 @@ final class StoreWorker: @unchecked Sendable {
         }
         guard publisher.current.sequence < latest else { return nil }
         let done = DispatchSemaphore(value: 0)
-        requestCatchUp { done.signal() }
+        requestCatchUp(through: latest) { done.signal() }
         done.wait()
         guard publisher.current.sequence >= latest else {
             return .storeUnavailable("the commits of other servers cannot be read from the database (see the server's log)")
@@ -260,13 +267,25 @@ final class StoreWorker: @unchecked Sendable {
         while true {
             condition.lock()
             while saves.isEmpty && !catchUpWanted && state == .running && !graph.checkpoints.isReadyToFinish { condition.wait() }
-            let waiters = catchUpWaiters
             if catchUpWanted {
+                let waiters = catchUpWaiters.map(\.then)
                 catchUpWanted = false
                 catchUpWaiters = []
+                catchUpAskedDuringRun = false
                 condition.unlock()
                 takeOtherCommits(then: waiters)
                 condition.lock()
+                // Asked during that catch-up: a waiter whose commit it took is done; the others,
+                // and a new notification, have the next one.
+                let applied = publisher.current.sequence
+                let done = catchUpWaiters.filter { ($0.through ?? .max) <= applied }
+                if !done.isEmpty {
+                    catchUpWaiters.removeAll { ($0.through ?? .max) <= applied }
+                    if catchUpWaiters.isEmpty && !catchUpAskedDuringRun { catchUpWanted = false }
+                    condition.unlock()
+                    for waiter in done { waiter.then() }
+                    condition.lock()
+                }
             }
             if saves.isEmpty {
                 let running = state == .running
@@ -289,7 +308,7 @@ final class StoreWorker: @unchecked Sendable {
         let waiters = catchUpWaiters
         catchUpWaiters = []
         condition.unlock()
-        for waiter in waiters { waiter() }  // they find the state as it is, and answer
+        for waiter in waiters { waiter.then() }  // they find the state as it is, and answer
         finished.signal()
     }
 

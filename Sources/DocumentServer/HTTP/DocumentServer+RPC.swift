@@ -62,6 +62,9 @@ extension DocumentServer {
                 loop.execute { promise.succeed(Self.answer(bound.value(reply))) }
             }
             return promise.futureResult
+        case .hello(let check, let finish):
+            let bound = NIOLoopBound(finish, eventLoop: loop)
+            return check.principal(on: loop).map { Self.answer(bound.value($0)) }
         case .batch(let elements):
             let promise = loop.makePromise(of: HTTPAnswer.self)
             let unchecked = PostSession(session: session)

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
+import { createServer as createNetServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -134,4 +135,16 @@ export async function insertSample(client) {
     .map(([title, plays]) => session.insert("Song", { title, plays, album: kob }));
   const result = await session.save();
   return { session, miles, kob, songs, result };
+}
+
+/** A port free now, for --http-port. */
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -5,22 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { startServer, connectTo, insertSample } from "./support.js";
+import { startServer, connectTo, insertSample, freePort } from "./support.js";
 import { connect, AuthError, ConnectionError, InvalidParamsError } from "../src/index.js";
-
-/** A port free now, for --http-port. */
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function startWithHTTP(t, options = {}) {
   const httpPort = await freePort();
