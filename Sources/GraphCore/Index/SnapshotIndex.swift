@@ -112,6 +112,28 @@ struct SnapshotIndex: Sendable {
         }
     }
 
+    /// Takes many inserted objects at once (a save's): their entries sorted, then added to the
+    /// tree in one pass (``SnapshotIndexTree/insert(sorted:)``), as many ``apply(old:new:)``
+    /// with no old snapshot would.
+    mutating func insert(contentsOf snapshots: [ObjectSnapshot]) {
+        guard snapshots.count > 1 else {
+            for snapshot in snapshots { apply(old: nil, new: snapshot) }
+            return
+        }
+        var entries: [SnapshotIndexEntry] = []
+        entries.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            guard let keys = definition.keys(in: snapshot.values) else {
+                unindexedCount += 1
+                continue
+            }
+            if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+            entries.append(SnapshotIndexEntry(key: keys.first, rest: keys.rest, reference: snapshot.objectID.referenceObject))
+        }
+        entries.sort { SnapshotIndexEntry.order($0, $1) < 0 }
+        tree.insert(sorted: entries)
+    }
+
     /// Calls `body` with the compound key and reference of each entry in `range` (nil: all),
     /// in the index's order or backwards, until it returns false.
     ///

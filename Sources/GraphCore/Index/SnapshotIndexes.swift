@@ -82,16 +82,21 @@ public struct SnapshotIndexes: Sendable {
         byEntity[name] ?? []
     }
 
-    /// Every concrete entity's indexes, by entity name.
-    var indexesByEntity: [String: [SnapshotIndex]] { byEntity }
+    /// Whether a concrete entity has indexes here.
+    func hasIndexes(ofEntity name: String) -> Bool {
+        byEntity[name] != nil
+    }
 
-    /// Puts `index` in the place of the index of a concrete entity at `position` (in
-    /// ``indexes(ofEntity:)``); nothing when there is no such index.
-    mutating func replace(ofEntity name: String, at position: Int, with index: SnapshotIndex) {
-        guard var indexes = byEntity[name], indexes.indices.contains(position) else { return }
-        byEntity[name] = nil  // the array uniquely referenced: changed in place
-        indexes[position] = index
-        byEntity[name] = indexes
+    /// Takes the indexes of a concrete entity out (none left for it until ``put(_:ofEntity:)``
+    /// puts them back): the caller then holds the only reference to each, and its changes
+    /// change the trees in place (``IndexUpkeep``).
+    mutating func take(ofEntity name: String) -> [SnapshotIndex] {
+        byEntity.removeValue(forKey: name) ?? []
+    }
+
+    /// Puts the indexes of a concrete entity (in ``indexes(ofEntity:)``'s order) in place.
+    mutating func put(_ indexes: [SnapshotIndex], ofEntity name: String) {
+        byEntity[name] = indexes.isEmpty ? nil : indexes
     }
 
     /// The names of the indexes kept for a concrete entity (for tests and diagnostics).

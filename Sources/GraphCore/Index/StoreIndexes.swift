@@ -41,15 +41,24 @@ struct StoreIndexes {
     }
 
     /// One save's changes to the indexes as jobs that may run beside the save's write (see
-    /// ``IndexUpkeep``); nil when the save touches no index. The indexes hold the save only
-    /// once ``take(_:)`` took the finished upkeep's results: until then (and for ever, when the
-    /// write fails) they are as they were.
-    func upkeep(inserted: [ObjectSnapshot], updated: [(old: ObjectSnapshot, new: ObjectSnapshot)], removed: [ObjectSnapshot]) -> IndexUpkeep? {
-        IndexUpkeep(all.indexesByEntity, inserted: inserted, updated: updated, removed: removed)
+    /// ``IndexUpkeep``); nil when the save touches no index. The upkeep takes the indexes it
+    /// changes out of these until ``take(_:)`` (the write succeeded) or ``restore(_:)`` (it
+    /// failed) puts them back: no fetch may read them meanwhile.
+    mutating func upkeep(inserted: [ObjectSnapshot], updated: [(old: ObjectSnapshot, new: ObjectSnapshot)], removed: [ObjectSnapshot]) -> IndexUpkeep? {
+        IndexUpkeep(taking: &all, inserted: inserted, updated: updated, removed: removed)
     }
 
-    /// Puts the indexes a finished upkeep made in the place of those it started from.
+    /// Puts back the indexes of an upkeep, with its save, once it finished.
     mutating func take(_ upkeep: IndexUpkeep) {
-        for (entity, position, index) in upkeep.results() { all.replace(ofEntity: entity, at: position, with: index) }
+        upkeep.finish()
+        upkeep.giveBack(into: &all)
+    }
+
+    /// Puts back the indexes of an upkeep whose save's write failed, without the save: they
+    /// hold the entries they held before it.
+    mutating func restore(_ upkeep: IndexUpkeep) {
+        upkeep.finish()
+        upkeep.undo()
+        upkeep.giveBack(into: &all)
     }
 }

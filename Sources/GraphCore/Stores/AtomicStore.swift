@@ -294,8 +294,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         // thread do it while it waits for its disk (`whileWriting`: the JSON store's journal),
         // or, when the store's writes are slow and it does not, on a worker that starts on them
         // (this thread finishes them after the write). Otherwise this thread takes them in after
-        // the write. The jobs make new indexes from the store's; the store takes them only once
-        // the write succeeded.
+        // the write. The jobs change the store's indexes in place (taken out of the store
+        // meanwhile); a failed write takes the save out of them again.
         let upkeep = storeIndexes.isStale ? nil : storeIndexes.upkeep(inserted: inserted, updated: updated, removed: removed)
         if let upkeep, !writeRunsUpkeep,
            IndexUpkeepWorker.overlaps(operations: upkeep.operations, lastWrite: lastWriteNanoseconds) {
@@ -313,7 +313,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         } catch {
             lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
             if whileWriting != nil { writeRunsUpkeep = ranWhileWriting }
-            upkeep?.finish()  // no other thread works on it once the save returns; its indexes are dropped
+            if let upkeep { storeIndexes.restore(upkeep) }  // no other thread works on it once the save returns
             for snapshot in inserted { nodesByEntity[snapshot.objectID.entityName]?[snapshot.objectID] = nil }
             for (old, _) in updated { nodesByEntity[old.objectID.entityName]?[old.objectID] = old }
             insertNodes(removed)
@@ -322,10 +322,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         }
         lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
         if whileWriting != nil { writeRunsUpkeep = ranWhileWriting }
-        if let upkeep {
-            upkeep.finish()
-            storeIndexes.take(upkeep)
-        }
+        if let upkeep { storeIndexes.take(upkeep) }
         return result
     }
 
