@@ -166,9 +166,22 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     public var cacheNodeCount: Int { nodesByEntity.values.reduce(0) { $0 + $1.count } }
 
     /// Adds objects (while loading); a snapshot with the ID of an existing object replaces it.
-    public func addCacheNodes(_ nodes: [ObjectSnapshot]) {
+    public func addCacheNodes(_ nodes: consuming [ObjectSnapshot]) {
         storeIndexes.isStale = true
-        insertNodes(nodes)
+        var pending = nodes
+        // Moved into the tables, not copied: a loader hands over its array, and a million
+        // copies of snapshots would each retain their fields, then release them with the array.
+        // Taken from the end (popLast moves an element out) of the array reversed, so in order.
+        pending.reverse()
+        while let last = pending.indices.last {
+            let entity = pending[last].objectID.entity
+            var start = last
+            while start > 0, pending[start - 1].objectID.entity === entity { start -= 1 }
+            var entityNodes = nodesByEntity.removeValue(forKey: entity.name) ?? ObjectIDTable()
+            entityNodes.reserveCapacity(last + 1 - start, like: pending[last].objectID)
+            while pending.count > start, let node = pending.popLast() { entityNodes[node.objectID] = node }
+            nodesByEntity[entity.name] = entityNodes
+        }
     }
 
     private func insertNodes(_ nodes: [ObjectSnapshot]) {
