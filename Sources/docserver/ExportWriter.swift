@@ -47,7 +47,7 @@ struct ExportWriter {
     }
 
     /// The lines of some objects, each ended by a line feed.
-    static func generate(_ nodes: ArraySlice<CacheNode>) throws -> [UInt8] {
+    static func generate(_ nodes: ArraySlice<ObjectSnapshot>) throws -> [UInt8] {
         let out = try JSONGenerator()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(nodes.count * 256)
@@ -59,7 +59,7 @@ struct ExportWriter {
         return bytes
     }
 
-    static func byReference(_ a: CacheNode, _ b: CacheNode) -> Bool {
+    static func byReference(_ a: ObjectSnapshot, _ b: ObjectSnapshot) -> Bool {
         switch (a.objectID.referenceObject, b.objectID.referenceObject) {
         case (.int(let x), .int(let y)): return x < y
         default: return a.objectID.uriRepresentation < b.objectID.uriRepresentation
