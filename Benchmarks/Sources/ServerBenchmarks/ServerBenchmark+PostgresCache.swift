@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import JSONAtomicStore
 import NIOCore
 
 /// `ServerBenchmarks --postgres-cache`: a server over PostgreSQL that keeps a bounded cache
@@ -19,6 +20,7 @@ import NIOCore
 ///    measured runs made fewer).
 extension ServerBenchmark {
     func runPostgresCache() async throws {
+        JSONAtomicStore.register()
         let songTarget = options.cacheSongs
         let cacheBytes = 64 << 20
         say("docserver over PostgreSQL with a bounded cache (release build\(options.quick ? ", --quick" : "")), "

@@ -57,8 +57,9 @@ public struct SnapshotIndexes: Sendable {
         for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
     }
 
-    /// No index.
-    init() {}
+    /// No index (a store's tables before its first object, or a server's bounded cache: objects
+    /// that are not every object of a store).
+    public init() {}
 
     /// The concrete entities of `model` that have at least one fetch index (their own or an
     /// ancestor's): the ones whose snapshots the indexes need.
@@ -68,9 +69,6 @@ public struct SnapshotIndexes: Sendable {
 
     /// Whether the model declares no index these snapshots keep.
     public var isEmpty: Bool { byEntity.isEmpty }
-
-    /// No indexes (for objects that are not every object of a store: a server's bounded cache).
-    public init() {}
 
     /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
     public mutating func apply(old: ObjectSnapshot?, new: ObjectSnapshot?) {
