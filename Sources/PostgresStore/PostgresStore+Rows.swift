@@ -138,23 +138,10 @@ extension PostgresStore {
     }
 
     /// The objects with these IDs, read together: one `SELECT … WHERE "_id" = ANY(…)` per
-    /// table (and one per join table for their to-many relationships); IDs with no row are left out.
+    /// table, their to-many relationships in the same statement
+    /// (``committedSnapshotsThrough(of:)``); IDs with no row are left out.
     public func committedSnapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot] {
-        var references: [String: [Int64]] = [:]
-        for id in ids {
-            guard case .int(let reference) = id.referenceObject, !id.isTemporary else { continue }
-            references[TableLayout.root(of: id.entity).name, default: []].append(reference)
-        }
-        var snapshots: [ObjectSnapshot] = []
-        for (root, all) in references.sorted(by: { $0.key < $1.key }) {
-            for start in stride(from: 0, to: all.count, by: Self.objectsPerRead) {
-                var statement = SQLStatement()
-                let chunk = Array(all[start..<min(start + Self.objectsPerRead, all.count)])
-                statement.text = "SELECT \(try selectList(root: root)) FROM \(TableLayout.quoted(root)) t WHERE t.\"_id\" = ANY(\(statement.parameter(chunk))::bigint[])"
-                snapshots += try readRows(try session.run(statement.text, statement.binds), root: root)
-            }
-        }
-        return snapshots
+        try committedSnapshotsThrough(of: ids).snapshots
     }
 
     /// Objects read by one statement of ``committedSnapshots(of:)``.

@@ -7,11 +7,7 @@ import Testing
 /// whether what a reader read may be kept, and which objects go first.
 @Suite("Bounded cache")
 struct BoundedCacheUnitTests {
-    private static let sampleModel = Result { () throws -> ObjectModel in
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/docserver/Resources/sample.model.json").standardized
-        return try ObjectModel(contentsOf: url)
-    }
+    private static let sampleModel = SampleModelFile.model
 
     private static func tag(_ number: Int) throws -> ObjectID {
         try ObjectID(uri: "graph://S/Tag/\(number)", model: sampleModel.get())

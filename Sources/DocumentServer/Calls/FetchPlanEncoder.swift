@@ -22,26 +22,15 @@ enum FetchPlanEncoder {
     /// The plan object alone.
     static func writeValue(_ plan: FetchPlan, database: String? = nil, to out: JSONGenerator) throws {
         try out.openObject()
-        if let database {
-            try out.string("access")
+        try out.string("access")
+        switch (database, plan.access) {
+        case (let sql?, _):
             try out.string("sql")
             try out.string("sql")
-            try out.string(database)
-            try out.string("sortedByIndex")
-            try out.bool(plan.isSortedByIndex)
-            try out.string("objectsExamined")
-            try out.integer(Int64(plan.objectsExamined))
-            try out.string("text")
-            try out.string("in the database: \(database)")
-            try out.closeObject()
-            return
-        }
-        switch plan.access {
-        case .scan:
-            try out.string("access")
+            try out.string(sql)
+        case (nil, .scan):
             try out.string("scan")
-        case .index(let name, let key, let operation):
-            try out.string("access")
+        case (nil, .index(let name, let key, let operation)):
             try out.string("index")
             try out.string("index")
             try out.string(name)
@@ -55,7 +44,7 @@ enum FetchPlanEncoder {
         try out.string("objectsExamined")
         try out.integer(Int64(plan.objectsExamined))
         try out.string("text")
-        try out.string(plan.description)
+        try out.string(database.map { "in the database: \($0)" } ?? plan.description)
         try out.closeObject()
     }
 }
