@@ -68,7 +68,7 @@ extension StoreGraph {
         }
         // A commit published without a number of its own (its number unknown yet) counts as the
         // next one: a reader of the current state may have read its objects before it.
-        recentChanges.note(advanced ? state.sequence : state.sequence + 1, changed: changed)
+        recentChanges.note(advanced || state.sequence == .max ? state.sequence : state.sequence + 1, changed: changed)
     }
 
     /// Lets the oldest objects go until the rest fit in the budget (in the writer's state; the
