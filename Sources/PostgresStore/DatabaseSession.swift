@@ -19,6 +19,13 @@ final class DatabaseSession {
     /// The connection that began the transaction in progress, if any.
     private var transactionConnection: PostgresConnection?
     private var nextConnectionID = 0
+    /// The names of the statements this session prepares, by their text and parameter types
+    /// (``runPrepared(_:)``: a text may bind values it does not use).
+    private var preparedNames: [String: String] = [:]
+    private var nextPreparedName = 0
+    /// The most statements one session prepares: past them, statements run unprepared
+    /// (each prepared one holds memory in PostgreSQL's backend until the connection ends).
+    static let preparedLimit = 256
 
     init(address: DatabaseURL, statementTimeoutSeconds: Int, logger: Logger = Logger(label: "PostgresStore")) {
         self.address = address
@@ -42,6 +49,35 @@ final class DatabaseSession {
             return try connection.query(query, logger: logger).wait().rows
         } catch {
             throw failure(error, statement: sql)
+        }
+    }
+
+    /// Runs a statement prepared on the connection, and returns its rows: PostgreSQL parses and
+    /// plans it at its first run on a connection, and after that only binds the values (a read
+    /// repeated with other values, such as a cache miss, costs its execution alone). Past
+    /// ``preparedLimit`` statements, it runs as ``run(_:_:)`` does.
+    ///
+    /// - Throws: ``PostgresStoreError`` as ``run(_:_:)`` does.
+    func runPrepared(_ statement: SQLStatement) throws(PostgresStoreError) -> [PostgresRow] {
+        let key = statement.text + "\u{0}" + statement.parameterTypes.map { String($0.rawValue) }.joined(separator: ",")
+        let name: String
+        if let known = preparedNames[key] {
+            name = known
+        } else if preparedNames.count < Self.preparedLimit {
+            nextPreparedName += 1
+            name = "docserver_\(nextPreparedName)"
+            preparedNames[key] = name
+        } else {
+            return try run(statement.text, statement.binds)
+        }
+        let connection = try open()
+        do {
+            return try PreparedRead.run(name: name, statement: statement, on: connection, logger: logger)
+        } catch {
+            // A statement whose preparation failed stays failed under its name on this
+            // connection: the next run prepares it again under a new one.
+            preparedNames[key] = nil
+            throw failure(error, statement: statement.text)
         }
     }
 

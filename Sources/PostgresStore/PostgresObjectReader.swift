@@ -20,16 +20,13 @@ final class PostgresObjectReader: DatabaseObjectReader {
         try store.committedSnapshotsThrough(of: ids)
     }
 
-    func fetch(_ request: FetchRequest) throws -> StoreFetchResult {
-        try store.runFetch(request)
+    func fetch(_ request: FetchRequest) throws -> (result: StoreFetchResult, through: Int64) {
+        let (result, through) = try store.runFetch(request, readingCommit: true)
+        return (result, try through ?? CommitHistory.latest(session: store.session))
     }
 
     func explain(_ request: FetchRequest) throws -> String {
-        try store.explain(request).description
-    }
-
-    func latestCommit() throws -> Int64 {
-        try CommitHistory.latest(session: store.session)
+        try store.plan(for: request, readingCommit: true).description.description
     }
 
     func close() {

@@ -17,6 +17,36 @@ extension PostgresStore {
         return items.joined(separator: ", ")
     }
 
+    /// ``selectList(root:)`` followed by every to-many relationship of the hierarchy as two arrays
+    /// (its targets and their entities, in order; each join table once): `toMany` says where, by
+    /// join table name, as ``readRows(_:root:toMany:)`` takes it, and `width` how many columns
+    /// the list has. One statement then reads whole objects.
+    func selectListWithToMany(root: EntityDescription) throws -> (list: String, toMany: [String: Int], width: Int) {
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        let layout = try layout
+        var joinTables: [TableLayout.JoinTable] = []
+        for entity in model.entities where entity.isKind(of: root) {
+            for index in entity.relationshipIndices {
+                guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
+                      let table = layout.joinTable(of: relationship.name, in: entity),
+                      !joinTables.contains(where: { $0.name == table.name }) else { continue }
+                joinTables.append(table)
+            }
+        }
+        var list = try selectList(root: root.name)
+        let columns = layout.columns[root.name] ?? []
+        var next = 3 + columns.count + columns.filter { $0.destinationRoot != nil }.count
+        var positions: [String: Int] = [:]
+        for table in joinTables {
+            let join = TableLayout.quoted(table.name), destination = TableLayout.quoted(table.destinationRoot)
+            list += ", ARRAY(SELECT j.target FROM \(join) j WHERE j.owner = t.\"_id\" ORDER BY j.position)"
+            list += ", ARRAY(SELECT d.\"_entity\" FROM \(join) j JOIN \(destination) d ON d.\"_id\" = j.target WHERE j.owner = t.\"_id\" ORDER BY j.position)"
+            positions[table.name] = next
+            next += 2
+        }
+        return (list, positions, next)
+    }
+
     /// The objects of one row each, with their to-many relationships read from the join tables
     /// (or, with `toMany`, from the rows' own cells: by join table name, the position of the cell
     /// of its targets, the next one holding their entities).

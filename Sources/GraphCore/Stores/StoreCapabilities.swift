@@ -94,13 +94,11 @@ public protocol DatabaseObjectReader: AnyObject {
     /// may hold: they hold no later one (and every one up to it).
     func committedSnapshots(of ids: [ObjectID]) throws -> (snapshots: [ObjectSnapshot], through: Int64)
     /// The objects (or IDs, or the count) a fetch request asks for, as the store answers it
-    /// (``PersistentStore/fetch(_:)``: sorted and paged when ``StoreFetchResult/isSortedAndPaged``).
-    func fetch(_ request: FetchRequest) throws -> StoreFetchResult
+    /// (``PersistentStore/fetch(_:)``: sorted and paged when ``StoreFetchResult/isSortedAndPaged``),
+    /// and the number of the last commit they may hold: they hold no later one.
+    func fetch(_ request: FetchRequest) throws -> (result: StoreFetchResult, through: Int64)
     /// How the store answers `request`, in one line (its SQL, and what is left to GraphCore).
     func explain(_ request: FetchRequest) throws -> String
-    /// The number of the last commit of the shared history (0 before the first): read after
-    /// objects, no commit they hold is later than it.
-    func latestCommit() throws -> Int64
     /// Closes its connection; reads made afterwards open a new one.
     func close()
 }
