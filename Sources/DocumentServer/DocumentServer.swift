@@ -105,6 +105,7 @@ public final class DocumentServer: Service, Sendable {
             "cacheBytes": "\(graph.budget.map { "\($0.limit) for objects" } ?? "every object in memory")",
         ])
         worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads,
+                             databaseReads: configuration.databaseReads,
                              feedLimits: configuration.feedLimits, history: graph.storedHistory(), writerNice: configuration.writerNice,
                              readAfterWait: configuration.readAfterWait)
         shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,

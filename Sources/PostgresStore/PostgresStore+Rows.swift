@@ -22,6 +22,7 @@ extension PostgresStore {
     /// join table name, as ``readRows(_:root:toMany:)`` takes it, and `width` how many columns
     /// the list has. One statement then reads whole objects.
     func selectListWithToMany(root: EntityDescription) throws -> (list: String, toMany: [String: Int], width: Int) {
+        if let made = objectSelectLists[root.name] { return made }
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         let layout = try layout
         var joinTables: [TableLayout.JoinTable] = []
@@ -44,6 +45,7 @@ extension PostgresStore {
             positions[table.name] = next
             next += 2
         }
+        objectSelectLists[root.name] = (list, positions, next)
         return (list, positions, next)
     }
 

@@ -68,11 +68,12 @@ final class StoreWorker: @unchecked Sendable {
     let feed: ChangeFeed
 
     /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
-    /// `readerThreads` reader threads (nil: one per core), whose feed starts with `history`
+    /// `readerThreads` reader threads (nil: one per core; with a bounded cache, at most
+    /// `databaseReads` connections to the database for them, 0: the default), whose feed starts with `history`
     /// (the commits read back from the store, oldest first) and keeps to `feedLimits`; its
     /// writer thread (and the checkpoint threads it starts) runs `writerNice` nice steps
     /// below the readers (0: at their priority).
-    init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil,
+    init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil, databaseReads: Int = 0,
          feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = [], writerNice: Int = 0,
          readAfterWait: Duration = ServerConfiguration.defaultReadAfterWait) {
         self.readAfterWait = readAfterWait
@@ -89,7 +90,8 @@ final class StoreWorker: @unchecked Sendable {
         readers = ReaderPool(threadCount: threads)
         sharedHistory = graph.sharedHistory
         if graph.isCacheBounded, let shared = graph.store as? any SharedDatabaseStore {
-            database = DatabaseReads(limit: readers.threadCount, makeReader: { try shared.openObjectReader() },
+            let connections = databaseReads > 0 ? databaseReads : ProcessInfo.processInfo.activeProcessorCount * ServerConfiguration.defaultDatabaseReadsPerCore
+            database = DatabaseReads(limit: connections, makeReader: { try shared.openObjectReader() },
                                      admit: { [weak self] snapshots, readAt in self?.admit(snapshots, readAt: readAt) },
                                      stateHolding: { [weak self] through in self?.stateHolding(through) })
         }

@@ -96,6 +96,7 @@ final class ServerStatus: Sendable {
                 ("bounded", .bool(figures.cacheBounded)),
                 ("objectBytes", figures.cacheBounded ? integer(engine.cacheBytes.load(ordering: .relaxed)) : .null),
                 ("misses", integer(engine.cacheMissCount.load(ordering: .relaxed))),
+                ("reads", integer(engine.cacheReadCount.load(ordering: .relaxed))),
                 ("evictions", integer(engine.cacheEvictionCount.load(ordering: .relaxed))),
             ])),
             ("clients", .object([
