@@ -71,12 +71,13 @@ public struct ServerConfiguration: Sendable {
     /// always holds every object (the value is ignored, with a warning).
     public var cacheBytes: Int = 0
     /// With ``cacheBytes``: the most connections the server opens to the database for reads
-    /// (cache misses and fetches). Misses that come while all are busy wait and are read
-    /// together, one statement per table for all of them; more connections read more at once
-    /// and cost the database a backend each. 0: ``defaultDatabaseReadsPerCore`` per core.
+    /// (cache misses and fetches). A quarter of them (at least one) read misses at once; misses
+    /// that come meanwhile wait and are read together, one statement per table for all of them.
+    /// More connections run more fetches at once and cost the database a backend each.
+    /// 0: ``defaultDatabaseReadsPerCore`` per core.
     public var databaseReads: Int = 0
     /// Connections for reads per core by default (``databaseReads``).
-    public static let defaultDatabaseReadsPerCore = 2
+    public static let defaultDatabaseReadsPerCore = 4
     /// The share of ``cacheBytes`` for the objects themselves.
     var cacheObjectBytes: Int { cacheBytes - cacheWireBytes }
     /// The share of ``cacheBytes`` for their wire forms.

@@ -6,9 +6,11 @@ import GraphCore
 /// and each other's. A pool: a reader thread takes a connection for one read and gives it back;
 /// at most ``limit`` are open at once (more reads wait for one).
 ///
-/// Misses are batched: while every connection is busy, the misses of other requests queue, and
-/// the next thread to get a connection reads all of them in one statement per table
-/// (``load(_:readAt:)``). Under load a statement then answers many requests.
+/// Misses are batched: at most ``missReadLimit`` reads of misses run at once (a quarter of the
+/// connections, at least one; fetches may use them all); while they do, the misses of other
+/// requests queue, and the next read takes all of them, one statement per table
+/// (``load(_:readAt:)``). Under load a statement then answers many requests, and PostgreSQL
+/// parses, plans and sends back one statement where it would have many.
 final class DatabaseReads: @unchecked Sendable {
     // @unchecked: `idle`, `open`, `queued` and each queued miss's `outcome` only with `condition`
     // locked; a reader (not Sendable) is used by one thread at a time, between `take` and `giveBack`.
@@ -17,6 +19,10 @@ final class DatabaseReads: @unchecked Sendable {
     private var open = 0
     /// Misses waiting for a connection, oldest first.
     private var queued: [QueuedMiss] = []
+    /// Reads of misses running.
+    private var missReads = 0
+    /// The most reads of misses at once.
+    let missReadLimit: Int
 
     /// The misses of one request, read by whichever thread gets a connection first.
     private final class QueuedMiss {
@@ -52,6 +58,7 @@ final class DatabaseReads: @unchecked Sendable {
          admit: @escaping @Sendable ([ObjectSnapshot], _ readAt: Int64) -> Void,
          stateHolding: @escaping @Sendable (_ through: Int64) -> ReadState?) {
         self.limit = max(1, limit)
+        missReadLimit = max(1, limit / 4)
         self.makeReader = makeReader
         self.admit = admit
         self.stateHolding = stateHolding
@@ -70,14 +77,16 @@ final class DatabaseReads: @unchecked Sendable {
         while mine.outcome == nil {
             // A connection free and misses queued: read them (this one among them, unless a
             // thread that had a connection took it already); else wait.
-            guard !queued.isEmpty, !idle.isEmpty || open < limit else {
+            guard !queued.isEmpty, missReads < missReadLimit, !idle.isEmpty || open < limit else {
                 condition.wait()
                 continue
             }
             let batch = takeBatch()
+            missReads += 1
             condition.unlock()
             let outcomes = read(batch)
             condition.lock()
+            missReads -= 1
             for (miss, outcome) in zip(batch, outcomes) { miss.outcome = outcome }
             condition.broadcast()
         }

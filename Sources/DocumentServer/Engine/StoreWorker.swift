@@ -104,7 +104,7 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     /// Reader threads per core with a bounded cache (each waits for the database on a miss).
-    static let readersPerCoreWithDatabase = 4
+    static let readersPerCoreWithDatabase = 32
 
     /// Has the writer keep objects a reader read from the database after a state at commit
     /// `readAt` missed them (``StoreGraph/admit(_:readAt:)``); returns at once.
