@@ -128,6 +128,10 @@ extension SnapshotIndexTree {
             if child < node.children.count - 1, let last = node.children[child].last {
                 end = binarySearch(batch[start...]) { SnapshotIndexEntry.order($0, last) > 0 }
             }
+            // At least the first entry: keys without a consistent order (Swift's `<` finds the
+            // string "e\u{301}" neither before nor after "é0") can make the search find none,
+            // and the loop would never end.
+            end = max(end, start + 1)
             shares.append((child, start..<end))
             start = end
         }
