@@ -19,12 +19,14 @@ final class DatabaseSession {
     /// The connection that began the transaction in progress, if any.
     private var transactionConnection: PostgresConnection?
     private var nextConnectionID = 0
-    /// The names of the statements this session prepares, by their text and parameter types
+    /// The names of the statements prepared on `connection`, by their text and parameter types
     /// (``runPrepared(_:)``: a text may bind values it does not use).
     private var preparedNames: [String: String] = [:]
+    /// The names given on `connection` so far (those given up after a failure included: the
+    /// statement may still be prepared there).
     private var nextPreparedName = 0
-    /// The most statements one session prepares: past them, statements run unprepared
-    /// (each prepared one holds memory in PostgreSQL's backend until the connection ends).
+    /// The most names one connection gives: past them, statements run unprepared (each prepared
+    /// one holds memory in PostgreSQL's backend until the connection ends).
     static let preparedLimit = 256
 
     init(address: DatabaseURL, statementTimeoutSeconds: Int, logger: Logger = Logger(label: "PostgresStore")) {
@@ -59,18 +61,19 @@ final class DatabaseSession {
     ///
     /// - Throws: ``PostgresStoreError`` as ``run(_:_:)`` does.
     func runPrepared(_ statement: SQLStatement) throws(PostgresStoreError) -> [PostgresRow] {
+        // First: a new connection starts its names again.
+        let connection = try open()
         let key = statement.text + "\u{0}" + statement.parameterTypes.map { String($0.rawValue) }.joined(separator: ",")
         let name: String
         if let known = preparedNames[key] {
             name = known
-        } else if preparedNames.count < Self.preparedLimit {
+        } else if nextPreparedName < Self.preparedLimit {
             nextPreparedName += 1
             name = "docserver_\(nextPreparedName)"
             preparedNames[key] = name
         } else {
             return try run(statement.text, statement.binds)
         }
-        let connection = try open()
         do {
             return try PreparedRead.run(name: name, statement: statement, on: connection, logger: logger)
         } catch {
@@ -136,6 +139,9 @@ final class DatabaseSession {
         }
         if let connection, !connection.isClosed { return connection }
         connection = nil
+        // A new connection has no statement prepared yet.
+        preparedNames = [:]
+        nextPreparedName = 0
         let group = MultiThreadedEventLoopGroup.singleton
         // Waiting on an event loop's thread would deadlock it (and NIO forbids it).
         if MultiThreadedEventLoopGroup.currentEventLoop != nil { throw .calledOnEventLoop }

@@ -60,6 +60,19 @@ struct PreparedReadTests {
         #expect(try number(unused, session) == 7)
     }
 
+    @Test func aStatementThatKeepsFailingPreparesNoMoreThanTheLimit() throws {
+        // Each failure gives the statement a new name: those given up count, or a request that
+        // fails again and again would prepare statements in the backend without end.
+        let fixture = try PostgresFixture()
+        let session = fixture.store.session
+        for _ in 0..<(DatabaseSession.preparedLimit + 20) {
+            var statement = SQLStatement()
+            statement.text = "SELECT 1 / \(statement.parameter(Int64(0)))"
+            #expect(throws: PostgresStoreError.self) { try number(statement, session) }
+        }
+        #expect(try prepared(session).count <= DatabaseSession.preparedLimit)
+    }
+
     @Test func pastTheLimitStatementsRunUnpreparedAndStillAnswer() throws {
         let fixture = try PostgresFixture()
         let session = fixture.store.session
