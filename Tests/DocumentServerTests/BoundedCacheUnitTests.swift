@@ -56,6 +56,48 @@ struct BoundedCacheUnitTests {
         #expect(budget.bytes <= budget.limit)
     }
 
+    @Test func anObjectAskedForSinceItCameInGetsASecondTurnOnce() throws {
+        let one = ObjectBudget.estimatedBytes(of: try Self.snapshot(1))
+        var budget = ObjectBudget(limit: 3 * one)
+        for number in 1...3 { budget.hold(try Self.snapshot(number)) }
+        budget.reference(try Self.tag(1))  // a reader found 1: it stays, 2 goes in its place
+        budget.hold(try Self.snapshot(4))
+        #expect(budget.overflow() == [try Self.tag(2)])
+        budget.hold(try Self.snapshot(5))
+        #expect(budget.overflow() == [try Self.tag(3)])
+        budget.hold(try Self.snapshot(6))
+        #expect(budget.overflow() == [try Self.tag(4)])
+        // 1's second turn began when 2 left: not asked for again, it goes now.
+        budget.hold(try Self.snapshot(7))
+        #expect(budget.overflow() == [try Self.tag(1)])
+        // Every object held asked for: each gets a turn again, and the newcomer goes first.
+        for number in 5...7 { budget.reference(try Self.tag(number)) }
+        budget.hold(try Self.snapshot(8))
+        #expect(budget.overflow() == [try Self.tag(8)])
+        // Their second turns used, the oldest goes next.
+        budget.hold(try Self.snapshot(9))
+        #expect(budget.overflow() == [try Self.tag(5)])
+        budget.reference(try Self.tag(100))  // not held: nothing to keep
+        #expect(budget.count == 3 && budget.bytes <= budget.limit)
+    }
+
+    @Test func hitsReachTheWriterInBatchesAndStopWhileItIsBehind() throws {
+        final class Delivered: @unchecked Sendable { var batches: [[ObjectID]] = [] }
+        let delivered = Delivered()
+        let hits = CacheHits { delivered.batches.append($0) }
+        let id = try Self.tag(1)
+        for _ in 0..<(CacheHits.batch - 1) { hits.note(id) }
+        #expect(delivered.batches.isEmpty)
+        hits.note(id)
+        #expect(delivered.batches.map(\.count) == [CacheHits.batch])
+        // The writer takes none: past the limit, hits are not noted (no memory grows).
+        for _ in 0..<(2 * CacheHits.pendingLimit) { hits.note(id) }
+        #expect(delivered.batches.count == CacheHits.pendingLimit / CacheHits.batch)
+        hits.taken(CacheHits.pendingLimit)
+        for _ in 0..<CacheHits.batch { hits.note(id) }
+        #expect(delivered.batches.count == CacheHits.pendingLimit / CacheHits.batch + 1)
+    }
+
     @Test func aLongerValueCostsMore() throws {
         let short = ObjectBudget.estimatedBytes(of: try Self.snapshot(1, label: "x"))
         let long = ObjectBudget.estimatedBytes(of: try Self.snapshot(1, label: String(repeating: "y", count: 1000)))

@@ -4,9 +4,13 @@ import GraphCore
 /// The bytes a bounded cache's objects may take (``ServerConfiguration/cacheBytes``), and which
 /// to let go when they take more: the writer's, the only one that changes what a state holds.
 ///
-/// Objects leave in the order they came in (first in, first out): an object read again after it
-/// left comes back at the end. A reader's hit costs nothing this way (no shared counter to
-/// touch on every read); the hot objects of a workload come back as soon as they are asked for.
+/// Objects leave in the order they came in, with a second chance (the CLOCK policy): an object
+/// asked for since it came in (``reference(_:)``, the readers' hits handed over in batches by
+/// ``CacheHits``) goes to the end of the line once instead of leaving. The hot objects of a
+/// workload stay; those read once leave first. (Plain first in, first out let the hot set cycle
+/// out: 74 % hits where this gives 88 %, simulated on 2,000,000 objects, 90 % of reads on 10 %
+/// of them, room for 240,000; `docs/SCALING.md`.) An object read again after it left comes back
+/// at the end.
 /// What an object takes is estimated from its values (``estimatedBytes(of:)``), measured
 /// against the server's resident memory in `docs/SCALING.md`.
 struct ObjectBudget {
@@ -21,6 +25,8 @@ struct ObjectBudget {
     private var order: Deque<(id: ObjectID, turn: Int)> = []
     /// Each held object's latest entry in ``order``.
     private var turns: [ObjectID: Int] = [:]
+    /// The held objects asked for since their entry in ``order`` was made.
+    private var referenced: Set<ObjectID> = []
     private var nextTurn = 0
 
     init(limit: Int) {
@@ -48,6 +54,14 @@ struct ObjectBudget {
         guard let size = sizes.removeValue(forKey: id) else { return }
         bytes -= size
         turns[id] = nil
+        referenced.remove(id)
+    }
+
+    /// Notes that a reader found object `id` in the cache: when its turn to leave comes, it
+    /// goes to the end of the line instead, once. Nothing for an object not held.
+    mutating func reference(_ id: ObjectID) {
+        guard turns[id] != nil else { return }
+        referenced.insert(id)
     }
 
     /// The objects to let go so that the rest fit in the limit, oldest first (and forgotten here).
@@ -55,6 +69,14 @@ struct ObjectBudget {
         var leaving: [ObjectID] = []
         while bytes > limit, let (id, turn) = order.popFirst() {
             guard turns[id] == turn else { continue }  // deleted, or held again since
+            if referenced.remove(id) != nil {
+                // Asked for since it came in: a second turn (each object has one at most per
+                // pass, so the loop ends).
+                turns[id] = nextTurn
+                order.append((id, nextTurn))
+                nextTurn &+= 1
+                continue
+            }
             leaving.append(id)
             release(id)
         }

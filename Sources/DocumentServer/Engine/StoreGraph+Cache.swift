@@ -47,16 +47,26 @@ extension StoreGraph {
         if !fresh.isEmpty { state = state.admitting(fresh) }
     }
 
-    /// Keeps the objects a reader read from the database after a state at commit `readAt`
-    /// missed them, unless a commit after `readAt` the writer has applied changed them (what
-    /// the reader read may be older than that commit: ``RecentChanges``), then publishes.
-    func admit(_ snapshots: [ObjectSnapshot], readAt: Int64) {
+    /// Keeps the objects readers read from the database, each batch after a state at commit
+    /// `readAt` missed them, unless a commit after `readAt` the writer has applied changed them
+    /// (what the reader read may be older than that commit: ``RecentChanges``), then publishes
+    /// once for them all (under load, many batches come in one turn of the writer).
+    func admit(_ batches: [(snapshots: [ObjectSnapshot], readAt: Int64)]) {
         guard isCacheBounded else { return }
-        let current = snapshots.filter { recentChanges.isCurrent($0.objectID, readAt: readAt) }
+        var current: [ObjectSnapshot] = []
+        for (snapshots, readAt) in batches {
+            current += snapshots.lazy.filter { self.recentChanges.isCurrent($0.objectID, readAt: readAt) }
+        }
         guard !current.isEmpty else { return }
         keep(current)
         evictOverflow()
         publisher.publish(state)
+    }
+
+    /// Notes that readers found `ids` in the cache: the budget keeps them a turn longer.
+    func touch(_ ids: [ObjectID]) {
+        guard budget != nil else { return }
+        for id in ids { budget?.reference(id) }
     }
 
     /// Notes a commit the state just took: the objects it `changed`, of which the state now holds

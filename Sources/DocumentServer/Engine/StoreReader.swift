@@ -13,6 +13,9 @@ struct StoreReader {
     /// For a state of a bounded cache (``ReadState/isComplete`` false): where the objects it does
     /// not hold are read, and every fetch runs. Nil: the state holds every object.
     var database: DatabaseReads? = nil
+    /// For a state of a bounded cache: where the objects found in it are noted, for the budget to
+    /// keep them (``CacheHits``).
+    var hits: CacheHits? = nil
 
     /// `get`, filling the cache with the objects it encodes (objects a bounded cache does not
     /// hold are read from the database, on this thread).
@@ -38,7 +41,7 @@ struct StoreReader {
                     // What was read may hold commits this state does not: the answer comes from a state
                     // that holds them too, so that the connection's next reads never go back in time.
                     let newer = through > state.sequence ? database.stateHolding(through) ?? state : state
-                    let reader = StoreReader(state: newer, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database)
+                    let reader = StoreReader(state: newer, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database, hits: hits)
                     return reader.get(call, reading: true, loaded: found)
                 }
             }
@@ -49,7 +52,9 @@ struct StoreReader {
             let epoch = state.clearingEpoch
             let readable = call.readFilter(in: state)  // the user's rules (docs/SECURITY.md): others are missing
             for id in call.ids {
-                guard let stored = state.canonicalSnapshot(of: id) ?? loaded[id].flatMap({ $0.objectID.entity.isKind(of: id.entity) ? $0 : nil }),
+                let held = state.canonicalSnapshot(of: id)
+                if let held, let hits { hits.note(held.objectID) }
+                guard let stored = held ?? loaded[id].flatMap({ $0.objectID.entity.isKind(of: id.entity) ? $0 : nil }),
                       readable?(stored) ?? true else {
                     objects.append(nil)
                     continue

@@ -38,8 +38,12 @@ final class StoreWorker: @unchecked Sendable {
     /// Objects readers read from the database after their state missed them, for the writer to
     /// keep (a bounded cache), each batch with the commit of the state the reader had.
     private var admissions: [(snapshots: [ObjectSnapshot], readAt: Int64)] = []
+    /// Objects readers found in a bounded cache, for the writer's budget to keep (``CacheHits``).
+    private var touched: [[ObjectID]] = []
     /// With a bounded cache: the readers' connections to the database (nil: the states hold every object).
     private var database: DatabaseReads?
+    /// With a bounded cache: where readers note their hits.
+    private var hits: CacheHits?
     private var state = State.idle
     private let finished = DispatchSemaphore(value: 0)
     /// How long one fetch may run (nil: no limit); past it the fetch fails with
@@ -94,6 +98,7 @@ final class StoreWorker: @unchecked Sendable {
             database = DatabaseReads(limit: connections, makeReader: { try shared.openObjectReader() },
                                      admit: { [weak self] snapshots, readAt in self?.admit(snapshots, readAt: readAt) },
                                      stateHolding: { [weak self] through in self?.stateHolding(through) })
+            hits = CacheHits(deliver: { [weak self] ids in self?.touch(ids) })
         }
         let condition = self.condition
         graph.checkpoints.onSnapshotWritten {
@@ -113,6 +118,18 @@ final class StoreWorker: @unchecked Sendable {
         defer { condition.unlock() }
         guard state == .running else { return }
         admissions.append((snapshots, readAt))
+        condition.signal()
+    }
+
+    /// Has the writer's budget keep objects readers found in the cache (``CacheHits``); returns at once.
+    func touch(_ ids: [ObjectID]) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .running else {
+            hits?.taken(ids.count)
+            return
+        }
+        touched.append(ids)
         condition.signal()
     }
 
@@ -159,7 +176,7 @@ final class StoreWorker: @unchecked Sendable {
 
     /// A reader of the latest published state (for reads answered on the caller's thread).
     var reader: StoreReader {
-        StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database)
+        StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database, hits: hits)
     }
 
     /// Runs a job: a read on a reader thread, a save on the writer; `completion` gets its
@@ -209,7 +226,7 @@ final class StoreWorker: @unchecked Sendable {
         let accepted = readers.submit { [self] in
             if let failure = waitForCommit(after) { return refused(.error(failure)) }
             // The state is taken when the read starts: the latest, not the one of when it was queued.
-            body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database))
+            body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database, hits: hits))
         }
         if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
     }
@@ -300,14 +317,25 @@ final class StoreWorker: @unchecked Sendable {
         }
         while true {
             condition.lock()
-            while saves.isEmpty && admissions.isEmpty && !catchUpWanted && state == .running && !graph.checkpoints.isReadyToFinish {
+            while saves.isEmpty && admissions.isEmpty && touched.isEmpty && !catchUpWanted && state == .running
+                    && !graph.checkpoints.isReadyToFinish {
                 condition.wait()
+            }
+            if !touched.isEmpty {
+                let batches = touched
+                touched.removeAll(keepingCapacity: true)
+                condition.unlock()
+                for ids in batches {
+                    graph.touch(ids)
+                    hits?.taken(ids.count)
+                }
+                condition.lock()
             }
             if !admissions.isEmpty {
                 let kept = admissions
                 admissions.removeAll(keepingCapacity: true)
                 condition.unlock()
-                for batch in kept { graph.admit(batch.snapshots, readAt: batch.readAt) }
+                graph.admit(kept)
                 condition.lock()
             }
             if catchUpWanted {
