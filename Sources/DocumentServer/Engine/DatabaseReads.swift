@@ -12,11 +12,18 @@ import GraphCore
 /// (``load(_:readAt:)``). Under load a statement then answers many requests, and PostgreSQL
 /// parses, plans and sends back one statement where it would have many.
 final class DatabaseReads: @unchecked Sendable {
-    // @unchecked: `idle`, `open`, `queued` and each queued miss's `outcome` only with `condition`
-    // locked; a reader (not Sendable) is used by one thread at a time, between `take` and `giveBack`.
-    private let condition = NSCondition()
+    // @unchecked: `idle` and `open` only with `pool` locked; `queued`, `missReads` and each
+    // queued miss's `outcome` only with `misses` locked (never both at once); a reader (not
+    // Sendable) is used by one thread at a time, between `take` and `giveBack`.
+    //
+    // No broadcast: a connection given back wakes one thread waiting for one, and a read of
+    // misses wakes the threads whose misses it read and, when misses are left, the thread of
+    // the oldest (with 64 reader threads waiting on 8 connections, waking them all at each
+    // read cost more CPU than the read: `perf` showed the futex wake-ups on top).
+    private let pool = NSCondition()
     private var idle: [any DatabaseObjectReader] = []
     private var open = 0
+    private let misses = NSLock()
     /// Misses waiting for a connection, oldest first.
     private var queued: [QueuedMiss] = []
     /// Reads of misses running.
@@ -24,11 +31,15 @@ final class DatabaseReads: @unchecked Sendable {
     /// The most reads of misses at once.
     let missReadLimit: Int
 
-    /// The misses of one request, read by whichever thread gets a connection first.
+    /// The misses of one request, read by whichever thread reads next; its thread waits on
+    /// `wake` (signalled when the outcome is set, or when it should read the queue itself).
     private final class QueuedMiss {
         let ids: [ObjectID]
         let readAt: Int64
         var outcome: Result<(objects: [ObjectID: ObjectSnapshot], through: Int64), Failure>?
+        /// Whether a read has taken it from the queue (its outcome comes when that read ends).
+        var isTaken = false
+        let wake = DispatchSemaphore(value: 0)
         init(ids: [ObjectID], readAt: Int64) {
             self.ids = ids
             self.readAt = readAt
@@ -64,34 +75,31 @@ final class DatabaseReads: @unchecked Sendable {
         self.stateHolding = stateHolding
     }
 
-    /// The objects `ids` names, read from the database after a state at commit `readAt` missed
-    /// them (by the IDs asked for: an ID may name an ancestor entity of its object's), and handed
-    /// to the writer to keep. An ID with no object is left out. `through`: the last commit when
-    /// they had been read (none they hold is later).
+    /// The objects `ids` names, read from the database after a state at commit `readAt`
+    /// missed them (by the IDs asked for: an ID may name an ancestor entity of its object's), and
+    /// handed to the writer to keep. An ID with no object is left out. `through`: the last commit
+    /// when they had been read (none they hold is later).
     ///
-    /// Read in one batch with the misses of other requests queued meanwhile.
+    /// Read in one batch with the misses of other requests queued meanwhile: a thread with a
+    /// read slot free takes a connection first, then every miss queued by then.
     func load(_ ids: [ObjectID], readAt: Int64) throws(Failure) -> (objects: [ObjectID: ObjectSnapshot], through: Int64) {
         let mine = QueuedMiss(ids: ids, readAt: readAt)
-        condition.lock()
+        misses.lock()
         queued.append(mine)
         while mine.outcome == nil {
-            // A connection free and misses queued: read them (this one among them, unless a
-            // thread that had a connection took it already); else wait.
-            guard !queued.isEmpty, missReads < missReadLimit, !idle.isEmpty || open < limit else {
-                condition.wait()
+            guard !mine.isTaken, missReads < missReadLimit else {
+                misses.unlock()
+                mine.wake.wait()
+                misses.lock()
                 continue
             }
-            let batch = takeBatch()
             missReads += 1
-            condition.unlock()
-            let outcomes = read(batch)
-            condition.lock()
-            missReads -= 1
-            for (miss, outcome) in zip(batch, outcomes) { miss.outcome = outcome }
-            condition.broadcast()
+            misses.unlock()
+            readQueued()
+            misses.lock()
         }
         let outcome = mine.outcome
-        condition.unlock()
+        misses.unlock()
         switch outcome {
         case .success(let found)?: return found
         case .failure(let failure)?: throw failure
@@ -99,7 +107,42 @@ final class DatabaseReads: @unchecked Sendable {
         }
     }
 
-    /// The oldest queued misses, up to ``batchLimit`` IDs (at least one miss); `condition` locked.
+    /// With a read slot counted in `missReads` (`misses` not locked): takes a connection, reads
+    /// every miss queued by then, sets their outcomes and wakes their threads, and frees the slot
+    /// (waking the thread of the oldest miss left, which reads next).
+    private func readQueued() {
+        let reader: (any DatabaseObjectReader)?
+        var failure: Failure?
+        do {
+            reader = try take()
+        } catch {
+            reader = nil
+            failure = Failure(reason: "\(error)")
+        }
+        misses.lock()
+        let batch = takeBatch()
+        // More queued than one batch takes, and a slot free: the oldest left reads them now.
+        let alongside = missReads < missReadLimit ? queued.first : nil
+        misses.unlock()
+        alongside?.wake.signal()
+        let outcomes: [Result<(objects: [ObjectID: ObjectSnapshot], through: Int64), Failure>]
+        if let reader {
+            outcomes = batch.isEmpty ? [] : read(batch, on: reader)
+            giveBack(reader)
+        } else {
+            outcomes = batch.map { _ in .failure(failure ?? Failure(reason: "no connection")) }
+        }
+        misses.lock()
+        missReads -= 1
+        for (miss, outcome) in zip(batch, outcomes) { miss.outcome = outcome }
+        let next = queued.first
+        misses.unlock()
+        for miss in batch { miss.wake.signal() }
+        next?.wake.signal()
+    }
+
+    /// The oldest queued misses, up to ``batchLimit`` IDs (at least one miss, none when none is
+    /// queued); `misses` locked.
     private func takeBatch() -> [QueuedMiss] {
         var count = 0
         var taken = 0
@@ -109,11 +152,13 @@ final class DatabaseReads: @unchecked Sendable {
         }
         let batch = Array(queued[..<taken])
         queued.removeFirst(taken)
+        for miss in batch { miss.isTaken = true }
         return batch
     }
 
-    /// Reads a batch of misses together on one connection, and hands what was found to the writer.
-    private func read(_ batch: [QueuedMiss]) -> [Result<(objects: [ObjectID: ObjectSnapshot], through: Int64), Failure>] {
+    /// Reads a batch of misses together on `reader`, and hands what was found to the writer.
+    private func read(_ batch: [QueuedMiss], on reader: any DatabaseObjectReader)
+        -> [Result<(objects: [ObjectID: ObjectSnapshot], through: Int64), Failure>] {
         var all: [ObjectID] = []
         var seen = Set<ObjectID>()
         for miss in batch {
@@ -121,7 +166,7 @@ final class DatabaseReads: @unchecked Sendable {
         }
         let found: [ObjectSnapshot], through: Int64
         do {
-            (found, through) = try with { try $0.committedSnapshots(of: all) }
+            (found, through) = try reader.committedSnapshots(of: all)
         } catch {
             return batch.map { _ in .failure(Failure(reason: "\(error)")) }
         }
@@ -164,39 +209,39 @@ final class DatabaseReads: @unchecked Sendable {
     }
 
     private func take() throws -> any DatabaseObjectReader {
-        condition.lock()
-        while idle.isEmpty && open >= limit { condition.wait() }
+        pool.lock()
+        while idle.isEmpty && open >= limit { pool.wait() }
         if let reader = idle.popLast() {
-            condition.unlock()
+            pool.unlock()
             return reader
         }
         open += 1
-        condition.unlock()
+        pool.unlock()
         do {
             return try makeReader()
         } catch {
-            condition.lock()
+            pool.lock()
             open -= 1
-            condition.signal()
-            condition.unlock()
+            pool.signal()
+            pool.unlock()
             throw error
         }
     }
 
     private func giveBack(_ reader: any DatabaseObjectReader) {
-        condition.lock()
+        pool.lock()
         idle.append(reader)
-        condition.broadcast()  // a reader waiting for a connection, or misses waiting to be read
-        condition.unlock()
+        pool.signal()  // one thread waiting for a connection
+        pool.unlock()
     }
 
     /// Closes the idle connections (at shutdown).
     func close() {
-        condition.lock()
+        pool.lock()
         let closing = idle
         idle = []
         open -= closing.count
-        condition.unlock()
+        pool.unlock()
         for reader in closing { reader.close() }
     }
 }
