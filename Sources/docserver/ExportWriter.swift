@@ -26,44 +26,60 @@ struct ExportWriter {
         let entities = model.entities.filter { !$0.isAbstract }
             .sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
         var count = 0
+        let ids = ExportIDWriter(storeUUID: header.storeUUID)
         for entity in entities {
-            let nodes = store.cacheNodes(ofEntity: entity.name).sorted(by: Self.byReference)
-            count += nodes.count
+            let snapshots = Self.objects(of: entity, in: store)
+            count += snapshots.count
             var start = 0
-            while start < nodes.count {
-                let segments = stride(from: start, to: min(nodes.count, start + Self.window * Self.segmentSize), by: Self.segmentSize)
-                    .map { $0..<min(nodes.count, $0 + Self.segmentSize) }
+            while start < snapshots.count {
+                let segments = stride(from: start, to: min(snapshots.count, start + Self.window * Self.segmentSize), by: Self.segmentSize)
+                    .map { $0..<min(snapshots.count, $0 + Self.segmentSize) }
                 let results = Results(count: segments.count)
-                // The nodes are only read while the tasks run (nothing changes the store meanwhile).
-                let shared = UncheckedSendable(nodes)
+                // The snapshots are values, only read while the tasks run.
+                let shared = UncheckedSendable((snapshots, ids))
                 DispatchQueue.concurrentPerform(iterations: segments.count) { index in
-                    results.set(index, Result { try Self.generate(shared.value[segments[index]]) })
+                    results.set(index, Result { try Self.generate(shared.value.0[segments[index]], ids: shared.value.1.copy()) })
                 }
                 for result in results.all() { try result.get().withUnsafeBytes { try output.write($0) } }
-                start = segments.last?.upperBound ?? nodes.count
+                start = segments.last?.upperBound ?? snapshots.count
             }
         }
         return count
     }
 
-    /// The lines of some objects, each ended by a line feed.
-    static func generate(_ nodes: ArraySlice<CacheNode>) throws -> [UInt8] {
-        let out = try JSONGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(nodes.count * 256)
-        for node in nodes {
-            try WireObjectEncoder.write(ObjectSnapshot(objectID: node.objectID, version: node.version, values: node.values), to: out)
-            try out.flush { bytes.append(contentsOf: $0); bytes.append(0x0A) }
-            out.reset(separator: nil)
+    /// The objects of one concrete entity, by reference: the one place an export reads a store.
+    static func objects(of entity: EntityDescription, in store: AtomicStore) -> [ObjectSnapshot] {
+        let nodes = store.cacheNodes(ofEntity: entity.name)
+        var keyed: [(reference: Int64, index: Int)] = []
+        keyed.reserveCapacity(nodes.count)
+        for (index, node) in nodes.enumerated() {
+            guard case .int(let reference) = node.objectID.referenceObject else {
+                // Not a JSON store's integer references: by the IDs' order.
+                return nodes.map { ObjectSnapshot(objectID: $0.objectID, version: $0.version, values: $0.values) }
+                    .sorted { WireObjectEncoder.referenceOrder($0.objectID, $1.objectID) }
+            }
+            keyed.append((reference, index))
         }
-        return bytes
+        keyed.sort { $0.reference < $1.reference }
+        return keyed.map { let node = nodes[$0.index]; return ObjectSnapshot(objectID: node.objectID, version: node.version, values: node.values) }
     }
 
-    static func byReference(_ a: CacheNode, _ b: CacheNode) -> Bool {
-        switch (a.objectID.referenceObject, b.objectID.referenceObject) {
-        case (.int(let x), .int(let y)): return x < y
-        default: return a.objectID.uriRepresentation < b.objectID.uriRepresentation
+    /// The lines of some objects, each ended by a line feed, generated as one stream (a line
+    /// feed between objects) and taken out of the generator in large pieces.
+    static func generate(_ snapshots: ArraySlice<ObjectSnapshot>, ids: ExportIDWriter) throws -> [UInt8] {
+        let out = try JSONGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(snapshots.count * 320)
+        var first = true
+        for snapshot in snapshots {
+            if !first { out.reset(separator: "\n") }
+            first = false
+            try WireObjectEncoder.write(snapshot, to: out, writeID: ids.write)
+            if out.bufferedCount >= 1 << 20 { try out.flush { bytes.append(contentsOf: $0) } }
         }
+        try out.flush { bytes.append(contentsOf: $0) }
+        if !snapshots.isEmpty { bytes.append(0x0A) }
+        return bytes
     }
 
     private static var newline: UnsafeRawBufferPointer {
