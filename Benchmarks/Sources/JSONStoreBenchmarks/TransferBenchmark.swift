@@ -70,7 +70,7 @@ enum TransferBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         say("Export and import benchmark (release docserver \(binary), built \(DocServerBinary.modified(binary))), "
-            + "\(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage())")
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(Self.loadAverage())")
         JSONAtomicStore.register()
         let modelURL = repository.appendingPathComponent("Sources/docserver/Resources/sample.model.json")
         let store = directory.appendingPathComponent("store.json")
@@ -121,11 +121,11 @@ enum TransferBenchmark {
             + "round trip \(identical ? "identical" : "DIFFERS")")
         let jqText = jqRun.map { String(format: "; jq -c . %.1f MB/s", Double(bytes) / 1e6 / $0.wall) } ?? ""
         recordFigure("docserver export (NDJSON)", data: data,
-                     result: String(format: "%.2f s (%.0f MB/s, %.0f objects/s; Python json.dumps %.1f MB/s%@)",
-                                    bestExport, exportRate, Double(objects) / bestExport, Double(bytes) / 1e6 / python.dumps, jqText))
+                     result: String(format: "%.2f s (%.0f MB/s, %.0f objects/s; Python json.dumps %.1f MB/s",
+                                    bestExport, exportRate, Double(objects) / bestExport, Double(bytes) / 1e6 / python.dumps) + jqText + ")")
         recordFigure("docserver import (NDJSON)", data: data,
-                     result: String(format: "%.2f s (%.0f MB/s, %.0f objects/s; Python json.loads %.1f MB/s%@)",
-                                    bestImport, importRate, Double(objects) / bestImport, Double(bytes) / 1e6 / python.loads, jqText))
+                     result: String(format: "%.2f s (%.0f MB/s, %.0f objects/s; Python json.loads %.1f MB/s",
+                                    bestImport, importRate, Double(objects) / bestImport, Double(bytes) / 1e6 / python.loads) + jqText + ")")
         if !identical { throw BenchmarkError("the round trip's export differs from the first") }
     }
 
@@ -140,7 +140,7 @@ enum TransferBenchmark {
 
     /// Runs a program to its end: wall and CPU seconds (user + system of the child, all threads).
     static func timed(_ executable: String, _ arguments: [String], discardOutput: Bool = false) throws -> Run {
-        let load = loadAverage()
+        let load = Self.loadAverage()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -192,9 +192,9 @@ final class ImportLineEvents: JSONEventHandler {
     func string(_ bytes: UnsafeRawBufferPointer) throws {
         switch (depth, slot) {
         case (1, .id):
-            guard let (found, number) = parseID(bytes) else { throw GiveUp() }
-            plan = found
-            reference = number
+            guard let parsed = parseID(bytes) else { throw GiveUp() }
+            plan = parsed.plan
+            reference = parsed.reference
         case (1, .entity):
             var index = 0
             while index < plans.count, !bytes.equals(plans[index].name) { index += 1 }
@@ -220,15 +220,15 @@ final class ImportLineEvents: JSONEventHandler {
 
     /// The ID of a relationship's target, of `destination` or a sub-entity of it.
     private func target(_ bytes: UnsafeRawBufferPointer, _ destination: EntityDescription) throws -> ObjectID {
-        guard let (found, number) = parseID(bytes) else { throw GiveUp() }
-        let entity = plans[found].entity
+        guard let parsed = parseID(bytes) else { throw GiveUp() }
+        let entity = plans[parsed.plan].entity
         guard entity.isKind(of: destination) else { throw GiveUp() }
-        return ObjectID(entity: entity, storeIdentifier: storeUUID, reference: .int(number))
+        return ObjectID(entity: entity, storeIdentifier: storeUUID, reference: .int(parsed.reference))
     }
 
     /// `graph://<storeUUID>/<Entity>/<reference>` with a concrete entity and a reference from 1
     /// to 2⁶³−1: the entity's plan and the reference.
-    private func parseID(_ bytes: UnsafeRawBufferPointer) -> (Int, Int64)? {
+    private func parseID(_ bytes: UnsafeRawBufferPointer) -> (plan: Int, reference: Int64)? {
         guard bytes.count > prefix.count, let base = bytes.baseAddress,
               UnsafeRawBufferPointer(start: base, count: prefix.count).equals(prefix) else { return nil }
         var slash = prefix.count
