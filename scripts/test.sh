@@ -22,6 +22,11 @@ python3 scripts/readme-figures.py --check
 
 swift build --build-tests
 swift test --skip-build
+# The tests of servers sharing a PostgreSQL database, again with a cache of 1 byte
+# (`--cache-bytes`, given through DOCSERVER_CACHE_BYTES): every read misses and goes to the
+# database, every save reads what it checks from there (docs/SCALING.md).
+DOCSERVER_CACHE_BYTES=1 swift test --skip-build \
+    --filter 'PostgresStoreTests\.(MultiServerTests|MultiServerFeedTests|ReadAfterTests|GroupCommitTests|ServerCrashTests|HistoryTrimTests)'
 
 # The Python client (clients/python): its tests start the real docserver built above and
 # check store files against docs/store.schema.json with jsonschema (test-only dependencies).

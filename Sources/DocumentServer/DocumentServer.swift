@@ -72,11 +72,16 @@ public final class DocumentServer: Service, Sendable {
         self.logger = logger
         self.onListening = onListening
         let started = ContinuousClock.now
-        let cache = WireObjectCache(byteLimit: configuration.wireCacheBytes)
+        let bounded = configuration.cacheBytes > 0
+        let cache = WireObjectCache(byteLimit: bounded ? configuration.cacheWireBytes : configuration.wireCacheBytes)
         let isNew = storeURL.isFileURL && !FileManager.default.fileExists(atPath: storeURL.path)
         let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache,
                                    checkpointThresholdBytes: configuration.journalCheckpointBytes,
-                                   historyRecords: configuration.historyCommits, logger: logger)
+                                   historyRecords: configuration.historyCommits,
+                                   cacheBytes: bounded ? configuration.cacheObjectBytes : nil, logger: logger)
+        if bounded && !graph.isCacheBounded {
+            logger.warning("--cache-bytes applies to a database several servers share (postgresql://): this store's objects are all kept in memory")
+        }
         graph.maximumAnswerBytes = configuration.maximumAnswerBytes
         if isNew, let atomic = graph.store as? AtomicStore {
             // Written now, so that the file and the store's UUID exist before the first save.
@@ -97,8 +102,10 @@ public final class DocumentServer: Service, Sendable {
             "store": "\((graph.store as? any SharedDatabaseStore)?.locationDescription ?? storeURL.path)", "type": "\(storeType)", "objects": "\(graph.objectCount)",
             "loadSeconds": "\(Self.seconds(elapsed))", "stateSeconds": "\(Self.seconds(graph.stateBuildTime))",
             "seq": "\(graph.state.sequence)", "storeUUID": "\(graph.store.identifier)",
+            "cacheBytes": "\(graph.budget.map { "\($0.limit) for objects" } ?? "every object in memory")",
         ])
         worker = StoreWorker(graph: graph, requestTimeLimit: configuration.requestTimeLimit, readerThreads: configuration.readerThreads,
+                             databaseReads: configuration.databaseReads,
                              feedLimits: configuration.feedLimits, history: graph.storedHistory(), writerNice: configuration.writerNice,
                              readAfterWait: configuration.readAfterWait)
         shared = try SharedState(model: model, graph: graph, worker: worker, cache: cache,

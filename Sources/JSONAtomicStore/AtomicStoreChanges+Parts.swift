@@ -6,10 +6,10 @@ extension AtomicStoreChanges {
     func splitByParts() -> [AtomicStoreChanges] {
         let parts = metadata.parts
         guard parts.count > 1 else { return [self] }
-        var inserted = [[CacheNode]](repeating: [], count: parts.count)
+        var inserted = [[ObjectSnapshot]](repeating: [], count: parts.count)
         var updated = inserted, deleted = inserted
         let owner = metadata.partIndexByObject()  // the first part naming an object wins
-        func part(of node: CacheNode) -> Int { owner[node.objectID] ?? parts.count - 1 }
+        func part(of node: ObjectSnapshot) -> Int { owner[node.objectID] ?? parts.count - 1 }
         for node in self.inserted { inserted[part(of: node)].append(node) }
         for node in self.updated { updated[part(of: node)].append(node) }
         for node in self.deleted { deleted[part(of: node)].append(node) }

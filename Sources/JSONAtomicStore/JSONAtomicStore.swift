@@ -205,7 +205,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     // MARK: - Loading
 
-    /// Reads the whole file into cache nodes; a missing file is a new, empty store.
+    /// Reads the whole file into snapshots; a missing file is a new, empty store.
     open override func load() throws {
         // Saves that take fetch indexes in hand their `fdatasync` to this thread: started here,
         // at the opening thread's priority.
@@ -222,10 +222,6 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     private func loadFile() throws {
         let decoder = StoreFileDecoder(file: path, plan: try plan(), store: self)
-        // The nodes go into the store's tables on another thread, batch by batch while the
-        // file is parsed, the rest while their references are resolved here: the one reads
-        // the nodes' IDs, the other writes their values.
-        let adding = NodeAdding(store: self)
         let replayed: JournalReader.Result
         let growth = HeapGrowth.large()
         defer { growth.restore() }
@@ -236,9 +232,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
                 var info = stat()
                 let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
                 decoder.reserve(forFileSize: size)
-                // The journal's replay leaves the snapshot's nodes in place (unless it deletes
-                // one): they are added while the snapshot is parsed, the journal's inserts after.
-                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder, adding: adding)
+                try StoreFileReader.read(descriptor, size: size, path: path, into: decoder)
                 decoder.trace.mark("after the ranges")
                 snapshotExists = true
             } else if errno != ENOENT {
@@ -247,13 +241,14 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
             replayed = try replayJournal(into: decoder)
             decoder.trace.mark("journal: apply")
             guard snapshotExists else { return }
-            adding.finish(with: decoder.nodes)
             try ReferenceResolver.resolve(decoder)
-            adding.wait()
-            decoder.trace.mark("adding (rest)")
-        } catch {
-            adding.undo()
-            throw error
+            // The snapshots are final once their references are resolved: the store's tables
+            // take them then (the decoder's array let go of first, so that they move in).
+            let snapshots = decoder.nodes
+            decoder.nodes = []
+            removeAllCacheNodes()
+            addCacheNodes(snapshots)
+            decoder.trace.mark("adding")
         }
 
         metadata = StoreMetadata(
@@ -306,7 +301,7 @@ open class JSONAtomicStore: AtomicStore, @unchecked Sendable {
 
     // MARK: - Saving
 
-    open override func willRemoveCacheNodes(_ nodes: [CacheNode]) {
+    open override func willRemoveCacheNodes(_ nodes: [ObjectSnapshot]) {
         super.willRemoveCacheNodes(nodes)
         deletedReferences.insert(nodes)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value as a tree, for small documents such as the messages of a line protocol
-/// (a store file is never read into one: it streams into cache nodes).
+/// (a store file is never read into one: it streams into snapshots).
 ///
 /// Numbers keep their JSON text, so that an integer reads back exactly and a reader
 /// chooses how to read the rest (see ``ValueForm``). Objects keep their keys in order.

@@ -77,8 +77,12 @@ enum CommitHistory {
     }
 
     /// The number of the last commit (0 before the first).
+    /// The number of the last commit as a scalar subquery (0 before the first): a column of a
+    /// statement that reads objects says which commits the statement's snapshot holds.
+    static let latestExpression = "(SELECT coalesce(max(seq), 0) FROM \"\(table)\")"
+
     static func latest(session: DatabaseSession) throws -> Int64 {
-        let rows = try session.run("SELECT coalesce(max(seq), 0) FROM \"\(table)\"")
+        let rows = try session.runPrepared(SQLStatement("SELECT \(latestExpression)"))
         guard let row = rows.first else { return 0 }
         return try ColumnReader.integer(row.makeRandomAccess()[0], what: "max(seq)") ?? 0
     }

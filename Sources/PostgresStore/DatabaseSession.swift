@@ -19,6 +19,15 @@ final class DatabaseSession {
     /// The connection that began the transaction in progress, if any.
     private var transactionConnection: PostgresConnection?
     private var nextConnectionID = 0
+    /// The names of the statements prepared on `connection`, by their text and parameter types
+    /// (``runPrepared(_:)``: a text may bind values it does not use).
+    private var preparedNames: [String: String] = [:]
+    /// The names given on `connection` so far (those given up after a failure included: the
+    /// statement may still be prepared there).
+    private var nextPreparedName = 0
+    /// The most names one connection gives: past them, statements run unprepared (each prepared
+    /// one holds memory in PostgreSQL's backend until the connection ends).
+    static let preparedLimit = 256
 
     init(address: DatabaseURL, statementTimeoutSeconds: Int, logger: Logger = Logger(label: "PostgresStore")) {
         self.address = address
@@ -42,6 +51,36 @@ final class DatabaseSession {
             return try connection.query(query, logger: logger).wait().rows
         } catch {
             throw failure(error, statement: sql)
+        }
+    }
+
+    /// Runs a statement prepared on the connection, and returns its rows: PostgreSQL parses and
+    /// plans it at its first run on a connection, and after that only binds the values (a read
+    /// repeated with other values, such as a cache miss, costs its execution alone). Past
+    /// ``preparedLimit`` statements, it runs as ``run(_:_:)`` does.
+    ///
+    /// - Throws: ``PostgresStoreError`` as ``run(_:_:)`` does.
+    func runPrepared(_ statement: SQLStatement) throws(PostgresStoreError) -> [PostgresRow] {
+        // First: a new connection starts its names again.
+        let connection = try open()
+        let key = statement.text + "\u{0}" + statement.parameterTypes.map { String($0.rawValue) }.joined(separator: ",")
+        let name: String
+        if let known = preparedNames[key] {
+            name = known
+        } else if nextPreparedName < Self.preparedLimit {
+            nextPreparedName += 1
+            name = "docserver_\(nextPreparedName)"
+            preparedNames[key] = name
+        } else {
+            return try run(statement.text, statement.binds)
+        }
+        do {
+            return try PreparedRead.run(name: name, statement: statement, on: connection, logger: logger)
+        } catch {
+            // A statement whose preparation failed stays failed under its name on this
+            // connection: the next run prepares it again under a new one.
+            preparedNames[key] = nil
+            throw failure(error, statement: statement.text)
         }
     }
 
@@ -100,6 +139,9 @@ final class DatabaseSession {
         }
         if let connection, !connection.isClosed { return connection }
         connection = nil
+        // A new connection has no statement prepared yet.
+        preparedNames = [:]
+        nextPreparedName = 0
         let group = MultiThreadedEventLoopGroup.singleton
         // Waiting on an event loop's thread would deadlock it (and NIO forbids it).
         if MultiThreadedEventLoopGroup.currentEventLoop != nil { throw .calledOnEventLoop }

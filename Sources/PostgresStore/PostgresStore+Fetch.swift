@@ -33,9 +33,16 @@ extension PostgresStore {
         var root: String
         var idsOnly: Bool
         var counts: Bool
+        /// Where the rows hold their to-many relationships (``readRows(_:root:toMany:)``), when they do.
+        var toMany: [String: Int]?
+        /// The column of the last commit the statement's snapshot holds, when it reads it.
+        var commitColumn: Int?
     }
 
-    func plan(for request: FetchRequest) throws -> Plan {
+    /// The plan of `request`; with `readingCommit`, its rows also hold the number of the last
+    /// commit their snapshot holds, and whole objects their to-many relationships (one statement
+    /// answers a server's fetch).
+    func plan(for request: FetchRequest, readingCommit: Bool = false) throws -> Plan {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         guard let entity = model.entity(named: request.entityName) else { throw GraphError.unknownEntity(request.entityName) }
         let layout = try layout
@@ -57,7 +64,20 @@ extension PostgresStore {
         let paged = order != nil
         let counts = request.resultType == .count && paged
         let idsOnly = request.resultType != .objects || request.returnsObjectsAsFaults
-        let list = idsOnly || counts ? "t.\"_id\", t.\"_entity\"" : try selectList(root: root.name)
+        var list = "t.\"_id\", t.\"_entity\""
+        var toMany: [String: Int]?
+        var commitColumn: Int?
+        if counts {
+            commitColumn = readingCommit ? 1 : nil
+        } else if idsOnly {
+            commitColumn = readingCommit ? 2 : nil
+        } else if readingCommit {
+            let selected = try selectListWithToMany(root: root)
+            (list, toMany, commitColumn) = (selected.list, selected.toMany, selected.width)
+        } else {
+            list = try selectList(root: root.name)
+        }
+        if readingCommit, !counts { list += ", \(CommitHistory.latestExpression)" }
         var sql = "SELECT \(list) FROM \(TableLayout.quoted(root.name)) t"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if let order, !order.isEmpty { sql += " ORDER BY " + order }
@@ -65,11 +85,11 @@ extension PostgresStore {
             if request.fetchLimit > 0 { sql += " LIMIT \(statement.parameter(Int64(request.fetchLimit)))" }
             if request.fetchOffset > 0 { sql += " OFFSET \(statement.parameter(Int64(request.fetchOffset)))" }
         }
-        if counts { sql = "SELECT count(*) FROM (\(sql)) counted" }
+        if counts { sql = "SELECT count(*)\(readingCommit ? ", " + CommitHistory.latestExpression : "") FROM (\(sql)) counted" }
         statement.text = sql
         return Plan(statement: statement,
                     description: PostgresFetchPlan(sql: sql, predicateInSQL: exact, sortedAndPagedInSQL: paged),
-                    root: root.name, idsOnly: idsOnly, counts: counts)
+                    root: root.name, idsOnly: idsOnly, counts: counts, toMany: toMany, commitColumn: commitColumn)
     }
 
     /// The `ORDER BY` of sort descriptors PostgreSQL orders as GraphCore does (attributes of
@@ -95,21 +115,36 @@ extension PostgresStore {
     }
 
     func runFetch(_ request: FetchRequest) throws -> StoreFetchResult {
+        try runFetch(request, readingCommit: false).result
+    }
+
+    /// Runs `request`'s plan (prepared); with `readingCommit`, also the number of the last
+    /// commit the results hold, read in the same statement when it returned rows.
+    func runFetch(_ request: FetchRequest, readingCommit: Bool) throws -> (result: StoreFetchResult, through: Int64?) {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
-        var plan = try plan(for: request)
+        var plan = try plan(for: request, readingCommit: readingCommit)
         let exact = plan.description.predicateInSQL
         if !exact, plan.idsOnly {
             // GraphCore judges the rows: it needs their values.
             var full = request
             full.resultType = .objects
             full.returnsObjectsAsFaults = false
-            plan = try self.plan(for: full)
+            plan = try self.plan(for: full, readingCommit: readingCommit)
             plan.idsOnly = true
         }
-        let rows = try session.run(plan.statement.text, plan.statement.binds)
+        let rows = try session.runPrepared(plan.statement)
+        var through: Int64?
+        if let column = plan.commitColumn {
+            if let row = rows.first {
+                through = try ColumnReader.integer(row.makeRandomAccess()[column], what: "max(seq)") ?? 0
+            } else {
+                // No row: the history's last commit, read after the statement.
+                through = try CommitHistory.latest(session: session)
+            }
+        }
         if plan.counts {
             let count = try rows.first.flatMap { try ColumnReader.integer($0.makeRandomAccess()[0], what: "count") } ?? 0
-            return StoreFetchResult(count: Int(clamping: count), isSortedAndPaged: true)
+            return (StoreFetchResult(count: Int(clamping: count), isSortedAndPaged: true), through)
         }
         let sorted = plan.description.sortedAndPagedInSQL
         if exact, plan.idsOnly {
@@ -121,9 +156,9 @@ extension PostgresStore {
                 }
                 return newObjectID(for: entity, referenceObject: .int(reference))
             }
-            return StoreFetchResult(faults: ids, isSortedAndPaged: sorted)
+            return (StoreFetchResult(faults: ids, isSortedAndPaged: sorted), through)
         }
-        var snapshots = try readRows(rows, root: plan.root)
+        var snapshots = try readRows(rows, root: plan.root, toMany: plan.toMany)
         if !exact, let predicate = request.predicate {
             var judged = request
             judged.predicate = predicate
@@ -135,8 +170,10 @@ extension PostgresStore {
                 return snapshot
             }
             snapshots = try snapshots.filter { try fetch.matches($0) }
+            // The objects judging read came later: the last commit after them bounds them all.
+            if readingCommit { through = try CommitHistory.latest(session: session) }
         }
-        if plan.idsOnly { return StoreFetchResult(faults: snapshots.map(\.objectID), isSortedAndPaged: sorted) }
-        return StoreFetchResult(snapshots: snapshots, isSortedAndPaged: sorted)
+        if plan.idsOnly { return (StoreFetchResult(faults: snapshots.map(\.objectID), isSortedAndPaged: sorted), through) }
+        return (StoreFetchResult(snapshots: snapshots, isSortedAndPaged: sorted), through)
     }
 }

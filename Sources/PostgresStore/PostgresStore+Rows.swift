@@ -17,8 +17,42 @@ extension PostgresStore {
         return items.joined(separator: ", ")
     }
 
-    /// The objects of one row each, with their to-many relationships read from the join tables.
-    func readRows(_ rows: [PostgresRow], root: String) throws -> [ObjectSnapshot] {
+    /// ``selectList(root:)`` followed by every to-many relationship of the hierarchy as two arrays
+    /// (its targets and their entities, in order; each join table once): `toMany` says where, by
+    /// join table name, as ``readRows(_:root:toMany:)`` takes it, and `width` how many columns
+    /// the list has. One statement then reads whole objects.
+    func selectListWithToMany(root: EntityDescription) throws -> (list: String, toMany: [String: Int], width: Int) {
+        if let made = objectSelectLists[root.name] { return made }
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        let layout = try layout
+        var joinTables: [TableLayout.JoinTable] = []
+        for entity in model.entities where entity.isKind(of: root) {
+            for index in entity.relationshipIndices {
+                guard case .relationship(let relationship) = entity.properties[index], relationship.isToMany,
+                      let table = layout.joinTable(of: relationship.name, in: entity),
+                      !joinTables.contains(where: { $0.name == table.name }) else { continue }
+                joinTables.append(table)
+            }
+        }
+        var list = try selectList(root: root.name)
+        let columns = layout.columns[root.name] ?? []
+        var next = 3 + columns.count + columns.filter { $0.destinationRoot != nil }.count
+        var positions: [String: Int] = [:]
+        for table in joinTables {
+            let join = TableLayout.quoted(table.name), destination = TableLayout.quoted(table.destinationRoot)
+            list += ", ARRAY(SELECT j.target FROM \(join) j WHERE j.owner = t.\"_id\" ORDER BY j.position)"
+            list += ", ARRAY(SELECT d.\"_entity\" FROM \(join) j JOIN \(destination) d ON d.\"_id\" = j.target WHERE j.owner = t.\"_id\" ORDER BY j.position)"
+            positions[table.name] = next
+            next += 2
+        }
+        objectSelectLists[root.name] = (list, positions, next)
+        return (list, positions, next)
+    }
+
+    /// The objects of one row each, with their to-many relationships read from the join tables
+    /// (or, with `toMany`, from the rows' own cells: by join table name, the position of the cell
+    /// of its targets, the next one holding their entities).
+    func readRows(_ rows: [PostgresRow], root: String, toMany: [String: Int]? = nil) throws -> [ObjectSnapshot] {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         let layout = try layout
         let columns = layout.columns[root] ?? []
@@ -49,7 +83,12 @@ extension PostgresStore {
                     values[index] = try ColumnReader.value(cells[at], type: attribute.type, entity: entityName, key: attribute.name)
                 case .relationship(let relationship):
                     if relationship.isToMany {
-                        values[index] = .objects([])  // filled from the join table below
+                        // From the row's own cells, or from the join table below.
+                        guard let toMany, let table = layout.joinTable(of: relationship.name, in: entity), let at = toMany[table.name] else {
+                            values[index] = .objects([])
+                            continue
+                        }
+                        values[index] = .objects(try targets(cells[at], entities: cells[at + 1], model: model, what: relationship.name))
                         continue
                     }
                     guard let at = position[relationship.name], let entityAt = entityPosition[relationship.name],
@@ -62,8 +101,25 @@ extension PostgresStore {
             }
             snapshots.append(ObjectSnapshot(objectID: newObjectID(for: entity, referenceObject: .int(reference)), version: version, values: values))
         }
-        try fillToMany(&snapshots)
+        if toMany == nil { try fillToMany(&snapshots) }
         return snapshots
+    }
+
+    /// The targets of a to-many relationship from two array cells: their references and entities, in order.
+    private func targets(_ references: PostgresCell, entities: PostgresCell, model: ObjectModel, what: String) throws -> [ObjectID] {
+        let numbers: [Int64], names: [String]
+        do {
+            numbers = try references.decode([Int64]?.self) ?? []
+            names = try entities.decode([String]?.self) ?? []
+        } catch {
+            throw PostgresStoreError.unreadableValue(entity: "(store)", key: what, reason: "not an array of references")
+        }
+        guard numbers.count == names.count else {
+            throw PostgresStoreError.unreadableValue(entity: "(store)", key: what, reason: "references and entities differ in number")
+        }
+        return zip(numbers, names).compactMap { number, name in
+            model.entity(named: name).map { newObjectID(for: $0, referenceObject: .int(number)) }
+        }
     }
 
     /// Reads the to-many relationships of `snapshots` from their join tables: one statement
@@ -114,23 +170,10 @@ extension PostgresStore {
     }
 
     /// The objects with these IDs, read together: one `SELECT … WHERE "_id" = ANY(…)` per
-    /// table (and one per join table for their to-many relationships); IDs with no row are left out.
+    /// table, their to-many relationships in the same statement
+    /// (``committedSnapshotsThrough(of:)``); IDs with no row are left out.
     public func committedSnapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot] {
-        var references: [String: [Int64]] = [:]
-        for id in ids {
-            guard case .int(let reference) = id.referenceObject, !id.isTemporary else { continue }
-            references[TableLayout.root(of: id.entity).name, default: []].append(reference)
-        }
-        var snapshots: [ObjectSnapshot] = []
-        for (root, all) in references.sorted(by: { $0.key < $1.key }) {
-            for start in stride(from: 0, to: all.count, by: Self.objectsPerRead) {
-                var statement = SQLStatement()
-                let chunk = Array(all[start..<min(start + Self.objectsPerRead, all.count)])
-                statement.text = "SELECT \(try selectList(root: root)) FROM \(TableLayout.quoted(root)) t WHERE t.\"_id\" = ANY(\(statement.parameter(chunk))::bigint[])"
-                snapshots += try readRows(try session.run(statement.text, statement.binds), root: root)
-            }
-        }
-        return snapshots
+        try committedSnapshotsThrough(of: ids).snapshots
     }
 
     /// Objects read by one statement of ``committedSnapshots(of:)``.

@@ -46,6 +46,8 @@ public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchec
     public let address: DatabaseURL
     let session: DatabaseSession
     private var cachedLayout: TableLayout?
+    /// ``selectListWithToMany(root:)`` by root entity, made once (a server's reads repeat them).
+    var objectSelectLists: [String: (list: String, toMany: [String: Int], width: Int)] = [:]
 
     /// The seconds a statement may take (the `statementTimeout` option).
     let statementTimeoutSeconds: Int

@@ -6,7 +6,10 @@ import PostgresNIO
 struct SQLStatement {
     var text: String
     private(set) var binds = PostgresBindings()
-    private(set) var parameterCount = 0
+    /// The parameters' types, in order (`.null`: PostgreSQL infers it), for a statement prepared
+    /// once and run many times (``DatabaseSession/runPrepared(_:)``).
+    private(set) var parameterTypes: [PostgresDataType] = []
+    var parameterCount: Int { parameterTypes.count }
 
     /// PostgreSQL's limit on the parameters of one statement.
     static let maximumParameters = 65_535
@@ -16,14 +19,14 @@ struct SQLStatement {
     /// Binds a value and returns its placeholder.
     mutating func parameter(_ value: some PostgresNonThrowingEncodable) -> String {
         binds.append(value)
-        parameterCount += 1
+        parameterTypes.append(value.psqlType)
         return "$\(parameterCount)"
     }
 
     /// Binds a value that may fail to encode (bytes) and returns its placeholder.
     mutating func parameter(throwing value: some PostgresThrowingDynamicTypeEncodable) throws -> String {
         try binds.append(value)
-        parameterCount += 1
+        parameterTypes.append(value.psqlType)
         return "$\(parameterCount)"
     }
 
@@ -31,14 +34,14 @@ struct SQLStatement {
     /// column is sent in another form (for `unnest(…)`).
     mutating func parameter(_ column: ColumnArray) -> String {
         binds.append(column)
-        parameterCount += 1
+        parameterTypes.append(column.psqlType)
         return "$\(parameterCount)\(column.cast)"
     }
 
     /// Binds nil and returns its placeholder.
     mutating func nullParameter() -> String {
         binds.appendNull()
-        parameterCount += 1
+        parameterTypes.append(.null)
         return "$\(parameterCount)"
     }
 

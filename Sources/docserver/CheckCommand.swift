@@ -84,7 +84,7 @@ struct CheckCommand: ParsableCommand {
 extension CheckCommand {
     /// What the file allows but a save will refuse: no reference left for an insert, objects
     /// at the largest version (they cannot be changed again).
-    static func numberingWarnings(_ store: AtomicStore?, nodes: [CacheNode]) -> [String] {
+    static func numberingWarnings(_ store: AtomicStore?, nodes: [ObjectSnapshot]) -> [String] {
         var warnings: [String] = []
         if let store, store.nextReference == Int64.max {
             warnings.append("no reference left for new objects (nextReference \(Int64.max)): every insert will be refused")

@@ -22,10 +22,10 @@ enum DatabaseReading {
     }
 
     /// The objects as the JSON store's writer takes them: by concrete entity name.
-    static func nodesByEntity(_ objects: [ObjectSnapshot]) -> [String: [CacheNode]] {
-        var nodes: [String: [CacheNode]] = [:]
+    static func nodesByEntity(_ objects: [ObjectSnapshot]) -> [String: [ObjectSnapshot]] {
+        var nodes: [String: [ObjectSnapshot]] = [:]
         for object in objects {
-            nodes[object.objectID.entityName, default: []].append(CacheNode(objectID: object.objectID, version: object.version, values: object.values))
+            nodes[object.objectID.entityName, default: []].append(ObjectSnapshot(objectID: object.objectID, version: object.version, values: object.values))
         }
         return nodes
     }

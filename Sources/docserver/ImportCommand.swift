@@ -80,11 +80,11 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode(1)
         }
         progress.say("\(reader.objects.count) objects checked; writing \(store)")
-        var nodes: [String: [CacheNode]] = [:]
+        var nodes: [String: [ObjectSnapshot]] = [:]
         var counts: [String: Int] = [:]
         for object in reader.objects {
             let id = ObjectID(entity: object.entity, storeIdentifier: header.storeUUID, reference: .int(object.reference))
-            nodes[object.entity.name, default: []].append(CacheNode(objectID: id, version: object.version, values: object.values))
+            nodes[object.entity.name, default: []].append(ObjectSnapshot(objectID: id, version: object.version, values: object.values))
             counts[object.entity.name, default: 0] += 1
         }
         do {

@@ -42,7 +42,7 @@ extension MigrateCommand {
             let plan = try MigrationPlan(versions: migrator.versions, from: index, labels: migrator.labels,
                                          versionNames: migrator.versionNames, mappingModels: migrator.mappingModels,
                                          bundleName: migrator.bundleName)
-            let nodes = read.objects.map { CacheNode(objectID: $0.objectID, version: $0.version, values: $0.values) }
+            let nodes = read.objects.map { ObjectSnapshot(objectID: $0.objectID, version: $0.version, values: $0.values) }
             let (migrated, report) = try plan.migrate(nodes, acceptingLosses: migrator.acceptedLosses)
             let objects = migrated.map { ObjectSnapshot(objectID: $0.objectID, version: $0.version, values: $0.values) }
             var checked = read

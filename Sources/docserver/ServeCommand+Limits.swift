@@ -49,6 +49,8 @@ extension ServeCommand {
             Limit(option: "max-connections", setting: .whole(given: maxConnections, range: 1...1_000_000, keyPath: \.maximumConnections)),
             Limit(option: "max-buffered-bytes", setting: .whole(given: maxBufferedBytes, range: 1024...Int.max, keyPath: \.maximumBufferedBytes)),
             Limit(option: "wire-cache-bytes", setting: .whole(given: wireCacheBytes, range: 0...Int.max, keyPath: \.wireCacheBytes)),
+            Limit(option: "cache-bytes", setting: .whole(given: cacheBytes, range: 0...Int.max, keyPath: \.cacheBytes)),
+            Limit(option: "database-reads", setting: .whole(given: databaseReads, range: 0...256, keyPath: \.databaseReads)),
             Limit(option: "subscription-buffer-bytes",
                   setting: .whole(given: subscriptionBufferBytes, range: 1024...Int(Int32.max), keyPath: \.subscriptionBufferBytes)),
             Limit(option: "max-subscriptions", setting: .whole(given: maxSubscriptions, range: 1...100_000, keyPath: \.maximumSubscriptions)),

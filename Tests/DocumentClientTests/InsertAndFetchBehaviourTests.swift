@@ -49,7 +49,7 @@ import Testing
             #expect(try store.storeUUIDInFile() == nil)
         case .json, .documentServer:
             #expect(try store.storeUUIDInFile()?.lowercased() == id.storeIdentifier?.lowercased())
-        case .postgreSQL:
+        case .postgreSQL, .cachedDatabaseServer:
             #expect(try store.storeUUIDInFile() == nil)  // in the database's _graph_store: the second coordinator reads it below
         }
         if kind.isRemote {

@@ -58,7 +58,8 @@ import Testing
         #expect(metrics.metric("docserver_connections") == 2)
 
         let stats = try client.result("stats")
-        #expect(stats.keys == ["clients", "requests", "server", "slowlog", "store"])
+        #expect(stats.keys == ["cache", "clients", "requests", "server", "slowlog", "store"])
+        #expect(stats["cache"]["bounded"].bool == false)
         #expect(stats["store"]["seq"].int == 1)
         #expect(stats["store"]["objects"].int == 10)
         #expect(stats["store"]["commits"].int == 1)

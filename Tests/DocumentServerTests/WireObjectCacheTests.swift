@@ -6,12 +6,7 @@ import Testing
 /// The cache of wire forms: which entries a reader may use, and how a full cache makes room.
 @Suite("Wire object cache")
 struct WireObjectCacheTests {
-    /// The sample model, read once.
-    private static let sampleModel = Result { () throws -> ObjectModel in
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/docserver/Resources/sample.model.json").standardized
-        return try ObjectModel(contentsOf: url)
-    }
+    private static let sampleModel = SampleModelFile.model
 
     private static func song(_ number: Int) throws -> ObjectID {
         try ObjectID(uri: "graph://S/Song/\(number + 1)", model: sampleModel.get())

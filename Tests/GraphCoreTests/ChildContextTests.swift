@@ -25,7 +25,7 @@ import Testing
         var store: AtomicStore? { container.coordinator.persistentStores.first as? AtomicStore }
 
         func storedSnapshots() -> [ObjectSnapshot] {
-            (store?.cacheNodes() ?? []).map(\.snapshot).sorted { $0.objectID.description < $1.objectID.description }
+            (store?.cacheNodes() ?? []).sorted { $0.objectID.description < $1.objectID.description }
         }
     }
 

@@ -24,7 +24,7 @@ import Testing
             _ = try second.existingObject(with: id)
         }
 
-        var node: CacheNode? {
+        var node: ObjectSnapshot? {
             (container.coordinator.persistentStores.first as? AtomicStore)?.cacheNode(for: id)
         }
     }

@@ -213,7 +213,7 @@ final class CountingStore: AtomicStore, @unchecked Sendable {
 
     override func load() throws {
         // Read the file at `url` here: make each object's ID with
-        // `objectID(for:referenceObject:)`, hand nodes to `addCacheNodes(_:)`,
+        // `objectID(for:referenceObject:)`, hand their `ObjectSnapshot`s to `addCacheNodes(_:)`,
         // and set `metadata` and `nextReference`.
     }
 

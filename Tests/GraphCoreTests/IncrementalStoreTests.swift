@@ -76,10 +76,10 @@ private final class DictionaryStore: IncrementalStore, @unchecked Sendable {
             throw GraphError.unknownEntity(request.entityName)
         }
         let nodes = records.map { id, record in
-            CacheNode(objectID: id, version: record.version, values: id.entity.properties.map { record.values[$0.name] ?? .null })
+            ObjectSnapshot(objectID: id, version: record.version, values: id.entity.properties.map { record.values[$0.name] ?? .null })
         }
         let byID = Dictionary(uniqueKeysWithValues: nodes.map { ($0.objectID, $0) })
-        let evaluator = try request.predicate.map { try PredicateEvaluator<CacheNode>($0, entity: entity, resolve: { byID[$0] }) }
+        let evaluator = try request.predicate.map { try PredicateEvaluator<ObjectSnapshot>($0, entity: entity, resolve: { byID[$0] }) }
         return try nodes.filter { node in
             guard request.includes(node.objectID.entity, requested: entity) else { return false }
             return try evaluator?.matches(node) ?? true

@@ -8,14 +8,14 @@ struct MigrationNodes {
 
     /// A node of `entity` with `values` by name; other properties get their initial value.
     static func node(_ model: ObjectModel, _ entity: String, _ reference: Int64, version: Int64 = 1,
-                     _ values: [String: Value] = [:]) throws -> CacheNode {
+                     _ values: [String: Value] = [:]) throws -> ObjectSnapshot {
         let description = try #require(model.entity(named: entity))
         let id = ObjectID(entity: description, storeIdentifier: store, reference: .int(reference))
         let row = description.properties.map { property -> Value in
             if let value = values[property.name] { return value }
             return MappingInference.initialValue(of: property)
         }
-        return CacheNode(objectID: id, version: version, values: row)
+        return ObjectSnapshot(objectID: id, version: version, values: row)
     }
 
     /// The ID of an object of `entity` in `model`.
@@ -24,7 +24,7 @@ struct MigrationNodes {
     }
 
     /// The migrated node with this reference.
-    static func find(_ nodes: [CacheNode], _ reference: Int64) throws -> CacheNode {
+    static func find(_ nodes: [ObjectSnapshot], _ reference: Int64) throws -> ObjectSnapshot {
         try #require(nodes.first { $0.objectID.referenceObject == .int(reference) })
     }
 }

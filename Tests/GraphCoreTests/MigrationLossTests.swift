@@ -19,7 +19,7 @@ struct MigrationLossTests {
         try ObjectModel(entities: [EntityDescription("Song", attributes: [AttributeDescription("title", .string)])])
     }
 
-    static func nodes(_ v1: ObjectModel) throws -> [CacheNode] {
+    static func nodes(_ v1: ObjectModel) throws -> [ObjectSnapshot] {
         [
             try N.node(v1, "Song", 1, ["title": "a", "lyrics": "la", "tags": .objects([try N.id(v1, "Tag", 3), try N.id(v1, "Tag", 4)])]),
             try N.node(v1, "Song", 2, ["title": "b"]),

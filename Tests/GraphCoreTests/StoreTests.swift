@@ -29,7 +29,7 @@ private final class StoreTestsFlakyStore: AtomicStore, @unchecked Sendable {
         writes += 1
     }
 
-    override func willRemoveCacheNodes(_ nodes: [CacheNode]) {
+    override func willRemoveCacheNodes(_ nodes: [ObjectSnapshot]) {
         removedNodes += nodes.map(\.objectID)
     }
 }
@@ -41,7 +41,7 @@ private final class StoreTestsPreloadedStore: AtomicStore, @unchecked Sendable {
         let nodes = (1...3).map { n in
             var values = artist.initialValues
             if let index = artist.index(ofProperty: "name") { values[index] = .string("Preloaded \(n)") }
-            return CacheNode(objectID: objectID(for: artist, referenceObject: .int(Int64(n))), version: 1, values: values)
+            return ObjectSnapshot(objectID: objectID(for: artist, referenceObject: .int(Int64(n))), version: 1, values: values)
         }
         addCacheNodes(nodes)
         nextReference = 4
@@ -230,7 +230,7 @@ private final class StoreTestsOutcomes: Sendable {
         try context.save()
         #expect(store.writes == 1)
 
-        let snapshot = { store.cacheNodes().map(\.snapshot).sorted { $0.objectID.description < $1.objectID.description } }
+        let snapshot = { store.cacheNodes().sorted { $0.objectID.description < $1.objectID.description } }
         let before = snapshot()
         let nextReferenceBefore = store.nextReference
 

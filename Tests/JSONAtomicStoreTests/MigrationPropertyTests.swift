@@ -188,7 +188,7 @@ struct MigrationPropertyTests {
             return "seed \(seed): the migrated store does not open: \(error)"
         }
         defer { opened.close() }
-        let nodes = Dictionary(opened.store.cacheNodes().compactMap { node -> (Int64, CacheNode)? in
+        let nodes = Dictionary(opened.store.cacheNodes().compactMap { node -> (Int64, ObjectSnapshot)? in
             guard case .int(let reference) = node.objectID.referenceObject else { return nil }
             return (reference, node)
         }, uniquingKeysWith: { first, _ in first })

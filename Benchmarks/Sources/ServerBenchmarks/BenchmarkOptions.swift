@@ -21,6 +21,10 @@ struct BenchmarkOptions {
     var indexes = false
     /// `--postgres`: docserver on PostgreSQL beside pgbench (ServerBenchmark+Postgres.swift) instead of the rest.
     var postgres = false
+    /// `--postgres-cache`: servers over PostgreSQL with a bounded cache (ServerBenchmark+PostgresCache.swift).
+    var postgresCache = false
+    /// `--cache-songs N`: the Songs of the `--postgres-cache` database.
+    var cacheSongs = 2_000_000
     /// Songs in the store of the fetch-index benchmark.
     var indexSongs = 1_000_000
     /// `--fetch-saving`: fetch p50/p99 with and without concurrent saves (ServerBenchmark+FetchWhileSaving.swift).
@@ -55,7 +59,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]] [--postgres]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]] [--postgres] [--postgres-cache [--cache-songs N]]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
         + " [--metrics-cost [--metrics-rounds N]] [--transports [--transport-rounds N]]"
 
@@ -86,6 +90,10 @@ struct BenchmarkOptions {
                 memorySaves = count
             case "--indexes": indexes = true
             case "--postgres": postgres = true
+            case "--postgres-cache": postgresCache = true
+            case "--cache-songs":
+                guard let count = rest.popFirst().flatMap(Int.init), count >= 10_000 else { throw BenchmarkError("--cache-songs needs a count of at least 10000\n\(Self.usage)") }
+                cacheSongs = count
             case "--index-songs":
                 guard let count = rest.popFirst().flatMap(Int.init), count >= 1_000 else { throw BenchmarkError("--index-songs needs a count of at least 1000\n\(Self.usage)") }
                 indexSongs = count

@@ -105,6 +105,14 @@ struct PostgresBaseline {
                                                     "-v", "ON_ERROR_STOP=1", "-c", statements], in: directory), "psql")
     }
 
+    /// The rows of one query, as psql prints them unaligned (`-At`: one row a line, `|` between columns).
+    func query(_ statement: String, database: String) throws -> [String] {
+        let result = try Self.run([], bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", database, "-At",
+                                                      "-v", "ON_ERROR_STOP=1", "-c", statement], in: directory)
+        try Self.check(result, "psql")
+        return result.output.split(separator: "\n").map(String.init)
+    }
+
     /// A table `songs` of `count` rows shaped like the docserver store's Songs (distinct
     /// `plays` 0..<count, title `Song <n>`), with a B-tree index on `plays` and on `title`.
     func loadSongs(_ count: Int) throws {

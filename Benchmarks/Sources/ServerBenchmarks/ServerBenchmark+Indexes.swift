@@ -126,7 +126,7 @@ extension ServerBenchmark {
     }
 
     /// The sample model with two fetch indexes on Song (`byPlays`, `byTitle`), written beside the stores.
-    private func writeIndexedModel() throws -> URL {
+    func writeIndexedModel() throws -> URL {
         let data = try Data(contentsOf: modelURL)
         guard var model = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               var entities = model["entities"] as? [[String: Any]],

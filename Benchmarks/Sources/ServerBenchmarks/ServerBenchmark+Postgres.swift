@@ -95,7 +95,7 @@ extension ServerBenchmark {
 
     /// One load run spread over `servers` (connections split evenly, one event-loop thread
     /// driving them all): the answers per second of them together and the servers' CPU per answer.
-    private func postgresLoad(servers: [DocServer], connections: Int, workload: @escaping WorkloadFactory) async throws -> PostgresLoadFigure {
+    func postgresLoad(servers: [DocServer], connections: Int, workload: @escaping WorkloadFactory) async throws -> PostgresLoadFigure {
         let cpuBefore = servers.map { ProcessCPU.seconds(pid: $0.processIdentifier) }
         let share = connections / max(servers.count, 1)
         let measurements = try await withThrowingTaskGroup(of: Measurement.self) { tasks in

@@ -43,6 +43,9 @@ import Foundation
 //    servers on one database, beside pgbench on the same cluster (ServerBenchmark+Postgres.swift).
 // 10. `--transports` runs only `get` with 50 connections over TCP, TLS and the WebSocket `/rpc`,
 //    alternating over rounds, with the ratios to TCP (ServerBenchmark+Transports.swift).
+// 11. `--postgres-cache` runs only servers over PostgreSQL with a bounded cache (`--cache-bytes`):
+//    2,000,000 Songs (`--cache-songs N`), time to listen, `get` hot and uniform and an indexed
+//    `fetch` beside pgbench, resident memory (ServerBenchmark+PostgresCache.swift).
 //
 // Every load run is closed-loop (each connection sends one request and waits for its answer,
 // as redis-benchmark does), with requests encoded before the run: 50 connections driven by one
@@ -65,6 +68,8 @@ do {
         try await benchmark.runIndexes()
     } else if options.postgres {
         try await benchmark.runPostgres()
+    } else if options.postgresCache {
+        try await benchmark.runPostgresCache()
     } else if options.fetchSaving {
         try await benchmark.runFetchWhileSaving()
     } else if options.metricsCost {

@@ -43,7 +43,8 @@ extension ConnectionSession {
             guard let id = try? idReader.objectID(utf8: UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
             ids.append(id)
         }
-        return (Self.requestID(request.id, in: bytes), shared.worker.reader.get(GetCall(ids: ids)))
+        guard let reply = shared.worker.reader.cachedGet(GetCall(ids: ids)) else { return nil }  // a bounded cache missed
+        return (Self.requestID(request.id, in: bytes), reply)
     }
 
     /// A `fetch` whose predicate is one equality an index answers with a few objects

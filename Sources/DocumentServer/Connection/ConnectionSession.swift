@@ -287,8 +287,10 @@ final class ConnectionSession {
                 var call = try GetCall.parse(request.params, model: shared.model)
                 call.readAccess = readAccess()
                 // A few objects are answered here, on the connection's thread, from the latest state.
-                guard call.ids.count <= Self.inlineGetLimit, shared.worker.holds(after: call.after) else { return .store(.get(call)) }
-                return .reply(shared.worker.reader.get(call), close: false)
+                // (With a bounded cache, one the state does not hold goes to a reader thread, which reads it from the database.)
+                guard call.ids.count <= Self.inlineGetLimit, shared.worker.holds(after: call.after),
+                      let reply = shared.worker.reader.cachedGet(call) else { return .store(.get(call)) }
+                return .reply(reply, close: false)
             case .save:
                 var call = try SaveCall.parse(request.params, model: shared.model)
                 call.author = author

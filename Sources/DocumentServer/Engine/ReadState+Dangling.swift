@@ -33,6 +33,20 @@ extension ReadState {
         }
     }
 
+    /// In a state of a bounded cache: clears the references its objects hold to the `deleted`
+    /// objects (the database cleared them in its rows; an object the state does not hold may
+    /// exist, so only these are known to be gone). Every object of the entities that may hold
+    /// such a reference is read: the cache's, not the store's.
+    mutating func clearReferences(to deleted: Set<ObjectID>) {
+        guard !deleted.isEmpty else { return }
+        let holders = dangling.holders(ofDeleted: deleted)
+        for entity in model.entities where !entity.isAbstract && holders.contains(where: { name in model.entity(named: name).map(entity.isKind(of:)) ?? false }) {
+            for stored in objects(ofEntity: entity.name) {
+                replace(stored, with: dangling.cleared(stored) { !deleted.contains($0) })
+            }
+        }
+    }
+
     /// Puts `new` in the place of `old` (the same object) when it differs.
     private mutating func replace(_ old: ObjectSnapshot, with new: ObjectSnapshot) {
         guard new.values != old.values else { return }

@@ -13,6 +13,10 @@ import HashTreeCollections
 ///
 /// A checkpoint can take ``objects(ofEntity:)`` of a state to any thread: the state never
 /// changes.
+///
+/// A state over a database with a bounded cache (``isComplete`` false) holds only the objects
+/// the cache keeps: an object it does not hold may still exist, and is read from the database
+/// (``DatabaseReads``); it has no fetch indexes (fetches run as SQL).
 struct ReadState: Sendable {
     /// The number of the last commit in this state (0 before the first).
     private(set) var sequence: Int64
@@ -29,10 +33,14 @@ struct ReadState: Sendable {
     /// Changes whenever a commit deletes an object that dangling references may point at:
     /// then objects read differently without a version of their own (see ``WireObjectCache``).
     private(set) var clearingEpoch: Int64
+    /// Whether the state holds every object of the store (false: the objects a bounded cache keeps).
+    let isComplete: Bool
 
-    /// The state of `snapshots` (every object of a store) after commit `sequence`.
-    init(sequence: Int64, storeIdentifier: String, model: ObjectModel, snapshots: [ObjectSnapshot]) {
+    /// The state of `snapshots` (every object of a store, or when `isComplete` is false, those
+    /// a bounded cache keeps) after commit `sequence`.
+    init(sequence: Int64, storeIdentifier: String, model: ObjectModel, snapshots: [ObjectSnapshot], isComplete: Bool = true) {
         self.sequence = sequence
+        self.isComplete = isComplete
         self.storeIdentifier = storeIdentifier
         self.model = model
         dangling = DanglingReferences(model: model)
@@ -44,7 +52,7 @@ struct ReadState: Sendable {
             for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
             return entities
         }, {
-            SnapshotIndexes(model: model, snapshots: snapshots)
+            isComplete ? SnapshotIndexes(model: model, snapshots: snapshots) : SnapshotIndexes()
         })
     }
 
@@ -68,8 +76,13 @@ struct ReadState: Sendable {
             }
         }
         if !dangling.isEmpty {
-            next.clearDanglingReferences(changes: changes, deleted: deleted)
-            if !dangling.holders(ofDeleted: deleted.map(\.objectID)).isEmpty {
+            if isComplete {
+                next.clearDanglingReferences(changes: changes, deleted: deleted)
+            } else {
+                next.clearReferences(to: Set(changes.compactMap { $0.snapshot == nil ? $0.id : nil }))
+            }
+            let gone = isComplete ? deleted.map(\.objectID) : changes.compactMap { $0.snapshot == nil ? $0.id : nil }
+            if !dangling.holders(ofDeleted: gone).isEmpty {
                 next.clearingEpoch = clearingEpoch &+ 1
             }
         }
@@ -81,6 +94,16 @@ struct ReadState: Sendable {
     mutating func replaceStored(_ old: ObjectSnapshot, with new: ObjectSnapshot) {
         if !indexes.isEmpty { indexes.apply(old: old, new: new) }
         entities[new.objectID.entityName, default: [:]][StateKey(new.objectID)] = new
+    }
+
+    /// Keeps `snapshot` (a bounded cache's state: no indexes to keep up).
+    mutating func store(_ snapshot: ObjectSnapshot) {
+        entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot
+    }
+
+    /// Lets object `id` go (a bounded cache's state).
+    mutating func forget(_ id: ObjectID) {
+        entities[id.entityName]?[StateKey(id)] = nil
     }
 
     // MARK: - Reading
@@ -114,10 +137,11 @@ struct ReadState: Sendable {
     }
 
     /// The committed state of an object, or nil when there is none. References to deleted
-    /// objects that nothing cleared read as cleared (``DanglingReferences``).
+    /// objects that nothing cleared read as cleared (``DanglingReferences``). (In a state of a
+    /// bounded cache the database cleared them: an object it does not hold may exist.)
     func snapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard let snapshot = storedSnapshot(of: id) else { return nil }
-        return dangling.isEmpty ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
+        return dangling.isEmpty || !isComplete ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
     }
 
     /// Whether the state holds the object.

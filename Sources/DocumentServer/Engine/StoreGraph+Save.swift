@@ -55,6 +55,16 @@ extension StoreGraph {
             reply(.error(.storeUnavailable("\(historyHole)")))
             return
         }
+        // A bounded cache reads the objects the save names from the database, together.
+        if isCacheBounded {
+            databaseFailure = nil
+            do {
+                try preload(named.namedIDs + named.referencedIDs)
+            } catch {
+                reply(.error(.storeUnavailable("the database cannot be read: \(error)")))
+                return
+            }
+        }
         let call = named.mappingIDs { self.canonical($0) ?? $0 }
         // The store checks uniqueness constraints when it writes: a save that may break one
         // commits alone, so that its refusal never fails the saves it would share a commit with.
@@ -73,7 +83,12 @@ extension StoreGraph {
             commit(resetting: false)
             do { try catchUp() } catch { logFailedCatchUp(error) }
         }
-        if let conflict = conflicts(of: call) {
+        let conflict = conflicts(of: call)
+        if let failure = databaseFailure {
+            reply(.error(.storeUnavailable("the database cannot be read: \(failure)")))
+            return
+        }
+        if let conflict {
             reply(.error(conflict))
             return
         }
@@ -133,6 +148,10 @@ extension StoreGraph {
             // Refused now rather than applied and then answered with an error (SaveAnswer).
             if let refusal = answerRefusal(call, implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID)) {
                 reply(.error(refusal))
+                return
+            }
+            if let failure = databaseFailure {
+                reply(.error(.storeUnavailable("the database cannot be read: \(failure)")))
                 return
             }
             try child.save()
@@ -332,13 +351,20 @@ extension StoreGraph {
         }
     }
 
+    /// The version a commit just gave an object: read from the context's object (the commit's
+    /// answer is written before the context forgets it), else from the state (or, a bounded
+    /// cache having let it go already, the database).
+    private func savedVersion(of id: ObjectID) -> Int64 {
+        context.savedSnapshot(of: id)?.version ?? snapshot(of: id)?.version ?? 0
+    }
+
     private func writeResult(of save: StagedSave, sequence: Int64, to out: JSONGenerator) throws {
         var answer = SaveAnswer(sequence: sequence)
         // Each inserted object's URI made once, for its ID and its version.
         let insertedURIs = save.inserted.map { $0.object.objectID.uriRepresentation }
         answer.ids = zip(save.inserted, insertedURIs).map { ($0.temporaryID, $1) }
-        answer.versions = zip(save.inserted, insertedURIs).map { inserted, uri in (uri, snapshot(of: inserted.object.objectID)?.version ?? 0) }
-            + (save.explicitlyUpdated + save.implicitlyUpdated).map { id in (id.uriRepresentation, snapshot(of: id)?.version ?? 0) }
+        answer.versions = zip(save.inserted, insertedURIs).map { inserted, uri in (uri, savedVersion(of: inserted.object.objectID)) }
+            + (save.explicitlyUpdated + save.implicitlyUpdated).map { id in (id.uriRepresentation, savedVersion(of: id)) }
         answer.deleted = save.deleted.map(\.uriRepresentation)
         answer.updated = save.implicitlyUpdated.map(\.uriRepresentation)
         try answer.write(to: out)

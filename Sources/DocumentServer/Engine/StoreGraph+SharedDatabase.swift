@@ -51,12 +51,13 @@ extension StoreGraph {
                     ids.append((id, kind))
                 }
                 sharedSequence = commit.sequence
-                _ = publishCommit(changes: ids.map { id, _ in (id, now[id]) })
+                // (A bounded cache refreshes the objects it holds; the others are read when asked for.)
+                _ = publishCommit(changes: ids.map { id, _ in (id, now[id]) }, refreshingOnly: true)
                 cache.remove(ids.map(\.0))
                 let after = state
                 let changes = ids.map { id, kind in
                     ChangeSet.Change(id: id, kind: kind, before: kind == .inserted ? nil : before.storedSnapshot(of: id),
-                                     after: kind == .deleted ? nil : after.storedSnapshot(of: id))
+                                     after: kind == .deleted ? nil : after.storedSnapshot(of: id) ?? now[id])
                 }
                 sets.append(ChangeSet(sequence: commit.sequence, author: commit.author, timestamp: commit.time, changes: changes,
                                       stateBefore: before, stateAfter: after))
@@ -112,6 +113,15 @@ extension StoreGraph {
         guard let history = sharedHistory, sharedHistoryCommits > 0 else { return [] }
         let from = max(0, state.sequence - Int64(sharedHistoryCommits))
         guard let commits = try? history.commits(after: from, through: state.sequence, limit: sharedHistoryCommits) else { return [] }
+        if isCacheBounded {
+            // The state holds nothing yet: the objects the history names are read (and kept) now.
+            let ids = commits.flatMap(\.objects).compactMap { object in
+                model.entity(named: object.entity).map { ObjectID(entity: $0, storeIdentifier: store.identifier, reference: .int(object.reference)) }
+            }
+            try? preload(ids)
+            evictOverflow()
+            publisher.publish(state)
+        }
         return commits.map { commit in
             ChangeSet(sequence: commit.sequence, author: commit.author, timestamp: commit.time, changes: commit.objects.compactMap { object in
                 guard let entity = model.entity(named: object.entity) else { return nil }

@@ -31,8 +31,9 @@ final class StoreGraph {
     var maximumAnswerBytes = Int.max
     /// The latest published state, for the readers.
     let publisher: StatePublisher
-    /// The state the writer published last (the same as ``publisher``'s, without its lock).
-    private(set) var state: ReadState
+    /// The writer's state: the one it published last (``publisher``'s, without its lock), and with a
+    /// bounded cache, the objects read from the database for the saves under way.
+    var state: ReadState
     /// How long building the first state from the store took (for the start-up log).
     let stateBuildTime: Duration
     /// Commits numbered by the server itself, for a store that does not number its own.
@@ -56,6 +57,14 @@ final class StoreGraph {
     let logger: Logger
     /// How many of the shared database's newest commits the feed starts with.
     let sharedHistoryCommits: Int
+    /// With a bounded cache (a shared database only): what the state's objects may take, and
+    /// which go first (``StoreGraph+Cache``). Nil: the state holds every object.
+    var budget: ObjectBudget?
+    /// With a bounded cache: the objects the latest commits changed (whether what a reader read
+    /// may be kept).
+    var recentChanges = RecentChanges(latest: 0)
+    /// A read of the database that failed while a save was checked (the save answers it).
+    var databaseFailure: (any Error)?
 
     /// Opens the store (loading an atomic store whole) and builds the first state from it.
     ///
@@ -65,9 +74,11 @@ final class StoreGraph {
     /// server checkpoints it from a published state once its journal passes
     /// `checkpointThresholdBytes` (``BackgroundCheckpoint``; 0: only when the store closes).
     /// Its checkpoints keep the newest `historyRecords` journal records in its history file.
+    /// With `cacheBytes`, a shared database's objects are not loaded: the state holds those a
+    /// cache of that many bytes keeps, read as they are asked for.
     init(model: ObjectModel, storeType: String, storeURL: URL, storeOptions: StoreOptions = StoreOptions(),
          cache: WireObjectCache, checkpointThresholdBytes: Int = ServerConfiguration.defaultJournalCheckpointBytes,
-         historyRecords: Int = 0,
+         historyRecords: Int = 0, cacheBytes: Int? = nil,
          logger: Logger = Logger(label: "docserver.store", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         self.model = model
         self.cache = cache
@@ -92,8 +103,11 @@ final class StoreGraph {
         checkpoints = BackgroundCheckpoint(thresholdBytes: checkpointThresholdBytes, logger: logger)
         context = ObjectContext(coordinator: coordinator)
         let building = ContinuousClock.now
+        let bounded = cacheBytes != nil && sharedHistory != nil
+        if bounded, let cacheBytes { budget = ObjectBudget(limit: cacheBytes) }
+        recentChanges = RecentChanges(latest: sharedSequence)
         let first = ReadState(sequence: 0, storeIdentifier: store.identifier, model: model,
-                              snapshots: try Self.allSnapshots(of: store, model: model))
+                              snapshots: bounded ? [] : try Self.allSnapshots(of: store, model: model), isComplete: !bounded)
         state = first
         stateBuildTime = ContinuousClock.now - building
         publisher = StatePublisher(first)
@@ -156,10 +170,18 @@ final class StoreGraph {
     }
 
     /// Publishes the state after a durable commit that made `changes` (each object as it is
-    /// now, nil when deleted) and returns its number.
-    func publishCommit(changes: ReadState.Changes, commits: Int = 1) -> Int64 {
+    /// now, nil when deleted) and returns its number. With a bounded cache and `refreshingOnly`
+    /// (another server's commit), the state takes only the changed objects it holds already.
+    func publishCommit(changes: ReadState.Changes, commits: Int = 1, refreshingOnly: Bool = false) -> Int64 {
         localSequence += Int64(commits)
-        state = state.advanced(to: committedSequence(), changes: changes)
+        let previous = state.sequence
+        let kept = isCacheBounded && refreshingOnly
+            ? changes.filter { $0.snapshot == nil || state.storedSnapshot(of: $0.id) != nil } : changes
+        state = state.advanced(to: committedSequence(), changes: kept)
+        if isCacheBounded {
+            noteCommit(kept, changed: changes.map(\.id), advanced: state.sequence > previous)
+            evictOverflow()
+        }
         publisher.publish(state)
         return state.sequence
     }
@@ -178,7 +200,7 @@ final class StoreGraph {
     /// deleted objects that nothing cleared read as cleared (``DanglingReferences``).
     func snapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard let snapshot = storedSnapshot(of: id) else { return nil }
-        return dangling.isEmpty ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
+        return dangling.isEmpty || isCacheBounded ? snapshot : dangling.cleared(snapshot) { self.exists($0) }
     }
 
     /// An object as this writer knows it committed. A store that keeps its objects elsewhere (a
@@ -187,7 +209,12 @@ final class StoreGraph {
     /// versions again when a save is written.
     private func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == store.identifier else { return nil }
-        guard store is AtomicStore else { return state.storedSnapshot(of: id) }
+        guard store is AtomicStore else {
+            if let held = state.storedSnapshot(of: id) { return held }
+            // A bounded cache: the database has the objects the state does not hold.
+            guard isCacheBounded, let loaded = loadFromDatabase(id), loaded.objectID.entity === id.entity else { return nil }
+            return loaded
+        }
         return try? store.snapshot(for: id)
     }
 
@@ -195,6 +222,11 @@ final class StoreGraph {
     /// entity or one of its ancestors (`graph://S/Animal/7` for `graph://S/Dog/7`). Nil when
     /// there is no such object (an ID naming a sibling entity names none).
     func canonical(_ id: ObjectID) -> ObjectID? {
+        guard !isCacheBounded else {
+            guard id.storeIdentifier == store.identifier else { return nil }
+            let found = state.canonicalSnapshot(of: id) ?? loadFromDatabase(id)
+            return found.flatMap { $0.objectID.entity.isKind(of: id.entity) ? $0.objectID : nil }
+        }
         if exists(id) { return id }
         guard id.storeIdentifier == store.identifier else { return nil }
         for entity in model.entities where entity.name != id.entity.name && !entity.isAbstract && entity.isKind(of: id.entity) {

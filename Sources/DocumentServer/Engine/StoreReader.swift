@@ -10,17 +10,47 @@ struct StoreReader {
     let cache: WireObjectCache
     /// A fetch stops encoding its answer past this many bytes (``AnswerTooLarge``).
     let maximumAnswerBytes: Int
+    /// For a state of a bounded cache (``ReadState/isComplete`` false): where the objects it does
+    /// not hold are read, and every fetch runs. Nil: the state holds every object.
+    var database: DatabaseReads? = nil
 
-    /// `get`, filling the cache with the objects it encodes.
+    /// `get`, filling the cache with the objects it encodes (objects a bounded cache does not
+    /// hold are read from the database, on this thread).
     func get(_ call: GetCall) -> Reply {
+        get(call, reading: true) ?? .error(.storeUnavailable("the objects could not be read"))
+    }
+
+    /// `get` when the state holds every object it names, for a connection's thread (which does
+    /// not wait for the database); nil when a bounded cache misses one of them.
+    func cachedGet(_ call: GetCall) -> Reply? {
+        get(call, reading: false)
+    }
+
+    /// `loaded`: objects read from the database for this call already (nil: none were); an
+    /// object neither the state nor they hold is missing then.
+    private func get(_ call: GetCall, reading: Bool, loaded: [ObjectID: ObjectSnapshot]? = nil) -> Reply? {
         do {
+            if !state.isComplete, loaded == nil {
+                let missed = call.ids.filter { $0.storeIdentifier == state.storeIdentifier && state.canonicalSnapshot(of: $0) == nil }
+                if !missed.isEmpty {
+                    guard reading, let database else { return nil }
+                    let (found, through) = try database.load(missed, readAt: state.sequence)
+                    // What was read may hold commits this state does not: the answer comes from a state
+                    // that holds them too, so that the connection's next reads never go back in time.
+                    let newer = through > state.sequence ? database.stateHolding(through) ?? state : state
+                    let reader = StoreReader(state: newer, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database)
+                    return reader.get(call, reading: true, loaded: found)
+                }
+            }
+            let loaded = loaded ?? [:]
             var objects: [WireObjectCache.Entry?] = []
             objects.reserveCapacity(call.ids.count)
             var answerBytes = 0
             let epoch = state.clearingEpoch
             let readable = call.readFilter(in: state)  // the user's rules (docs/SECURITY.md): others are missing
             for id in call.ids {
-                guard let stored = state.canonicalSnapshot(of: id), readable?(stored) ?? true else {
+                guard let stored = state.canonicalSnapshot(of: id) ?? loaded[id].flatMap({ $0.objectID.entity.isKind(of: id.entity) ? $0 : nil }),
+                      readable?(stored) ?? true else {
                     objects.append(nil)
                     continue
                 }
@@ -30,6 +60,8 @@ struct StoreReader {
                 if answerBytes > maximumAnswerBytes { return .error(.tooLarge(.answer, limit: maximumAnswerBytes)) }
             }
             return .result(call.result(objects))
+        } catch let error as DatabaseReads.Failure {
+            return .error(.storeUnavailable(error.description))
         } catch {
             return .error(.storeUnavailable("an object could not be encoded: \(error)"))
         }
@@ -39,7 +71,7 @@ struct StoreReader {
     /// encoded and cached.
     private func wireEntry(for stored: ObjectSnapshot, epoch: Int64) throws -> WireObjectCache.Entry {
         if let cached = cache.entry(for: stored, epoch: epoch) { return cached }
-        let snapshot = state.dangling.isEmpty ? stored : state.dangling.cleared(stored) { state.exists($0) }
+        let snapshot = state.dangling.isEmpty || !state.isComplete ? stored : state.dangling.cleared(stored) { state.exists($0) }
         let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
         let entry = WireObjectCache.Entry(version: snapshot.version, bytes: bytes, epoch: epoch)
         cache.insert(entry, for: snapshot.objectID)
@@ -49,7 +81,10 @@ struct StoreReader {
     /// `fetch`: count, IDs or objects, on the state's snapshots.
     func fetch(_ call: FetchCall) -> Reply {
         do {
+            if !state.isComplete, let database { return try answer(call, databaseMatches(call, in: database)) }
             return try answer(call, matches(call))
+        } catch let error as DatabaseReads.Failure {
+            return .error(.storeUnavailable(error.description))
         } catch {
             return Self.reply(to: error, of: call)
         }
@@ -66,6 +101,7 @@ struct StoreReader {
     /// unique attribute, the few first of an indexed order). Nil otherwise, or when the
     /// fetch fails: a reader thread then answers it (and its error) the general way.
     func quickFetch(_ call: FetchCall) -> Reply? {
+        guard state.isComplete else { return nil }  // a bounded cache: a fetch runs as SQL, on a reader thread
         do {
             let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { [state] in state.storedSnapshot(of: $0) })
             guard let found = try fetch.indexed(state.indexes, included: included(by: fetch).names, lookup: state.lookup(ofEntity:),
@@ -84,7 +120,7 @@ struct StoreReader {
     /// answers it then.
     func equalityFetch(_ predicate: Predicate, of entity: EntityDescription, limit: Int, offset: Int,
                        resultType: FetchCall.ResultType) -> Reply? {
-        guard let found = state.indexes.equalityMatches(predicate, ofEntity: entity, atMost: Self.quickFetchEntries) else { return nil }
+        guard state.isComplete, let found = state.indexes.equalityMatches(predicate, ofEntity: entity, atMost: Self.quickFetchEntries) else { return nil }
         let snapshot = state.lookup(ofEntity: entity.name)
         var matches: [ObjectSnapshot] = []
         matches.reserveCapacity(found.references.count)
@@ -97,15 +133,17 @@ struct StoreReader {
         request.fetchLimit = limit
         request.fetchOffset = offset
         return try? answer(FetchCall(request: request, resultType: resultType),
-                           Matches(plan: found.plan, page: paged(request, Self.inReferenceOrder(matches))))
+                           Matches(plan: found.plan, page: Self.paged(request, Self.inReferenceOrder(matches))))
     }
 
     /// What a fetch found: the page of its answer, how, and (for a count without a predicate,
     /// where the objects are not gathered) the count.
-    private struct Matches {
+    struct Matches {
         var plan: FetchPlan
         var page: ArraySlice<ObjectSnapshot>
         var total: Int?
+        /// How the database answered a fetch run as SQL (``databaseMatches(_:in:)``), for `explain`.
+        var databasePlan: String?
     }
 
     /// The concrete entities `fetch` includes, and the names of those holding objects.
@@ -139,7 +177,7 @@ struct StoreReader {
                 examined += objects.count
                 for snapshot in objects where try fetch.matches(snapshot) { first.offer(snapshot) }
             }
-            return Matches(plan: FetchPlan(access: .scan, objectsExamined: examined), page: paged(request, first.sorted()))
+            return Matches(plan: FetchPlan(access: .scan, objectsExamined: examined), page: Self.paged(request, first.sorted()))
         }
         var matches: [ObjectSnapshot] = []
         for entity in entities {
@@ -148,13 +186,13 @@ struct StoreReader {
             for snapshot in objects where try fetch.matches(snapshot) { matches.append(snapshot) }
         }
         return Matches(plan: FetchPlan(access: .scan, objectsExamined: examined),
-                       page: paged(request, call.resultType == .count ? matches : try ordered(matches, fetch)))
+                       page: Self.paged(request, call.resultType == .count ? matches : try ordered(matches, fetch)))
     }
 
     /// The page of what an index found.
     private func indexedMatches(_ found: (snapshots: [ObjectSnapshot], plan: FetchPlan), of request: FetchRequest,
                                 _ fetch: SnapshotFetch) throws -> Matches {
-        Matches(plan: found.plan, page: found.plan.isSortedByIndex ? found.snapshots[...] : paged(request, try ordered(found.snapshots, fetch)))
+        Matches(plan: found.plan, page: found.plan.isSortedByIndex ? found.snapshots[...] : Self.paged(request, try ordered(found.snapshots, fetch)))
     }
 
     /// The answer to `call`: its count, IDs or objects (and its plan, with `explain`).
@@ -174,7 +212,7 @@ struct StoreReader {
             bytes.append(UInt8(ascii: "]"))
             if explain {
                 bytes += Array(#","plan":"#.utf8)
-                bytes += try JSONText.make { try FetchPlanEncoder.writeValue(found.plan, to: $0) }
+                bytes += try JSONText.make { try FetchPlanEncoder.writeValue(found.plan, database: found.databasePlan, to: $0) }
             }
             bytes.append(UInt8(ascii: "}"))
             return .result(bytes)
@@ -194,7 +232,7 @@ struct StoreReader {
                     }
                     try out.closeArray()
                 }
-                if explain { try FetchPlanEncoder.write(found.plan, to: out) }
+                if explain { try FetchPlanEncoder.write(found.plan, database: found.databasePlan, to: out) }
                 try out.closeObject()
             }
         }
@@ -228,13 +266,13 @@ struct StoreReader {
     }
 
     /// `matches` by reference (unchanged when they already are).
-    private static func inReferenceOrder(_ matches: [ObjectSnapshot]) -> [ObjectSnapshot] {
+    static func inReferenceOrder(_ matches: [ObjectSnapshot]) -> [ObjectSnapshot] {
         let inOrder = zip(matches, matches.dropFirst()).allSatisfy { !WireObjectEncoder.referenceOrder($1.objectID, $0.objectID) }
         return inOrder ? matches : matches.sorted { WireObjectEncoder.referenceOrder($0.objectID, $1.objectID) }
     }
 
     /// The page `offset`/`limit` of the request picks from `items`.
-    private func paged(_ request: FetchRequest, _ items: [ObjectSnapshot]) -> ArraySlice<ObjectSnapshot> {
+    static func paged(_ request: FetchRequest, _ items: [ObjectSnapshot]) -> ArraySlice<ObjectSnapshot> {
         let start = min(max(0, request.fetchOffset), items.count)
         // The limit counts from `start`, at most `items.count`: no sum that could overflow.
         let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, items.count - start) : items.count

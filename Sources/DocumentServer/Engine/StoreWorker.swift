@@ -35,6 +35,11 @@ final class StoreWorker: @unchecked Sendable {
     private let readers: ReaderPool
     private let condition = NSCondition()
     private var saves: [(SaveCall, @Sendable (Reply) -> Void)] = []
+    /// Objects readers read from the database after their state missed them, for the writer to
+    /// keep (a bounded cache), each batch with the commit of the state the reader had.
+    private var admissions: [(snapshots: [ObjectSnapshot], readAt: Int64)] = []
+    /// With a bounded cache: the readers' connections to the database (nil: the states hold every object).
+    private var database: DatabaseReads?
     private var state = State.idle
     private let finished = DispatchSemaphore(value: 0)
     /// How long one fetch may run (nil: no limit); past it the fetch fails with
@@ -63,11 +68,12 @@ final class StoreWorker: @unchecked Sendable {
     let feed: ChangeFeed
 
     /// An engine on `graph` (whose ``StoreGraph/maximumAnswerBytes`` is set by now) with
-    /// `readerThreads` reader threads (nil: one per core), whose feed starts with `history`
+    /// `readerThreads` reader threads (nil: one per core; with a bounded cache, at most
+    /// `databaseReads` connections to the database for them, 0: the default), whose feed starts with `history`
     /// (the commits read back from the store, oldest first) and keeps to `feedLimits`; its
     /// writer thread (and the checkpoint threads it starts) runs `writerNice` nice steps
     /// below the readers (0: at their priority).
-    init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil,
+    init(graph: StoreGraph, requestTimeLimit: Duration? = nil, readerThreads: Int? = nil, databaseReads: Int = 0,
          feedLimits: FeedLimits = FeedLimits(), history: [ChangeSet] = [], writerNice: Int = 0,
          readAfterWait: Duration = ServerConfiguration.defaultReadAfterWait) {
         self.readAfterWait = readAfterWait
@@ -79,14 +85,35 @@ final class StoreWorker: @unchecked Sendable {
         cache = graph.cache
         maximumAnswerBytes = graph.maximumAnswerBytes
         self.requestTimeLimit = requestTimeLimit
-        readers = readerThreads.map { ReaderPool(threadCount: $0) } ?? ReaderPool()
+        // A bounded cache's readers wait for the database on its misses and fetches: more of them.
+        let threads = readerThreads ?? ProcessInfo.processInfo.activeProcessorCount * (graph.isCacheBounded ? Self.readersPerCoreWithDatabase : 1)
+        readers = ReaderPool(threadCount: threads)
         sharedHistory = graph.sharedHistory
+        if graph.isCacheBounded, let shared = graph.store as? any SharedDatabaseStore {
+            let connections = databaseReads > 0 ? databaseReads : ProcessInfo.processInfo.activeProcessorCount * ServerConfiguration.defaultDatabaseReadsPerCore
+            database = DatabaseReads(limit: connections, makeReader: { try shared.openObjectReader() },
+                                     admit: { [weak self] snapshots, readAt in self?.admit(snapshots, readAt: readAt) },
+                                     stateHolding: { [weak self] through in self?.stateHolding(through) })
+        }
         let condition = self.condition
         graph.checkpoints.onSnapshotWritten {
             condition.lock()
             condition.signal()
             condition.unlock()
         }
+    }
+
+    /// Reader threads per core with a bounded cache (each waits for the database on a miss).
+    static let readersPerCoreWithDatabase = 32
+
+    /// Has the writer keep objects a reader read from the database after a state at commit
+    /// `readAt` missed them (``StoreGraph/admit(_:readAt:)``); returns at once.
+    func admit(_ snapshots: [ObjectSnapshot], readAt: Int64) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .running else { return }
+        admissions.append((snapshots, readAt))
+        condition.signal()
     }
 
     /// Starts the writer and the readers.
@@ -132,7 +159,7 @@ final class StoreWorker: @unchecked Sendable {
 
     /// A reader of the latest published state (for reads answered on the caller's thread).
     var reader: StoreReader {
-        StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes)
+        StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database)
     }
 
     /// Runs a job: a read on a reader thread, a save on the writer; `completion` gets its
@@ -178,11 +205,11 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     private func read(after: Int64?, refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
-        let publisher = self.publisher, cache = self.cache, maximumAnswerBytes = self.maximumAnswerBytes
+        let publisher = self.publisher, cache = self.cache, maximumAnswerBytes = self.maximumAnswerBytes, database = self.database
         let accepted = readers.submit { [self] in
             if let failure = waitForCommit(after) { return refused(.error(failure)) }
             // The state is taken when the read starts: the latest, not the one of when it was queued.
-            body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes))
+            body(StoreReader(state: publisher.current, cache: cache, maximumAnswerBytes: maximumAnswerBytes, database: database))
         }
         if !accepted { refused(.error(.storeUnavailable("the server is shutting down"))) }
     }
@@ -207,6 +234,12 @@ final class StoreWorker: @unchecked Sendable {
         return .notCaughtUp(after: after, applied: applied, reason: arrived
             ? "the database holds no such commit, or could not be read (see the server's log)"
             : "the commits of other servers were not taken within \(milliseconds) ms (--read-after-wait-ms); try again")
+    }
+
+    /// On a reader thread: the published state once it holds commit `through` (the writer takes
+    /// the other servers' commits up to it), waiting as a read with `after` does; nil when it did not.
+    private func stateHolding(_ through: Int64) -> ReadState? {
+        waitForCommit(through) == nil ? publisher.current : nil
     }
 
     /// Runs `body` at once; on a shared database, on a reader thread once the feed has every
@@ -251,6 +284,7 @@ final class StoreWorker: @unchecked Sendable {
         condition.unlock()
         readers.stop()
         watcher?.stop()
+        database?.close()
         if wasRunning { finished.wait() }
         condition.lock()
         let close = state != .stopped
@@ -266,7 +300,16 @@ final class StoreWorker: @unchecked Sendable {
         }
         while true {
             condition.lock()
-            while saves.isEmpty && !catchUpWanted && state == .running && !graph.checkpoints.isReadyToFinish { condition.wait() }
+            while saves.isEmpty && admissions.isEmpty && !catchUpWanted && state == .running && !graph.checkpoints.isReadyToFinish {
+                condition.wait()
+            }
+            if !admissions.isEmpty {
+                let kept = admissions
+                admissions.removeAll(keepingCapacity: true)
+                condition.unlock()
+                for batch in kept { graph.admit(batch.snapshots, readAt: batch.readAt) }
+                condition.lock()
+            }
             if catchUpWanted {
                 let waiters = catchUpWaiters.map(\.then)
                 catchUpWanted = false

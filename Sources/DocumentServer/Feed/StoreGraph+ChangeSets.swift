@@ -16,7 +16,7 @@ extension StoreGraph {
         func change(_ id: ObjectID, deleted: Set<ObjectID>, inserted: Set<ObjectID>) -> ChangeSet.Change {
             let kind: ChangeSet.Kind = deleted.contains(id) ? .deleted : inserted.contains(id) ? .inserted : .updated
             return ChangeSet.Change(id: id, kind: kind, before: kind == .inserted ? nil : before.storedSnapshot(of: id),
-                                    after: kind == .deleted ? nil : after.storedSnapshot(of: id))
+                                    after: kind == .deleted ? nil : after.storedSnapshot(of: id) ?? context.savedSnapshot(of: id))
         }
         let deleted = Set(saves.flatMap(\.deleted)), inserted = Set(saves.flatMap { $0.inserted.map(\.object.objectID) })
         let named = Set(saves.flatMap(\.objects))

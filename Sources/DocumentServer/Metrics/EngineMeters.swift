@@ -22,12 +22,22 @@ final class EngineMeters: Sendable {
     private let checkpoints: CoreMetrics.Timer
     private let notifications: Counter
     private let resyncs: Counter
+    private let cacheMisses: Counter
+    private let cacheReads: Counter
+    private let cacheEvictions: Counter
 
     /// Since the process started: commits, saves committed, notifications written, resyncs sent, checkpoints written.
     let commitCount = Atomic<Int>(0)
     let notificationCount = Atomic<Int>(0)
     let resyncCount = Atomic<Int>(0)
     let checkpointCount = Atomic<Int>(0)
+    /// With a bounded cache: objects read from the database after a miss, the reads that read
+    /// them (a read answers the misses of every request queued for it), objects let go, and the
+    /// estimate of the bytes the cache's objects take (written by the writer).
+    let cacheMissCount = Atomic<Int>(0)
+    let cacheReadCount = Atomic<Int>(0)
+    let cacheEvictionCount = Atomic<Int>(0)
+    let cacheBytes = Atomic<Int>(0)
     /// Over a shared database: what the watcher last saw there (``databaseHolds(_:applied:)``).
     let database = Mutex(DatabaseSight())
 
@@ -55,6 +65,9 @@ final class EngineMeters: Sendable {
         checkpoints = CoreMetrics.Timer(label: MetricNames.checkpoint)
         notifications = Counter(label: MetricNames.notifications)
         resyncs = Counter(label: MetricNames.resyncs)
+        cacheMisses = Counter(label: MetricNames.cacheMisses)
+        cacheReads = Counter(label: MetricNames.cacheReads)
+        cacheEvictions = Counter(label: MetricNames.cacheEvictions)
         let syncs = journalSyncs
         JournalSyncTimes.observe { nanoseconds in syncs.recordNanoseconds(nanoseconds) }
     }
@@ -81,6 +94,23 @@ final class EngineMeters: Sendable {
     func notificationWritten() {
         notifications.increment()
         notificationCount.add(1, ordering: .relaxed)
+    }
+
+    /// A reader read `count` objects its cache missed from the database, in one read.
+    func cacheMissed(_ count: Int) {
+        cacheMisses.increment(by: Int64(count))
+        cacheMissCount.add(count, ordering: .relaxed)
+        cacheReads.increment()
+        cacheReadCount.add(1, ordering: .relaxed)
+    }
+
+    /// The writer let `count` objects go; the cache's objects now take about `bytes`.
+    func cacheHolds(bytes: Int, evicted count: Int) {
+        if count > 0 {
+            cacheEvictions.increment(by: Int64(count))
+            cacheEvictionCount.add(count, ordering: .relaxed)
+        }
+        cacheBytes.store(bytes, ordering: .relaxed)
     }
 
     /// A subscription ended with `resync`.

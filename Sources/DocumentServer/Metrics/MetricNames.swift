@@ -19,6 +19,11 @@ enum MetricNames {
     static let notifications = "docserver_notifications_total"
     /// Counter: subscriptions ended with `resync`.
     static let resyncs = "docserver_resyncs_total"
+    /// Counter: with `--cache-bytes`, objects a `get` missed in the cache and read from the database.
+    static let cacheMisses = "docserver_cache_misses_total"
+    static let cacheReads = "docserver_cache_reads_total"
+    /// Counter: with `--cache-bytes`, objects let go to keep the cache within its budget.
+    static let cacheEvictions = "docserver_cache_evictions_total"
 
     // Gauges, read when scraped.
 

@@ -38,6 +38,8 @@ final class ServerStatus: Sendable {
     struct Snapshot: Sendable {
         var sequence: Int64
         var objects: Int
+        /// Whether the state holds only a bounded cache's objects (`--cache-bytes`).
+        var cacheBounded: Bool
         var connections: Int
         var subscriptions: Int
         var historyCommits: Int
@@ -64,7 +66,7 @@ final class ServerStatus: Sendable {
                 unready = "catching up with the shared database: \(lag ?? 0) commits behind (applied \(state.sequence), the database holds \(sight.latest))"
             }
         }
-        return Snapshot(sequence: state.sequence, objects: state.objectCount, connections: connections.load(ordering: .relaxed),
+        return Snapshot(sequence: state.sequence, objects: state.objectCount, cacheBounded: !state.isComplete, connections: connections.load(ordering: .relaxed),
                         subscriptions: counts.subscriptions, historyCommits: counts.historyCommits,
                         journalBytes: journalPath.flatMap(Self.fileSize), historyBytes: historyPath.flatMap(Self.fileSize),
                         catchUpLag: lag, uptimeSeconds: Double(now &- opened) / 1e9, unready: unready)
@@ -89,6 +91,13 @@ final class ServerStatus: Sendable {
                 ("commits", integer(engine.commitCount.load(ordering: .relaxed))),
                 ("checkpoints", integer(engine.checkpointCount.load(ordering: .relaxed))),
                 ("catchUpLag", figures.catchUpLag.map { .integer($0) } ?? .null),
+            ])),
+            ("cache", .object([
+                ("bounded", .bool(figures.cacheBounded)),
+                ("objectBytes", figures.cacheBounded ? integer(engine.cacheBytes.load(ordering: .relaxed)) : .null),
+                ("misses", integer(engine.cacheMissCount.load(ordering: .relaxed))),
+                ("reads", integer(engine.cacheReadCount.load(ordering: .relaxed))),
+                ("evictions", integer(engine.cacheEvictionCount.load(ordering: .relaxed))),
             ])),
             ("clients", .object([
                 ("connections", integer(figures.connections)), ("subscriptions", integer(figures.subscriptions)),

@@ -158,12 +158,12 @@ private struct SortColumn {
             if comparison == .plain || comparison == .caseInsensitive {
                 return strings[a] < strings[b] ? .orderedAscending : (strings[a] == strings[b] ? .orderedSame : .orderedDescending)
             }
-            return RecordSorter<CacheNode>.orderStrings(strings[a], strings[b], comparison)
+            return RecordSorter<ObjectSnapshot>.orderStrings(strings[a], strings[b], comparison)
         }
         if !integers.isEmpty {
             return integers[a] < integers[b] ? .orderedAscending : (integers[a] == integers[b] ? .orderedSame : .orderedDescending)
         }
-        return RecordSorter<CacheNode>.order(values[a], values[b], comparison)
+        return RecordSorter<ObjectSnapshot>.order(values[a], values[b], comparison)
     }
 
     /// Whether record `a` goes before record `b`.

@@ -14,15 +14,15 @@ extension AtomicStore {
         try execute(request).plan
     }
 
-    /// The matching nodes, through an index when one fits (see `docs/PREDICATES.md`, "Fetch
-    /// plans"), else by scanning every node of the entity and its sub-entities.
+    /// The matching objects, through an index when one fits (see `docs/PREDICATES.md`, "Fetch
+    /// plans"), else by scanning every object of the entity and its sub-entities.
     func execute(_ request: FetchRequest) throws -> (result: StoreFetchResult, plan: FetchPlan) {
         guard let model, let entity = model.entity(named: request.entityName) else {
             throw GraphError.unknownEntity(request.entityName)
         }
         let deadline = FetchDeadline(request)
         let evaluator = try request.predicate.map { predicate in
-            try PredicateEvaluator<CacheNode>(predicate, entity: entity, watching: deadline,
+            try PredicateEvaluator<ObjectSnapshot>(predicate, entity: entity, watching: deadline,
                                               resolve: { [unowned self] in self.cacheNode(for: $0) })
         }
         refreshIndexes()
@@ -31,18 +31,21 @@ extension AtomicStore {
             return request.includes(nodeEntity, requested: entity)
         }.map(\.key).sorted()
         var examined = 0
-        func judge(_ node: CacheNode) throws -> Bool {
+        func judge(_ node: ObjectSnapshot) throws -> Bool {
             try deadline?.check()
             examined += 1
             return try evaluator?.matches(node) ?? true
         }
-        let choice: IndexChoice<AttributeIndex> = IndexPlanner.choose(request, included: included) { [storeIndexes] name in
-            storeIndexes.indexes(ofEntity: name)
+        let choice: IndexChoice<ResolvedSnapshotIndex> = IndexPlanner.choose(request, included: included) { [storeIndexes] name in
+            let found = storeIndexes.indexes(ofEntity: name)
+            if found.isEmpty { return [] }
+            let snapshot = lookup(ofEntity: name)
+            return found.map { ResolvedSnapshotIndex(index: $0, snapshot: snapshot) }
         }
         var snapshots: [ObjectSnapshot] = []
         if let plan = try IndexPlanner.run(choice, request, deadline: deadline,
                                            matches: { try evaluator?.matches($0) ?? true },
-                                           identity: \.objectID, emit: { snapshots.append($0.snapshot) }) {
+                                           identity: \.objectID, emit: { snapshots.append($0) }) {
             return (StoreFetchResult(snapshots: snapshots, isSortedAndPaged: plan.isSortedByIndex), plan)
         }
 
@@ -54,7 +57,7 @@ extension AtomicStore {
                 guard let nodes = nodeTables[name] else { continue }
                 snapshots.reserveCapacity(snapshots.count + nodes.count)
                 try nodes.forEach { node in
-                    if try judge(node) { snapshots.append(node.snapshot) }
+                    if try judge(node) { snapshots.append(node) }
                 }
             }
             return (StoreFetchResult(snapshots: snapshots), FetchPlan(access: .scan, objectsExamined: examined))

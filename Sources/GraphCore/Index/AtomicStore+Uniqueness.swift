@@ -55,14 +55,13 @@ extension AtomicStore {
                                 cache: inout [[Value]: ObjectID]?) throws -> ObjectID? {
         let tables = nodeTables
         let entities = (model?.entities ?? []).filter { $0.isKind(of: owner) && !(tables[$0.name]?.isEmpty ?? true) }
-        let indexed = entities.compactMap { storeIndexes.index(ofEntity: $0.name, firstKey: constraint[0]) }.filter(\.isComplete)
+        let indexed = entities.compactMap { storeIndexes.index(ofEntity: $0.name, firstKey: constraint[0]) }.filter { $0.unindexedCount == 0 }
         if indexed.count == entities.count, let first = IndexKey(values[0]) {
-            let range = EntryRange(prefix: [first], element: nil)
             var found: ObjectID?
-            for index in indexed {
-                index.tree.walk(range.positions(in: index.tree), backwards: false) { entry in
-                    let node = entry.node
-                    guard !leaving.contains(node.objectID),
+            for (entity, index) in zip(entities, indexed) {
+                let snapshot = lookup(ofEntity: entity.name)
+                index.tree.walk(firstKey: first) { entry in
+                    guard let node = snapshot(entry.reference), !leaving.contains(node.objectID),
                           Self.values(of: constraint, in: node.values, entity: node.objectID.entity) == values else { return true }
                     found = node.objectID
                     return false
@@ -99,7 +98,7 @@ extension AtomicStore {
         let tables = nodeTables
         for owner in model.entities {
             for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
-                var nodes: [CacheNode] = []
+                var nodes: [ObjectSnapshot] = []
                 for entity in model.entities where entity.isKind(of: owner) { tables[entity.name]?.forEach { nodes.append($0) } }
                 nodes.sort { a, b in SnapshotIndexEntry.referenceOrder(a.objectID, b.objectID) < 0 || (
                     SnapshotIndexEntry.referenceOrder(a.objectID, b.objectID) == 0 && a.objectID.entityName < b.objectID.entityName) }

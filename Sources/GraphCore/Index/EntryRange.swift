@@ -61,10 +61,4 @@ struct EntryRange {
         }
     }
 
-    /// The positions of the range in a tree.
-    func positions(in tree: IndexTree) -> Range<IndexPosition> {
-        let lower = tree.partitionPoint { !below($0.key, $0.rest) }
-        let upper = tree.partitionPoint { above($0.key, $0.rest) }
-        return lower < upper ? lower..<upper : lower..<lower
-    }
 }

@@ -1,8 +1,8 @@
-/// An ordered index the planner can read: an ``AtomicStore``'s ``AttributeIndex`` over its
-/// nodes, or a ``SnapshotIndex`` over an immutable state's snapshots. The planner picks
-/// the plan and walks the index the same way for both.
+/// An ordered index the planner can read: a ``SnapshotIndex`` with the snapshots its entries
+/// name (``ResolvedSnapshotIndex``), of an ``AtomicStore`` or of a server's immutable state.
+/// The planner picks the plan and walks the index the same way for both.
 protocol PlannableIndex {
-    /// What an entry gives: a node or a snapshot.
+    /// What an entry gives: the object's snapshot.
     associatedtype Record
     /// The fetch index's name.
     var name: String { get }

@@ -13,23 +13,39 @@ struct SnapshotIndex: Sendable {
     /// misses objects, and the planner does not use it.
     private(set) var unindexedCount = 0
 
-    /// The index of `definition` over `snapshots` (all of one concrete entity), built in bulk:
-    /// the keys are sorted once (see ``IndexBulkOrder``) and the tree built bottom-up.
+    /// The index of `definition` over `snapshots` (all of one concrete entity), built in bulk.
     init(_ definition: IndexDefinition, snapshots: [ObjectSnapshot]) {
+        self.init(definition, count: snapshots.count) { body in
+            for snapshot in snapshots { body(snapshot) }
+        }
+    }
+
+    /// The index of `definition` over the `count` snapshots (all of one concrete entity) that
+    /// `forEach` walks where they are (a store's table, without copying them into an array
+    /// first), built in bulk: the keys are sorted once (see ``IndexExactBuild`` where it
+    /// applies, else ``IndexBulkOrder``) and the tree built bottom-up.
+    init(_ definition: IndexDefinition, count: Int, forEach: ((ObjectSnapshot) -> Void) -> Void) {
         self.definition = definition
+        if let built = IndexExactBuild.build(definition, count: count, forEach: forEach) {
+            tree = built.tree
+            nanCount = built.nanCount
+            unindexedCount = built.unindexedCount
+            return
+        }
         let width = definition.elements.count
         var columns = [[IndexKey]](repeating: [], count: width)
-        for column in columns.indices { columns[column].reserveCapacity(snapshots.count) }
+        for column in columns.indices { columns[column].reserveCapacity(count) }
         var references: [ReferenceObject] = []
-        references.reserveCapacity(snapshots.count)
+        references.reserveCapacity(count)
         var integers: [Int64] = []  // while every reference is an integer
         var integerReferences = true
-        for snapshot in snapshots {
+        var nans = 0, unindexed = 0
+        forEach { snapshot in
             guard let keys = definition.keys(in: snapshot.values) else {
-                unindexedCount += 1
-                continue
+                unindexed += 1
+                return
             }
-            if AttributeIndex.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+            if Self.holdsNaN(keys.first, keys.rest) { nans += 1 }
             columns[0].append(keys.first)
             for (column, key) in keys.rest.enumerated() { columns[column + 1].append(key) }
             let reference = snapshot.objectID.referenceObject
@@ -42,19 +58,29 @@ struct SnapshotIndex: Sendable {
                 }
             }
         }
+        nanCount = nans
+        unindexedCount = unindexed
+        // Constants from here: the closures below read them without exclusivity checks.
+        let (keyColumns, referenceColumn) = (columns, references)
         let order = integerReferences
             ? integers.withUnsafeBufferPointer { number in
-                IndexBulkOrder.positions(ofColumns: columns, ties: integers.map { UInt64(bitPattern: $0) ^ (1 << 63) },
+                IndexBulkOrder.positions(ofColumns: keyColumns, ties: integers.map { UInt64(bitPattern: $0) ^ (1 << 63) },
                                          tieLess: { number[$0] < number[$1] })
             }
-            : IndexBulkOrder.positions(ofColumns: columns, tieLess: {
-                SnapshotIndexEntry.referenceOrder(references[$0], references[$1]) < 0
+            : IndexBulkOrder.positions(ofColumns: keyColumns, tieLess: {
+                SnapshotIndexEntry.referenceOrder(referenceColumn[$0], referenceColumn[$1]) < 0
             })
         tree = SnapshotIndexTree(count: order.count) { place in
             let position = order[place]
-            let rest = width == 1 ? [] : (1..<width).map { columns[$0][position] }
-            return SnapshotIndexEntry(key: columns[0][position], rest: rest, reference: references[position])
+            let rest = width == 1 ? [] : (1..<width).map { keyColumns[$0][position] }
+            return SnapshotIndexEntry(key: keyColumns[0][position], rest: rest, reference: referenceColumn[position])
         }
+    }
+
+    /// Whether a compound key holds NaN in an element.
+    static func holdsNaN(_ first: IndexKey, _ rest: [IndexKey]) -> Bool {
+        if case .nan = first { return true }
+        return rest.contains { if case .nan = $0 { true } else { false } }
     }
 
     /// Takes one object's change: its snapshot before (nil: inserted) and after (nil: deleted).
@@ -65,25 +91,47 @@ struct SnapshotIndex: Sendable {
         let newKeys = new.flatMap { definition.keys(in: $0.values) }
         if let oldKeys, let newKeys,
            IndexKey.order(oldKeys.first, oldKeys.rest, newKeys.first, newKeys.rest) == 0,
-           AttributeIndex.holdsNaN(oldKeys.first, oldKeys.rest) == AttributeIndex.holdsNaN(newKeys.first, newKeys.rest) {
+           Self.holdsNaN(oldKeys.first, oldKeys.rest) == Self.holdsNaN(newKeys.first, newKeys.rest) {
             return
         }
         if let old {
             if let keys = oldKeys {
                 if tree.remove(SnapshotIndexEntry(key: keys.first, rest: keys.rest, reference: old.objectID.referenceObject)),
-                   AttributeIndex.holdsNaN(keys.first, keys.rest) { nanCount -= 1 }
+                   Self.holdsNaN(keys.first, keys.rest) { nanCount -= 1 }
             } else {
                 unindexedCount -= 1
             }
         }
         if let new {
             if let keys = newKeys {
-                if AttributeIndex.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+                if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
                 tree.insert(SnapshotIndexEntry(key: keys.first, rest: keys.rest, reference: new.objectID.referenceObject))
             } else {
                 unindexedCount += 1
             }
         }
+    }
+
+    /// Takes many inserted objects at once (a save's): their entries sorted, then added to the
+    /// tree in one pass (``SnapshotIndexTree/insert(sorted:)``), as many ``apply(old:new:)``
+    /// with no old snapshot would.
+    mutating func insert(contentsOf snapshots: [ObjectSnapshot]) {
+        guard snapshots.count > 1 else {
+            for snapshot in snapshots { apply(old: nil, new: snapshot) }
+            return
+        }
+        var entries: [SnapshotIndexEntry] = []
+        entries.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            guard let keys = definition.keys(in: snapshot.values) else {
+                unindexedCount += 1
+                continue
+            }
+            if Self.holdsNaN(keys.first, keys.rest) { nanCount += 1 }
+            entries.append(SnapshotIndexEntry(key: keys.first, rest: keys.rest, reference: snapshot.objectID.referenceObject))
+        }
+        entries.sort { SnapshotIndexEntry.order($0, $1) < 0 }
+        tree.insert(sorted: entries)
     }
 
     /// Calls `body` with the compound key and reference of each entry in `range` (nil: all),

@@ -37,26 +37,30 @@ struct SnapshotIndexEntry: Sendable {
     }
 }
 
-/// Index entries in order, in a persistent B+-tree: nodes never change once made, and an
-/// insert or removal copies only the path from the root to its leaf (O(log n) nodes of at
-/// most ``fanout`` children and a leaf of at most ``leafCapacity`` entries), sharing every
-/// other node with the tree before. So a reader keeps the tree it took, unchanged, while the
-/// writer makes the next one from it.
+/// Index entries in order, in a persistent B+-tree: a tree is a value, and a copy of it (a
+/// server's published read state, a reader's) never sees a change made to another. A change
+/// changes in place every node on its path that only this tree holds
+/// (`isKnownUniquelyReferenced`) and copies the ones it shares with another tree first (copy
+/// on write, node by node): a store that holds the only tree changes O(log n) nodes in place,
+/// and the writer of a server, whose nodes a published state shares, copies each node on its
+/// paths once per state and changes the copies in place afterwards. See
+/// `SnapshotIndexTree+Changing.swift`.
 ///
 /// Removals leave nodes under-full rather than merging them: the depth never grows from
 /// a removal, and a rebuild (at load) packs the nodes again.
 ///
 /// An inner node keeps its children and its own last entry, not an array of its children's
-/// last entries: a change then copies, per inner node on its path, the children's references
+/// last entries: a copy then copies, per inner node on its path, the children's references
 /// and one entry, where an array of entries would copy every child's last entry. The search
 /// in an inner node reads each probed child's last entry through the child.
 ///
-/// Nodes are small because a change's cost is its retains: copying a node retains every
+/// Nodes are small because a copy's cost is its retains: copying a node retains every
 /// child, or every entry's string keys and string references, and freeing the old path
-/// releases them, each one a cache miss in a large store. When entries held snapshots, an
-/// update of an indexed attribute on 300,000 snapshots took 35 µs into two indexes with
-/// leaves of 32 entries and 64 children, 31 µs with 16 and 32, 23-26 µs with 8 and 16
-/// (`GraphCoreBenchmarks indexes 300000`), while an indexed lookup stayed at 11 µs.
+/// releases them, each one a cache miss in a large store. When entries held snapshots and
+/// every change copied its path, an update of an indexed attribute on 300,000 snapshots took
+/// 35 µs into two indexes with leaves of 32 entries and 64 children, 31 µs with 16 and 32,
+/// 23-26 µs with 8 and 16 (`GraphCoreBenchmarks indexes 300000`), while an indexed lookup
+/// stayed at 11 µs.
 struct SnapshotIndexTree: Sendable {
     /// The most children of an inner node.
     static let fanout = 16
@@ -65,18 +69,28 @@ struct SnapshotIndexTree: Sendable {
     static let leafCapacity = 8
 
     /// A node: a leaf holds entries, an inner node children; each knows its last entry.
-    final class Node: Sendable {
-        /// A leaf's entries (never empty); empty for an inner node.
-        let entries: [SnapshotIndexEntry]
+    ///
+    /// Safe to share between threads although its fields change: a node is changed only
+    /// through a reference that `isKnownUniquelyReferenced` found to be the only one (see
+    /// `SnapshotIndexTree+Changing.swift`), so no other tree, and no other thread, can reach
+    /// it while it changes; a node that another tree holds is copied first and never changed.
+    final class Node: @unchecked Sendable {
+        /// A leaf's entries (never empty in a tree); empty for an inner node.
+        var entries: [SnapshotIndexEntry]
         /// An inner node's children (never empty); empty for a leaf.
-        let children: [Node]
+        var children: [Node]
         /// The last entry of the node's last leaf.
-        let last: SnapshotIndexEntry?
+        var last: SnapshotIndexEntry?
 
         private init(entries: [SnapshotIndexEntry], children: [Node], last: SnapshotIndexEntry?) {
             self.entries = entries
             self.children = children
             self.last = last
+        }
+
+        /// A node of another tree's node, to change: it shares the arrays until they change.
+        func copy() -> Node {
+            Node(entries: entries, children: children, last: last)
         }
 
         var isLeaf: Bool { children.isEmpty }
@@ -130,9 +144,9 @@ struct SnapshotIndexTree: Sendable {
         }
     }
 
-    private(set) var root: Node?
+    var root: Node?
     /// How many entries the tree holds.
-    private(set) var count = 0
+    var count = 0
 
     /// An empty tree.
     init() {}
@@ -240,75 +254,5 @@ struct SnapshotIndexTree: Sendable {
             if try !walkBackwards(child, below: below, above: above, body) { return false }
         }
         return true
-    }
-
-    // MARK: - Changing (path copying)
-
-    /// Adds `entry` (which the tree must not hold).
-    mutating func insert(_ entry: SnapshotIndexEntry) {
-        count += 1
-        guard let root else {
-            root = Node.leaf([entry])
-            return
-        }
-        let parts = Self.inserting(entry, into: root)
-        self.root = parts.count == 1 ? parts[0] : Node.inner(parts)
-    }
-
-    /// The node with `entry` added: one node, or two when it split.
-    private static func inserting(_ entry: SnapshotIndexEntry, into node: Node) -> [Node] {
-        // The first element not before the entry; past the end, the last one.
-        let position = node.partition { SnapshotIndexEntry.order($0, entry) > 0 }
-        if node.isLeaf {
-            let old = node.entries
-            // The new leaf's entries in an array of their exact size (an insert into a copy
-            // would allocate room to grow that the immutable leaf never uses).
-            var entries: [SnapshotIndexEntry] = []
-            entries.reserveCapacity(old.count + 1)
-            entries.append(contentsOf: old[..<position])
-            entries.append(entry)
-            entries.append(contentsOf: old[position...])
-            guard entries.count > leafCapacity else { return [Node.leaf(entries)] }
-            let half = entries.count / 2
-            return [Node.leaf(Array(entries[..<half])), Node.leaf(Array(entries[half...]))]
-        }
-        let at = min(position, node.children.count - 1)
-        var children = node.children
-        children.replaceSubrange(at...at, with: inserting(entry, into: children[at]))
-        guard children.count > fanout else { return [Node.inner(children)] }
-        let half = children.count / 2
-        return [Node.inner(Array(children[..<half])), Node.inner(Array(children[half...]))]
-    }
-
-    /// Removes `entry`; false when the tree does not hold it.
-    @discardableResult
-    mutating func remove(_ entry: SnapshotIndexEntry) -> Bool {
-        guard let root, let changed = Self.removing(entry, from: root) else { return false }
-        count -= 1
-        var next = changed
-        while let only = next, !only.isLeaf, only.children.count == 1 { next = only.children[0] }
-        self.root = next
-        return true
-    }
-
-    /// The node without `entry` (nil when it held only that entry); `.some(node)` unchanged
-    /// is never returned: nil from the outer optional means the entry is not there.
-    private static func removing(_ entry: SnapshotIndexEntry, from node: Node) -> Node?? {
-        let position = node.partition { SnapshotIndexEntry.order($0, entry) >= 0 }
-        guard position < node.width else { return nil }
-        if node.isLeaf {
-            guard SnapshotIndexEntry.order(node.entries[position], entry) == 0 else { return nil }
-            let old = node.entries
-            guard old.count > 1 else { return .some(nil) }
-            var entries: [SnapshotIndexEntry] = []
-            entries.reserveCapacity(old.count - 1)
-            entries.append(contentsOf: old[..<position])
-            entries.append(contentsOf: old[(position + 1)...])
-            return .some(Node.leaf(entries))
-        }
-        guard let changed = removing(entry, from: node.children[position]) else { return nil }
-        var children = node.children
-        if let child = changed { children[position] = child } else { children.remove(at: position) }
-        return .some(children.isEmpty ? nil : Node.inner(children))
     }
 }

@@ -32,18 +32,34 @@ public struct SnapshotIndexes: Sendable {
     /// without an index may be left out: see ``indexedEntityNames(in:)``). The indexes are
     /// built side by side on the machine's cores.
     public init(model: ObjectModel, snapshotsByEntity grouped: [String: [ObjectSnapshot]]) {
+        self.init(model: model) { name in
+            let snapshots = grouped[name] ?? []
+            return (snapshots.count, { body in for snapshot in snapshots { body(snapshot) } })
+        }
+    }
+
+    /// The indexes of the objects each concrete entity's `source` gives (how many, and a walk
+    /// of them where they are), of the fetch indexes `keeping` keeps (all by default), built
+    /// side by side on the machine's cores. An atomic store builds its own from its tables.
+    init(model: ObjectModel, keeping: (EntityDescription, IndexDefinition) -> Bool = { _, _ in true },
+         source: (String) -> (count: Int, forEach: ((ObjectSnapshot) -> Void) -> Void)) {
         var definitions: [String: [IndexDefinition]] = [:]
         for entity in model.entities where !entity.isAbstract {
-            let found = IndexDefinition.all(of: entity)
+            let found = IndexDefinition.all(of: entity).filter { keeping(entity, $0) }
             if !found.isEmpty { definitions[entity.name] = found }
         }
         guard !definitions.isEmpty else { return }
         let jobs = definitions.keys.sorted().flatMap { name in
-            (definitions[name] ?? []).map { (entity: name, definition: $0, snapshots: grouped[name] ?? []) }
+            let objects = source(name)
+            return (definitions[name] ?? []).map { (entity: name, definition: $0, count: objects.count, forEach: objects.forEach) }
         }
-        let built = IndexBuildJobs.map(jobs, size: \.snapshots.count) { SnapshotIndex($0.definition, snapshots: $0.snapshots) }
+        let built = IndexBuildJobs.map(jobs, size: \.count) { SnapshotIndex($0.definition, count: $0.count, forEach: $0.forEach) }
         for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
     }
+
+    /// No index (a store's tables before its first object, or a server's bounded cache: objects
+    /// that are not every object of a store).
+    public init() {}
 
     /// The concrete entities of `model` that have at least one fetch index (their own or an
     /// ancestor's): the ones whose snapshots the indexes need.
@@ -65,6 +81,23 @@ public struct SnapshotIndexes: Sendable {
     /// The indexes of a concrete entity.
     func indexes(ofEntity name: String) -> [SnapshotIndex] {
         byEntity[name] ?? []
+    }
+
+    /// Whether a concrete entity has indexes here.
+    func hasIndexes(ofEntity name: String) -> Bool {
+        byEntity[name] != nil
+    }
+
+    /// Takes the indexes of a concrete entity out (none left for it until ``put(_:ofEntity:)``
+    /// puts them back): the caller then holds the only reference to each, and its changes
+    /// change the trees in place (``IndexUpkeep``).
+    mutating func take(ofEntity name: String) -> [SnapshotIndex] {
+        byEntity.removeValue(forKey: name) ?? []
+    }
+
+    /// Puts the indexes of a concrete entity (in ``indexes(ofEntity:)``'s order) in place.
+    mutating func put(_ indexes: [SnapshotIndex], ofEntity name: String) {
+        byEntity[name] = indexes.isEmpty ? nil : indexes
     }
 
     /// The names of the indexes kept for a concrete entity (for tests and diagnostics).

@@ -1,68 +1,64 @@
-/// The indexes of an ``AtomicStore``: for each concrete entity, one ``AttributeIndex`` per
-/// fetch index the model declares for it (or an ancestor). Built when the store has loaded,
-/// rebuilt after nodes were added or removed from outside a save, kept up to date by saves.
+/// The indexes of an ``AtomicStore``: the same persistent ``SnapshotIndexes`` a server's read
+/// state keeps, over the store's snapshots (for each concrete entity, one ``SnapshotIndex``
+/// per fetch index the model declares for it or an ancestor). Built when the store has loaded,
+/// rebuilt after objects were added or removed from outside a save, kept up to date by saves.
 struct StoreIndexes {
-    private(set) var byEntity: [String: [AttributeIndex]] = [:]
-    /// Set when nodes changed outside a save (a loader's ``AtomicStore/addCacheNodes(_:)``):
+    private(set) var all = SnapshotIndexes()
+    /// Set when objects changed outside a save (a loader's ``AtomicStore/addCacheNodes(_:)``):
     /// the next fetch or save rebuilds the indexes first.
     var isStale = true
 
-    /// Builds every index from the nodes (or only those that serve uniqueness checks), in bulk,
-    /// independent indexes side by side.
-    mutating func rebuild(model: ObjectModel?, nodes: (String) -> IndexedNodes, entityNames: [String], onlyForUniqueness: Bool = false) {
-        byEntity = [:]
+    /// Builds every index from the store's tables (or only those that serve uniqueness
+    /// checks), in bulk, independent indexes side by side.
+    mutating func rebuild(model: ObjectModel?, tables: [String: ObjectIDTable<ObjectSnapshot>], onlyForUniqueness: Bool = false) {
+        all = SnapshotIndexes()
         isStale = false
         guard let model else { return }
-        var jobs: [(entity: String, definition: IndexDefinition, nodes: IndexedNodes)] = []
-        for name in entityNames {
-            guard let entity = model.entity(named: name) else { continue }
-            let definitions = IndexDefinition.all(of: entity).filter { !onlyForUniqueness || $0.servesUniqueness(of: entity) }
-            guard !definitions.isEmpty else { continue }
-            let entityNodes = nodes(name)
-            for (position, definition) in definitions.enumerated() {
-                var walked = entityNodes
-                walked.backwards = position % 2 == 1
-                jobs.append((name, definition, walked))
-            }
-        }
-        let built = IndexBuildJobs.map(jobs, size: \.nodes.count) { AttributeIndex($0.definition, nodes: $0.nodes) }
-        for (job, index) in zip(jobs, built) { byEntity[job.entity, default: []].append(index) }
+        all = SnapshotIndexes(model: model, keeping: { entity, definition in
+            !onlyForUniqueness || definition.servesUniqueness(of: entity)
+        }, source: { name in
+            guard let table = tables[name] else { return (0, { _ in }) }
+            return (table.count, { body in table.forEach(body) })
+        })
     }
 
     /// The indexes of a concrete entity.
-    func indexes(ofEntity name: String) -> [AttributeIndex] {
-        byEntity[name] ?? []
+    func indexes(ofEntity name: String) -> [SnapshotIndex] {
+        all.indexes(ofEntity: name)
     }
 
     /// The index of a concrete entity whose first element is the plain attribute `key`.
-    func index(ofEntity name: String, firstKey key: String) -> AttributeIndex? {
-        byEntity[name]?.first { $0.definition.key == key && $0.definition.folding.isEmpty }
+    func index(ofEntity name: String, firstKey key: String) -> SnapshotIndex? {
+        all.indexes(ofEntity: name).first { $0.definition.key == key && $0.definition.folding.isEmpty }
     }
 
-    /// Takes one save into the indexes: inserted nodes, updated nodes with their values
-    /// before the save, removed nodes.
-    func apply(inserted: [CacheNode], updated: [(node: CacheNode, values: [Value])], removed: [CacheNode]) {
-        upkeep(inserted: inserted, updated: updated, removed: removed)?.finish()
+    /// Takes one save into the indexes: inserted snapshots, updated ones before and after the
+    /// save, removed ones.
+    mutating func apply(inserted: [ObjectSnapshot], updated: [(old: ObjectSnapshot, new: ObjectSnapshot)], removed: [ObjectSnapshot]) {
+        guard let upkeep = upkeep(inserted: inserted, updated: updated, removed: removed) else { return }
+        upkeep.finish()
+        take(upkeep)
     }
 
     /// One save's changes to the indexes as jobs that may run beside the save's write (see
-    /// ``IndexUpkeep``); nil when the save touches no index.
-    func upkeep(inserted: [CacheNode], updated: [(node: CacheNode, values: [Value])], removed: [CacheNode]) -> IndexUpkeep? {
-        IndexUpkeep(byEntity, inserted: inserted, updated: updated, removed: removed)
+    /// ``IndexUpkeep``); nil when the save touches no index. The upkeep takes the indexes it
+    /// changes out of these until ``take(_:)`` (the write succeeded) or ``restore(_:)`` (it
+    /// failed) puts them back: no fetch may read them meanwhile.
+    mutating func upkeep(inserted: [ObjectSnapshot], updated: [(old: ObjectSnapshot, new: ObjectSnapshot)], removed: [ObjectSnapshot]) -> IndexUpkeep? {
+        IndexUpkeep(taking: &all, inserted: inserted, updated: updated, removed: removed)
     }
 
-    /// Takes back what ``apply(inserted:updated:removed:)`` took in, once the nodes are back as
-    /// they were before the save: `updated` holds the values the save had given each node.
-    func undo(inserted: [CacheNode], updated: [(node: CacheNode, values: [Value])], removed: [CacheNode]) {
-        guard !byEntity.isEmpty else { return }
-        for node in removed {
-            for index in byEntity[node.objectID.entityName] ?? [] { index.insert(node) }
-        }
-        for (node, values) in updated {
-            for index in byEntity[node.objectID.entityName] ?? [] { index.update(node, from: values) }
-        }
-        for node in inserted {
-            for index in byEntity[node.objectID.entityName] ?? [] { index.remove(node, values: node.values) }
-        }
+    /// Puts back the indexes of an upkeep, with its save, once it finished.
+    mutating func take(_ upkeep: IndexUpkeep) {
+        upkeep.finish()
+        upkeep.giveBack(into: &all)
+    }
+
+    /// Puts back the indexes of an upkeep whose save's write failed, without the save: they
+    /// hold the entries they held before it.
+    mutating func restore(_ upkeep: IndexUpkeep) {
+        upkeep.finish()
+        upkeep.undo()
+        upkeep.giveBack(into: &all)
     }
 }

@@ -8,8 +8,8 @@ extension MappingExpression {
     ///   - lookup: The source object of a reference, to follow `$source.owner.name`.
     /// - Throws: a reason, naming the expression, when a function fails on the values or the
     ///   result does not convert exactly to `type`.
-    func value(on node: CacheNode, as type: AttributeType,
-               lookup: (ReferenceObject) -> CacheNode?) throws(MappingExpression.Refusal) -> Value {
+    func value(on node: ObjectSnapshot, as type: AttributeType,
+               lookup: (ReferenceObject) -> ObjectSnapshot?) throws(MappingExpression.Refusal) -> Value {
         let result: Value
         do {
             result = try Self.evaluate(expression, on: node, subject: text, lookup: lookup)
@@ -23,8 +23,8 @@ extension MappingExpression {
         throw Refusal("\(text) gives \(result), which is not \(type == .int16 || type == .int32 || type == .int64 ? "an" : "a") \(type) value")
     }
 
-    private static func evaluate(_ expression: Expression, on node: CacheNode, subject: String,
-                                 lookup: (ReferenceObject) -> CacheNode?) throws(PredicateError) -> Value {
+    private static func evaluate(_ expression: Expression, on node: ObjectSnapshot, subject: String,
+                                 lookup: (ReferenceObject) -> ObjectSnapshot?) throws(PredicateError) -> Value {
         switch expression {
         case .constant(let value):
             return value
@@ -52,7 +52,7 @@ extension MappingExpression {
     }
 
     /// The value at `path` from a source object, through to-one relationships; nil past a nil.
-    private static func follow(_ path: String, from node: CacheNode, lookup: (ReferenceObject) -> CacheNode?) -> Value {
+    private static func follow(_ path: String, from node: ObjectSnapshot, lookup: (ReferenceObject) -> ObjectSnapshot?) -> Value {
         var current = node
         let keys = path.split(separator: ".")
         for (position, key) in keys.enumerated() {

@@ -68,7 +68,7 @@ extension MigrationRun {
     /// Counts what the step drops of `nodes` (source objects): objects of removed entities,
     /// non-nil values of removed attributes, links of removed relationships whose inverse the
     /// destination does not keep (when it keeps it, the links survive on the other side).
-    func losses(of nodes: [CacheNode]) -> [MigrationLoss] {
+    func losses(of nodes: [ObjectSnapshot]) -> [MigrationLoss] {
         var counts: [String: MigrationLoss] = [:]
         var order: [String] = []
         func add(_ entity: String, _ property: String?, _ kind: MigrationLoss.Kind, _ count: Int) {

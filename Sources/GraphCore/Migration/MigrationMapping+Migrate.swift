@@ -16,13 +16,13 @@ extension MigrationMapping {
     ///     a step that would drop objects of a removed entity, values of a removed attribute or
     ///     links of a removed relationship throws ``MigrationError/wouldLoseData(from:to:losses:)``
     ///     naming each loss that is not accepted.
-    public func migrate(_ nodes: [CacheNode], acceptingLosses: MigrationLossAcceptance = .none) throws(MigrationError) -> [CacheNode] {
+    public func migrate(_ nodes: [ObjectSnapshot], acceptingLosses: MigrationLossAcceptance = .none) throws(MigrationError) -> [ObjectSnapshot] {
         try migrateCounting(nodes, acceptingLosses: acceptingLosses).nodes
     }
 
     /// ``migrate(_:acceptingLosses:)``, with the numbers of objects by source entity and of nil values given a default.
-    func migrateCounting(_ nodes: [CacheNode],
-                         acceptingLosses: MigrationLossAcceptance) throws(MigrationError) -> (nodes: [CacheNode], counts: MigrationCounts) {
+    func migrateCounting(_ nodes: [ObjectSnapshot],
+                         acceptingLosses: MigrationLossAcceptance) throws(MigrationError) -> (nodes: [ObjectSnapshot], counts: MigrationCounts) {
         var run = MigrationRun(mapping: self)
         let losses = run.losses(of: nodes)
         let refused = losses.filter { !acceptingLosses.accepts($0) }
@@ -50,7 +50,7 @@ struct MigrationRun {
     /// Every surviving object's new ID, by reference (references are unique in a store).
     private var newIDs: [ReferenceObject: ObjectID] = [:]
     /// The source objects by reference, when a mapping model's expression follows a relationship.
-    private var sourceByReference: [ReferenceObject: CacheNode] = [:]
+    private var sourceByReference: [ReferenceObject: ObjectSnapshot] = [:]
 
     init(mapping: MigrationMapping) {
         self.mapping = mapping
@@ -66,7 +66,7 @@ struct MigrationRun {
         mappingByName = mappings
     }
 
-    mutating func migrate(_ nodes: [CacheNode]) -> [CacheNode] {
+    mutating func migrate(_ nodes: [ObjectSnapshot]) -> [ObjectSnapshot] {
         for node in nodes {
             guard let entity = destinationBySource[node.objectID.entityName] else { continue }
             newIDs[node.objectID.referenceObject] =
@@ -76,7 +76,7 @@ struct MigrationRun {
             for node in nodes { sourceByReference[node.objectID.referenceObject] = node }
         }
         var plans: [String: [Slot]] = [:]
-        var migrated: [CacheNode] = []
+        var migrated: [ObjectSnapshot] = []
         migrated.reserveCapacity(newIDs.count)
         for node in nodes {
             counts.objectsBySourceEntity[node.objectID.entityName, default: 0] += 1
@@ -90,9 +90,9 @@ struct MigrationRun {
             let slots = plans[node.objectID.entityName] ?? makeSlots(from: node.objectID.entity, to: entity)
             plans[node.objectID.entityName] = slots
             let values = slots.map { slot in value(for: slot, of: node, id: id) }
-            migrated.append(CacheNode(objectID: id, version: node.version, values: values))
+            migrated.append(ObjectSnapshot(objectID: id, version: node.version, values: values))
         }
-        deriveInverses(migrated)
+        deriveInverses(&migrated)
         checkInverses(migrated)
         checkRequired(migrated)
         return migrated
@@ -127,7 +127,7 @@ struct MigrationRun {
         }
     }
 
-    private mutating func value(for slot: Slot, of node: CacheNode, id: ObjectID) -> Value {
+    private mutating func value(for slot: Slot, of node: ObjectSnapshot, id: ObjectID) -> Value {
         if let expression = slot.expression, case .attribute(let attribute) = slot.property {
             do {
                 return try expression.value(on: node, as: attribute.type, lookup: { sourceByReference[$0] })

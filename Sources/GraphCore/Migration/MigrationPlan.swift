@@ -101,8 +101,8 @@ public struct MigrationPlan: Sendable {
     /// - Throws: ``MigrationError/dataDoesNotFit(from:to:refusals:)`` of the first step the data does not fit.
     /// - Parameter acceptingLosses: The data the steps may drop (``MigrationLoss``); by default
     ///   none (``MigrationError/wouldLoseData(from:to:losses:)`` names each loss).
-    public func migrate(_ nodes: [CacheNode],
-                        acceptingLosses: MigrationLossAcceptance = .none) throws(MigrationError) -> (nodes: [CacheNode], report: String) {
+    public func migrate(_ nodes: [ObjectSnapshot],
+                        acceptingLosses: MigrationLossAcceptance = .none) throws(MigrationError) -> (nodes: [ObjectSnapshot], report: String) {
         var current = nodes
         var sections: [String] = []
         for (index, step) in steps.enumerated() {

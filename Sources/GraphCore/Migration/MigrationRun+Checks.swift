@@ -1,7 +1,7 @@
 extension MigrationRun {
     /// Fills each relationship that is new in the destination from its inverse, when the
     /// inverse comes from the source: a new `Song.album` from the existing `Album.songs`.
-    mutating func deriveInverses(_ nodes: [CacheNode]) {
+    mutating func deriveInverses(_ nodes: inout [ObjectSnapshot]) {
         let mappings = Dictionary(mapping.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         func isNew(_ property: String, in entity: EntityDescription) -> Bool {
             guard let entityMapping = mappings[entity.name], entityMapping.sourceName != nil else { return false }
@@ -11,9 +11,9 @@ extension MigrationRun {
             guard let entityMapping = mappings[entity.name], entityMapping.sourceName != nil else { return false }
             return entityMapping.properties.first { $0.name == property }?.sourceName != nil
         }
-        var byReference: [ReferenceObject: CacheNode] = [:]
+        var byReference: [ReferenceObject: Int] = [:]  // the position of each object in `nodes`
         byReference.reserveCapacity(nodes.count)
-        for node in nodes { byReference[node.objectID.referenceObject] = node }
+        for (position, node) in nodes.enumerated() { byReference[node.objectID.referenceObject] = position }
         // Which (entity, relationship) pairs to fill: new here, mapped on the other side.
         var work: [(holder: EntityDescription, relationship: RelationshipDescription, other: EntityDescription)] = []
         for entity in mapping.destination.entities {
@@ -33,6 +33,8 @@ extension MigrationRun {
             // Only the inverse's own objects: another entity may have a relationship of the
             // same name, whose objects are not this relationship's to hold.
             for node in nodes where node.objectID.entity.isKind(of: other) {
+                // `node` is this object as it was when the walk reached it: a fill below changes
+                // only relationships of `holder`, never the inverse read here.
                 guard let index = node.objectID.entity.index(ofProperty: inverse),
                       node.objectID.entity.relationshipIndices.contains(index) else { continue }
                 let targets: [ObjectID]
@@ -42,30 +44,31 @@ extension MigrationRun {
                 default: continue
                 }
                 for target in targets {
-                    guard let holderNode = byReference[target.referenceObject], holderNode.objectID.entity.isKind(of: holder),
+                    guard let holderPosition = byReference[target.referenceObject], case let holderNode = nodes[holderPosition],
+                          holderNode.objectID.entity.isKind(of: holder),
                           isNew(relationship.name, in: holderNode.objectID.entity),
                           let slot = holderNode.objectID.entity.index(ofProperty: relationship.name) else { continue }
                     if relationship.isToMany {
                         if case .objects(var list) = holderNode.values[slot] {
                             if !list.contains(node.objectID) { list.append(node.objectID) }
-                            holderNode.values[slot] = .objects(list)
+                            nodes[holderPosition].values[slot] = .objects(list)
                         } else {
-                            holderNode.values[slot] = .objects([node.objectID])
+                            nodes[holderPosition].values[slot] = .objects([node.objectID])
                         }
                     } else if case .object(let existing) = holderNode.values[slot], existing != node.objectID {
                         refusals.add(entity: holderNode.objectID.entityName, property: relationship.name,
                                      object: holderNode.objectID.referenceObject,
                                      reason: "its inverse \"\(inverse)\" lists it in more than one object, so the new to-one cannot be filled")
                     } else {
-                        holderNode.values[slot] = .object(node.objectID)
+                        nodes[holderPosition].values[slot] = .object(node.objectID)
                     }
                 }
             }
             if relationship.isToMany && !relationship.isOrdered {
-                for node in nodes where node.objectID.entity.isKind(of: holder) {
-                    guard let slot = node.objectID.entity.index(ofProperty: relationship.name),
-                          case .objects(let list) = node.values[slot], list.count > 1 else { continue }
-                    node.values[slot] = .objects(list.sorted { Self.order($0.referenceObject, $1.referenceObject) })
+                for position in nodes.indices where nodes[position].objectID.entity.isKind(of: holder) {
+                    guard let slot = nodes[position].objectID.entity.index(ofProperty: relationship.name),
+                          case .objects(let list) = nodes[position].values[slot], list.count > 1 else { continue }
+                    nodes[position].values[slot] = .objects(list.sorted { Self.order($0.referenceObject, $1.referenceObject) })
                 }
             }
         }
@@ -83,7 +86,7 @@ extension MigrationRun {
     /// Refuses objects left without a value that the destination requires: an attribute made
     /// required (without a default for nil, which inference refuses already), a to-one made
     /// required or added as required.
-    mutating func checkRequired(_ nodes: [CacheNode]) {
+    mutating func checkRequired(_ nodes: [ObjectSnapshot]) {
         let mappings = Dictionary(mapping.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var checked: [String: [Int]] = [:]
         for node in nodes {
@@ -112,7 +115,7 @@ extension MigrationRun {
     /// inverse is new or changed while both sides keep their old values (two relationships
     /// that were independent and are now declared inverses): a store that keeps both sides must
     /// have them agree, or it would not load.
-    mutating func checkInverses(_ nodes: [CacheNode]) {
+    mutating func checkInverses(_ nodes: [ObjectSnapshot]) {
         var pairs: [(entity: EntityDescription, relationship: RelationshipDescription)] = []
         for entityMapping in mapping.entities {
             guard let sourceName = entityMapping.sourceName, let entity = mapping.destination.entity(named: entityMapping.name),

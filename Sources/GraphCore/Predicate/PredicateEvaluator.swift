@@ -2,7 +2,7 @@ import Foundation
 
 /// Something a predicate can be evaluated on: an object with values in property order.
 ///
-/// ``ManagedObject`` (in a context) and ``CacheNode`` (in an atomic store) both are.
+/// ``ManagedObject`` (in a context) and ``ObjectSnapshot`` (in an atomic store) both are.
 public protocol PredicateRecord {
     /// The record's object ID.
     var objectID: ObjectID { get }

@@ -1,21 +1,27 @@
 import Foundation
 
-/// A store that holds all its objects in memory as ``CacheNode``s, reads them all in
-/// ``load()`` and writes them all in ``save()``, as Core Data's atomic stores do.
+/// A store that holds all its objects in memory, reads them all in ``load()`` and writes
+/// them all in ``save()``, as Core Data's atomic stores do.
 ///
-/// A subclass implements `load()` (read the file, make nodes with
-/// ``objectID(for:referenceObject:)``, hand them to ``addCacheNodes(_:)``, set ``PersistentStore/metadata``
-/// and ``nextReference``) and `save()` (write ``cacheNodes()`` and the metadata). It may
-/// override how references and nodes are made:
-/// ``newReferenceObject(for:)``, ``newCacheNode(for:)``, ``updateCacheNode(_:from:)``,
-/// ``willRemoveCacheNodes(_:)``.
+/// The store keeps each object as an ``ObjectSnapshot``, the one form of a stored object in
+/// GraphCore (what a context reads, what a server's read state and every store hold): Core
+/// Data's "cache node" is a snapshot here, and the methods keep Core Data's names
+/// (``cacheNode(for:)``, ``cacheNodes()``, ``addCacheNodes(_:)``). A save replaces an object's
+/// snapshot rather than changing it, so a snapshot handed out stays as it was.
 ///
-/// Fetches, version checks (optimistic locking), permanent IDs and rolling the nodes back
+/// A subclass implements `load()` (read the file, make snapshots with IDs from
+/// ``objectID(for:referenceObject:)``, hand them to ``addCacheNodes(_:)``, set
+/// ``PersistentStore/metadata`` and ``nextReference``) and `save()` (write ``cacheNodes()`` and
+/// the metadata). It may override how references are made (``newReferenceObject(for:)``) and
+/// watch objects leave (``willRemoveCacheNodes(_:)``).
+///
+/// Fetches, version checks (optimistic locking), permanent IDs and rolling the objects back
 /// when `save()` fails are done here.
 open class AtomicStore: PersistentStore, @unchecked Sendable {
-    /// Nodes by concrete entity name, then by ID.
-    private var nodesByEntity: [String: ObjectIDTable<CacheNode>] = [:]
-    /// The fetch indexes of the model's entities, over the nodes (see `Index/`).
+    /// Snapshots by concrete entity name, then by ID.
+    private var nodesByEntity: [String: ObjectIDTable<ObjectSnapshot>] = [:]
+    /// The fetch indexes of the model's entities, over the snapshots (see `Index/`): the
+    /// persistent indexes a server's read state keeps too.
     var storeIndexes = StoreIndexes()
     /// How long the last ``save(changes:)`` took: a save runs its index upkeep beside the
     /// write only when writes take long enough (see ``IndexUpkeepWorker/overlaps(operations:lastWrite:)``).
@@ -68,7 +74,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     }
 
     /// The nodes by concrete entity name, for the fetch.
-    var nodeTables: [String: ObjectIDTable<CacheNode>] { nodesByEntity }
+    var nodeTables: [String: ObjectIDTable<ObjectSnapshot>] { nodesByEntity }
 
     /// The store option (``StoreOptions/values``) that, set to ``uniquenessIndexesOnly``, keeps
     /// only the fetch indexes the store's uniqueness checks look objects up through: for a
@@ -88,15 +94,19 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         } == true
     }
 
-    /// Rebuilds the indexes when nodes were added or removed outside a save.
+    /// Rebuilds the indexes when objects were added or removed outside a save.
     func refreshIndexes() {
         guard storeIndexes.isStale else { return }
-        let tables = nodesByEntity
-        storeIndexes.rebuild(model: model, nodes: { name in
-            guard let table = tables[name] else { return IndexedNodes([]) }
-            return IndexedNodes(count: table.count) { table.forEach(backwards: $0, $1) }
-        }, entityNames: model?.entities.map(\.name) ?? [],
-           onlyForUniqueness: options.values[Self.fetchIndexesOption] == Self.uniquenessIndexesOnly)
+        storeIndexes.rebuild(model: model, tables: nodesByEntity,
+                             onlyForUniqueness: options.values[Self.fetchIndexesOption] == Self.uniquenessIndexesOnly)
+    }
+
+    /// The snapshot of an object of a concrete entity by its reference: how the indexes'
+    /// entries (which name objects, not hold them) find their objects.
+    func lookup(ofEntity name: String) -> (ReferenceObject) -> ObjectSnapshot? {
+        guard let table = nodesByEntity[name], let entity = model?.entity(named: name) else { return { _ in nil } }
+        let store = storeKey
+        return { table.element(entity: entity, store: store, reference: $0) }
     }
 
     // MARK: - Hooks for subclasses
@@ -132,46 +142,49 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    /// A node for a newly inserted object (its snapshot already has its permanent ID).
-    open func newCacheNode(for snapshot: ObjectSnapshot) -> CacheNode {
-        CacheNode(objectID: snapshot.objectID, version: snapshot.version, values: snapshot.values)
-    }
+    /// Called before the objects of a save's deleted objects are removed, with their snapshots.
+    open func willRemoveCacheNodes(_ nodes: [ObjectSnapshot]) {}
 
-    /// Takes an updated object's values into its node.
-    open func updateCacheNode(_ node: CacheNode, from snapshot: ObjectSnapshot) {
-        node.values = snapshot.values
-    }
+    // MARK: - Objects
 
-    /// Called before nodes of deleted objects are removed.
-    open func willRemoveCacheNodes(_ nodes: [CacheNode]) {}
-
-    // MARK: - Nodes
-
-    /// The node of an object, if the store has it.
-    public func cacheNode(for id: ObjectID) -> CacheNode? {
+    /// The snapshot of an object, if the store has it.
+    public func cacheNode(for id: ObjectID) -> ObjectSnapshot? {
         nodesByEntity[id.entityName]?[id]
     }
 
-    /// Every node, grouped by entity (entities by name, nodes in no particular order).
-    public func cacheNodes() -> [CacheNode] {
+    /// Every object's snapshot, grouped by entity (entities by name, objects in no particular order).
+    public func cacheNodes() -> [ObjectSnapshot] {
         nodesByEntity.keys.sorted().flatMap { nodesByEntity[$0]?.values ?? [] }
     }
 
-    /// The nodes of one concrete entity.
-    public func cacheNodes(ofEntity name: String) -> [CacheNode] {
+    /// The snapshots of the objects of one concrete entity.
+    public func cacheNodes(ofEntity name: String) -> [ObjectSnapshot] {
         nodesByEntity[name]?.values ?? []
     }
 
-    /// The number of nodes.
+    /// The number of objects.
     public var cacheNodeCount: Int { nodesByEntity.values.reduce(0) { $0 + $1.count } }
 
-    /// Adds nodes (while loading); a node with the ID of an existing one replaces it.
-    public func addCacheNodes(_ nodes: [CacheNode]) {
+    /// Adds objects (while loading); a snapshot with the ID of an existing object replaces it.
+    public func addCacheNodes(_ nodes: consuming [ObjectSnapshot]) {
         storeIndexes.isStale = true
-        insertNodes(nodes)
+        var pending = nodes
+        // Moved into the tables, not copied: a loader hands over its array, and a million
+        // copies of snapshots would each retain their fields, then release them with the array.
+        // Taken from the end (popLast moves an element out) of the array reversed, so in order.
+        pending.reverse()
+        while let last = pending.indices.last {
+            let entity = pending[last].objectID.entity
+            var start = last
+            while start > 0, pending[start - 1].objectID.entity === entity { start -= 1 }
+            var entityNodes = nodesByEntity.removeValue(forKey: entity.name) ?? ObjectIDTable()
+            entityNodes.reserveCapacity(last + 1 - start, like: pending[last].objectID)
+            while pending.count > start, let node = pending.popLast() { entityNodes[node.objectID] = node }
+            nodesByEntity[entity.name] = entityNodes
+        }
     }
 
-    private func insertNodes(_ nodes: [CacheNode]) {
+    private func insertNodes(_ nodes: [ObjectSnapshot]) {
         var start = nodes.startIndex
         while start < nodes.endIndex {
             // A run of one entity goes into its dictionary, taken out so it is mutated in place.
@@ -186,14 +199,14 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    /// Reserves room for `count` nodes of an entity (a loader that knows the count saves rehashing).
+    /// Reserves room for `count` objects of an entity (a loader that knows the count saves rehashing).
     public func reserveCacheNodes(_ count: Int, ofEntity name: String) {
         guard let entity = model?.entity(named: name) else { return }
         let sample = ObjectID(entity: entity, store: storeKey, reference: .int(0))
         nodesByEntity[name, default: ObjectIDTable()].reserveCapacity(count, like: sample)
     }
 
-    /// Removes every node.
+    /// Removes every object.
     public func removeAllCacheNodes() {
         storeIndexes.isStale = true
         nodesByEntity.removeAll()
@@ -229,18 +242,18 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         try execute(request).result
     }
 
-    /// The values of an object's node; nil when the store has no such object.
+    /// The snapshot of an object; nil when the store has no such object.
     open override func snapshot(for id: ObjectID) throws -> ObjectSnapshot? {
-        cacheNode(for: id)?.snapshot
+        cacheNode(for: id)
     }
 
-    /// Applies a save to the nodes, then calls ``save()`` to write them.
+    /// Applies a save to the objects, then calls ``save()`` to write them.
     ///
     /// Checks every updated, deleted and locked object's version first, makes permanent IDs with
-    /// ``newReferenceObject(for:)`` and nodes with ``newCacheNode(for:)``, updates nodes with
-    /// ``updateCacheNode(_:from:)`` and removes deleted ones after ``willRemoveCacheNodes(_:)``,
-    /// then hands what changed to ``save(changes:)`` (by default ``save()``).
-    /// When that throws, the nodes are rolled back to what they were.
+    /// ``newReferenceObject(for:)``, replaces each updated object's snapshot by one at the next
+    /// version and removes deleted ones after ``willRemoveCacheNodes(_:)``, then hands what
+    /// changed to ``save(changes:)`` (by default ``save()``). When that throws, the objects are
+    /// rolled back to what they were.
     ///
     /// - Throws: ``GraphError/readOnlyStore(_:)`` for a store opened read-only;
     ///   ``GraphError/conflict(_:)`` naming every object whose version changed;
@@ -264,40 +277,39 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
             }
         }
 
-        // Apply to the nodes, remembering how to undo it if writing fails.
-        var insertedNodes: [CacheNode] = []
-        insertedNodes.reserveCapacity(request.insertedObjects.count)
+        // Apply to the objects, remembering how to undo it if writing fails.
+        var inserted: [ObjectSnapshot] = []
+        inserted.reserveCapacity(request.insertedObjects.count)
         for snapshot in request.insertedObjects {
             let id = result.permanentIDs[snapshot.objectID] ?? snapshot.objectID
             let values = result.permanentIDs.isEmpty ? snapshot.values : Self.rewrite(snapshot.values, result.permanentIDs)
-            let node = newCacheNode(for: ObjectSnapshot(objectID: id, version: 1, values: values))
-            node.version = 1
-            insertedNodes.append(node)
+            inserted.append(ObjectSnapshot(objectID: id, version: 1, values: values))
         }
-        insertNodes(insertedNodes)
-        var previous: [(node: CacheNode, values: [Value], version: Int64)] = []
+        insertNodes(inserted)
+        var updated: [(old: ObjectSnapshot, new: ObjectSnapshot)] = []
+        updated.reserveCapacity(request.updatedObjects.count)
         for snapshot in request.updatedObjects {
-            guard let node = cacheNode(for: snapshot.objectID) else { continue }
-            previous.append((node, node.values, node.version))
-            var rewritten = snapshot
-            if !result.permanentIDs.isEmpty { rewritten.values = Self.rewrite(snapshot.values, result.permanentIDs) }
-            updateCacheNode(node, from: rewritten)
-            node.version += 1  // below Int64.max: checkVersionsLeft
-            result.versions[node.objectID] = node.version
+            guard let old = cacheNode(for: snapshot.objectID) else { continue }
+            let values = result.permanentIDs.isEmpty ? snapshot.values : Self.rewrite(snapshot.values, result.permanentIDs)
+            // The stored ID, not the request's: an ID equal to it may name another store key.
+            let new = ObjectSnapshot(objectID: old.objectID, version: old.version + 1, values: values)  // below Int64.max: checkVersionsLeft
+            nodesByEntity[old.objectID.entityName]?[old.objectID] = new
+            updated.append((old, new))
+            result.versions[new.objectID] = new.version
         }
         let removed = request.deletedObjects.compactMap { cacheNode(for: $0.objectID) }
         if !removed.isEmpty {
             willRemoveCacheNodes(removed)
-            for node in removed { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
+            for snapshot in removed { nodesByEntity[snapshot.objectID.entityName]?[snapshot.objectID] = nil }
         }
 
         // The indexes take the changes in while the save is written when the store lets this
         // thread do it while it waits for its disk (`whileWriting`: the JSON store's journal),
         // or, when the store's writes are slow and it does not, on a worker that starts on them
         // (this thread finishes them after the write). Otherwise this thread takes them in after
-        // the write.
-        let upkeep = storeIndexes.isStale ? nil
-            : storeIndexes.upkeep(inserted: insertedNodes, updated: previous.map { ($0.node, $0.values) }, removed: removed)
+        // the write. The jobs change the store's indexes in place (taken out of the store
+        // meanwhile); a failed write takes the save out of them again.
+        let upkeep = storeIndexes.isStale ? nil : storeIndexes.upkeep(inserted: inserted, updated: updated, removed: removed)
         if let upkeep, !writeRunsUpkeep,
            IndexUpkeepWorker.overlaps(operations: upkeep.operations, lastWrite: lastWriteNanoseconds) {
             IndexUpkeepWorker.shared.offer(upkeep)
@@ -308,24 +320,22 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         }
         let writeStart = DispatchTime.now().uptimeNanoseconds
         do {
-            result.sequences = try commit(changes: AtomicStoreChanges(inserted: insertedNodes, updated: previous.map(\.node),
+            result.sequences = try commit(changes: AtomicStoreChanges(inserted: inserted, updated: updated.map(\.new),
                                                                       deleted: removed, nextReference: nextReference,
                                                                       whileWriting: whileWriting, metadata: request.metadata))
         } catch {
             lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
             if whileWriting != nil { writeRunsUpkeep = ranWhileWriting }
-            upkeep?.finish()
-            let saved = previous.map { (node: $0.node, values: $0.node.values) }
-            for node in insertedNodes { nodesByEntity[node.objectID.entityName]?[node.objectID] = nil }
-            for (node, values, version) in previous { node.values = values; node.version = version }
+            if let upkeep { storeIndexes.restore(upkeep) }  // no other thread works on it once the save returns
+            for snapshot in inserted { nodesByEntity[snapshot.objectID.entityName]?[snapshot.objectID] = nil }
+            for (old, _) in updated { nodesByEntity[old.objectID.entityName]?[old.objectID] = old }
             insertNodes(removed)
             nextReference = savedNextReference
-            if upkeep != nil { storeIndexes.undo(inserted: insertedNodes, updated: saved, removed: removed) }
             throw error
         }
         lastWriteNanoseconds = DispatchTime.now().uptimeNanoseconds &- writeStart
         if whileWriting != nil { writeRunsUpkeep = ranWhileWriting }
-        upkeep?.finish()
+        if let upkeep { storeIndexes.take(upkeep) }
         return result
     }
 

@@ -9,11 +9,11 @@
 /// included), as they were.
 public struct AtomicStoreChanges {
     /// Nodes of newly inserted objects, with their permanent IDs.
-    public let inserted: [CacheNode]
+    public let inserted: [ObjectSnapshot]
     /// Nodes of changed objects, with their new values and versions.
-    public let updated: [CacheNode]
+    public let updated: [ObjectSnapshot]
     /// Nodes of removed objects.
-    public let deleted: [CacheNode]
+    public let deleted: [ObjectSnapshot]
     /// The store's ``AtomicStore/nextReference`` after the save.
     public let nextReference: Int64
     /// Work of the same save (taking it into the store's fetch indexes) that a store may run on
@@ -25,7 +25,7 @@ public struct AtomicStoreChanges {
     public let metadata: CommitMetadata
 
     /// Changes made of these nodes.
-    public init(inserted: [CacheNode], updated: [CacheNode], deleted: [CacheNode], nextReference: Int64,
+    public init(inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ObjectSnapshot], nextReference: Int64,
                 whileWriting: (() -> Void)? = nil, metadata: CommitMetadata = CommitMetadata()) {
         self.inserted = inserted
         self.updated = updated

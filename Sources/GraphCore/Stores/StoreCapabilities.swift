@@ -79,6 +79,28 @@ public protocol SharedDatabaseStore: AnyObject {
     /// per table, not one per object); an ID with no object (deleted) is left out. Called
     /// where the store's other calls are (its coordinator's thread).
     func committedSnapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot]
+    /// A reader of the database's objects on a connection of its own, for a thread other than
+    /// the store's (a server's reader threads, whose reads miss its cache). Nothing is sent
+    /// until its first read.
+    func openObjectReader() throws -> any DatabaseObjectReader
+}
+
+/// Reads a shared database's committed objects on a connection of its own, for one thread at
+/// a time (a pool hands it to one reader after another). Objects are read as the database
+/// holds them when the statement runs.
+public protocol DatabaseObjectReader: AnyObject {
+    /// The objects with these IDs (an ID may name the object's entity or one of its ancestors),
+    /// read together (an ID with no object is left out), and the number of the last commit they
+    /// may hold: they hold no later one (and every one up to it).
+    func committedSnapshots(of ids: [ObjectID]) throws -> (snapshots: [ObjectSnapshot], through: Int64)
+    /// The objects (or IDs, or the count) a fetch request asks for, as the store answers it
+    /// (``PersistentStore/fetch(_:)``: sorted and paged when ``StoreFetchResult/isSortedAndPaged``),
+    /// and the number of the last commit they may hold: they hold no later one.
+    func fetch(_ request: FetchRequest) throws -> (result: StoreFetchResult, through: Int64)
+    /// How the store answers `request`, in one line (its SQL, and what is left to GraphCore).
+    func explain(_ request: FetchRequest) throws -> String
+    /// Closes its connection; reads made afterwards open a new one.
+    func close()
 }
 
 /// The commits of a shared database, read by one of the writers that share it.

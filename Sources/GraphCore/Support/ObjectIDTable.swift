@@ -52,6 +52,19 @@ struct ObjectIDTable<Element> {
         }
     }
 
+    /// The element of the ID of `entity` in `store` with `reference`, found without making
+    /// the ID for an integer reference (an index entry names its object by reference alone).
+    func element(entity: EntityDescription, store: StoreKey, reference: ReferenceObject) -> Element? {
+        guard case .int(let number) = reference else {
+            return others[ObjectID(entity: entity, store: store, reference: reference)]
+        }
+        let root = entity.root
+        for partition in partitions where partition.store === store {
+            if partition.root === root || partition.root.name == root.name { return partition.table[number] }
+        }
+        return nil
+    }
+
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> Element? {
         guard Self.isInteger(id) else { return others.removeValue(forKey: id) }

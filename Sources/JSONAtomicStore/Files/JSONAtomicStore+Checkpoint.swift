@@ -59,12 +59,12 @@ extension JSONAtomicStore {
     /// - Throws: ``JSONStoreError/unencodableValue(entity:reference:property:reason:)``, an I/O error.
     public static func writeSnapshot<Objects: Sequence>(_ ticket: CheckpointTicket, objects: Objects) throws
     where Objects.Element == ObjectSnapshot {
-        var byEntity: [String: [CacheNode]] = [:]
+        var byEntity: [String: [ObjectSnapshot]] = [:]
         var present: Set<Int64> = []
         let trackPresence = !ticket.deletedReferences.isEmpty
         for object in objects {
             byEntity[object.objectID.entityName, default: []]
-                .append(CacheNode(objectID: object.objectID, version: object.version, values: object.values))
+                .append(ObjectSnapshot(objectID: object.objectID, version: object.version, values: object.values))
             if trackPresence, case .int(let reference) = object.objectID.referenceObject { present.insert(reference) }
         }
         let dangling = DanglingFilter(deleted: ticket.deletedReferences, exists: { id in

@@ -51,10 +51,10 @@ struct JournalRecordEncoder {
     }
 
     /// `{"Entity":[objects by reference],…}`, entities by the bytes of their names.
-    private func writeObjects(_ nodes: [CacheNode], to out: JSONGenerator) throws {
+    private func writeObjects(_ nodes: [ObjectSnapshot], to out: JSONGenerator) throws {
         try out.openObject()
         guard !nodes.isEmpty else { return try out.closeObject() }
-        var byEntity: [String: [(reference: Int64, node: CacheNode)]] = [:]
+        var byEntity: [String: [(reference: Int64, node: ObjectSnapshot)]] = [:]
         for node in nodes {
             let name = node.objectID.entityName
             byEntity[name, default: []].append((try Self.reference(of: node, entity: name), node))
@@ -73,7 +73,7 @@ struct JournalRecordEncoder {
         try out.closeObject()
     }
 
-    private static func reference(of node: CacheNode, entity: String) throws -> Int64 {
+    private static func reference(of node: ObjectSnapshot, entity: String) throws -> Int64 {
         guard case .int(let reference) = node.objectID.referenceObject else {
             throw JSONStoreError.unencodableValue(entity: entity, reference: node.objectID.referenceObject.description,
                                                   property: "ref", reason: "references in a JSON store are integers")

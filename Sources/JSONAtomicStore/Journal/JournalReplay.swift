@@ -55,7 +55,7 @@ final class JournalReplay {
     /// An object keeps the place of its first node (the snapshot's, or the journal's insert):
     /// an update moves the new node's version and values into it, and its links replace the
     /// old ones. So without deletes the snapshot's nodes stay where they are, in the same
-    /// array, and the nodes already handed to ``NodeAdding`` remain valid.
+    /// array.
     func apply(to decoder: StoreFileDecoder, snapshotNodes: Int, journal: String) throws {
         guard !operations.isEmpty || decoder.nodes.count > snapshotNodes else { return }
         let count = decoder.nodes.count
@@ -98,13 +98,16 @@ final class JournalReplay {
         }
         // The values move on another thread (it waits on memory more than it works) while
         // the links are renumbered here; the nodes move in their array once it is done.
-        let moving = LatestValues(nodes: decoder.nodes, alive: alive, current: current)
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { moving.move() }
         // Without deletes no link is to drop, and no link is looked up.
         let isGone: ((Int64) -> Bool)? = deleted.isEmpty ? nil : { deleted.contains($0) && table[$0] == nil }
-        let newIndex = relink(decoder, alive: alive, current: current, isGone: isGone)
-        group.wait()
+        var newIndex: [Int32] = []
+        decoder.nodes.withUnsafeMutableBufferPointer { nodes in
+            let moving = LatestValues(nodes: nodes, alive: alive, current: current)
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { moving.move() }
+            newIndex = relink(decoder, alive: alive, current: current, isGone: isGone)
+            group.wait()
+        }
         compactNodes(decoder, alive: alive, newIndex: newIndex)
     }
 
@@ -201,30 +204,29 @@ final class JournalReplay {
 }
 
 /// The updated objects take their latest version and values; the old values go with the
-/// update's node, which is dropped.
+/// update's snapshot, which is dropped.
 private final class LatestValues: @unchecked Sendable {
     // Sendable: `move` runs on one thread while the thread that made it renumbers links
-    // (it touches no node) and then waits for it; the arrays are only read.
-    private var nodes: [CacheNode]
+    // (it touches no snapshot) and then waits for it, with the decoder's array lent to both;
+    // the other arrays are only read.
+    private let nodes: UnsafeMutableBufferPointer<ObjectSnapshot>
     private let alive: [Bool]
     private let current: [Int32]
 
-    init(nodes: [CacheNode], alive: [Bool], current: [Int32]) {
+    init(nodes: UnsafeMutableBufferPointer<ObjectSnapshot>, alive: [Bool], current: [Int32]) {
         self.nodes = nodes
         self.alive = alive
         self.current = current
     }
 
     func move() {
-        nodes.withUnsafeBufferPointer { nodes in
-            for index in current.indices where current[index] >= 0 && alive[index] {
-                let home = nodes[index], latest = nodes[Int(current[index])]
-                home.version = latest.version
-                swap(&home.values, &latest.values)
-            }
+        for index in current.indices where current[index] >= 0 && alive[index] {
+            let latest = Int(current[index])
+            nodes[index].version = nodes[latest].version
+            let values = nodes[latest].values
+            nodes[latest].values = nodes[index].values
+            nodes[index].values = values
         }
-        // Let go of the array before the waiting thread moves nodes in it (no copy is made).
-        nodes = []
     }
 }
 
@@ -255,9 +257,9 @@ private struct ReferenceTable {
 /// Nodes no longer in the store, freed on a background thread.
 private final class DeadNodes: @unchecked Sendable {
     // Sendable: the nodes are nobody else's; the background thread only releases them.
-    private var nodes: [CacheNode]
+    private var nodes: [ObjectSnapshot]
 
-    init(_ nodes: [CacheNode]) { self.nodes = nodes }
+    init(_ nodes: [ObjectSnapshot]) { self.nodes = nodes }
 
     func freeLater() {
         DispatchQueue.global(qos: .utility).async { self.nodes = [] }

@@ -168,9 +168,9 @@ public struct JSONStoreMigrator: Sendable {
 
     /// Writes the migrated objects as the store file, with the old store's last commit number
     /// (its journal is empty: ``foldJournal(of:model:at:)``).
-    private func writeMigrated(_ nodes: [CacheNode], like old: JSONAtomicStore, to realPath: String) throws {
+    private func writeMigrated(_ nodes: [ObjectSnapshot], like old: JSONAtomicStore, to realPath: String) throws {
         guard let destination = versions.last else { throw StoreMigrationError.noVersions }
-        var byEntity: [String: [CacheNode]] = [:]
+        var byEntity: [String: [ObjectSnapshot]] = [:]
         for node in nodes { byEntity[node.objectID.entityName, default: []].append(node) }
         var metadata = old.metadata
         metadata.entityVersionHashes = destination.entityVersionHashes

@@ -15,7 +15,7 @@ struct DeletedReferences: Sendable {
 
     var isEmpty: Bool { references.isEmpty }
 
-    mutating func insert(_ nodes: [CacheNode]) {
+    mutating func insert(_ nodes: [ObjectSnapshot]) {
         for node in nodes {
             if case .int(let reference) = node.objectID.referenceObject { references.insert(reference) }
         }

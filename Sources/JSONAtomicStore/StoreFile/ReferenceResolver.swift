@@ -10,7 +10,9 @@ import GraphCore
 struct ReferenceResolver {
     let file: String
     let plan: ModelPlan
-    let nodes: [CacheNode]
+    /// The decoder's snapshots, lent for the resolve: their relationship values are written
+    /// in place (each by one thread).
+    let nodes: UnsafeMutableBufferPointer<ObjectSnapshot>
     let nodeEntities: [Int32]
     let nodeReferences: [Int64]
     /// Each entity's flat properties, by entity index (plain memory, read per link).
@@ -19,10 +21,10 @@ struct ReferenceResolver {
     private var dense: [Int32] = []
     private var sparse: [Int64: Int32] = [:]
 
-    init(decoder: StoreFileDecoder) {
+    init(decoder: StoreFileDecoder, nodes: UnsafeMutableBufferPointer<ObjectSnapshot>) {
         file = decoder.file
         plan = decoder.plan
-        nodes = decoder.nodes
+        self.nodes = nodes
         nodeEntities = decoder.nodeEntities
         nodeReferences = decoder.nodeReferences
         flats = decoder.plan.entities.map(\.flat)
@@ -30,7 +32,11 @@ struct ReferenceResolver {
 
     /// Resolves and checks everything; the nodes' relationship values are set on return.
     static func resolve(_ decoder: StoreFileDecoder) throws {
-        var resolver = ReferenceResolver(decoder: decoder)
+        try decoder.nodes.withUnsafeMutableBufferPointer { nodes in try resolve(decoder, nodes: nodes) }
+    }
+
+    private static func resolve(_ decoder: StoreFileDecoder, nodes: UnsafeMutableBufferPointer<ObjectSnapshot>) throws {
+        var resolver = ReferenceResolver(decoder: decoder, nodes: nodes)
         try resolver.buildTable(maxReference: decoder.maxReference)
         decoder.trace.mark("resolve: reference table")
         try resolver.resolveToOne(&decoder.toOne)

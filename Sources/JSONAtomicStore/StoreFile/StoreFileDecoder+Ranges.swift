@@ -40,7 +40,13 @@ extension StoreFileDecoder {
         let nodeBase = Int32(truncatingIfNeeded: nodes.count)
         let poolBase = referencePool.count
         if identifierOfNodes == nil { identifierOfNodes = range.identifierOfNodes }
-        nodes.append(contentsOf: range.nodes)
+        // The range's snapshots moved over, not copied (a copy retains every field, and the
+        // range's array then releases them): taken from the end of its array reversed.
+        var moved = range.nodes
+        range.nodes = []
+        moved.reverse()
+        nodes.reserveCapacity(nodes.count + moved.count)
+        while let node = moved.popLast() { nodes.append(node) }
         nodeEntities.append(contentsOf: range.nodeEntities)
         nodeReferences.append(contentsOf: range.nodeReferences)
         toOne.reserveCapacity(toOne.count + range.toOne.count)
@@ -53,7 +59,6 @@ extension StoreFileDecoder {
         }
         referencePool.append(contentsOf: range.referencePool)
         maxReference = max(maxReference, range.maxReference)
-        range.nodes = []
         rangesJoined += 1
     }
 }

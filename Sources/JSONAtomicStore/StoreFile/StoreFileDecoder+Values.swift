@@ -51,7 +51,7 @@ extension StoreFileDecoder {
         }
         if identifierOfNodes == nil { identifierOfNodes = store.identifier }
         let id = store.objectID(for: entity.entity, referenceObject: .int(reference))
-        nodes.append(CacheNode(objectID: id, version: version, values: values))
+        nodes.append(ObjectSnapshot(objectID: id, version: version, values: values))
         nodeEntities.append(Int32(entity.index))
         nodeReferences.append(reference)
         values = []  // the node holds the only reference: later writes into it happen in place
@@ -75,7 +75,7 @@ extension StoreFileDecoder {
         // "objects" came before "metadata": the nodes' IDs were made before the store's UUID was known.
         if let identifierOfNodes, identifierOfNodes != store.identifier {
             nodes = nodes.map { node in
-                CacheNode(objectID: store.objectID(for: node.objectID.entity, referenceObject: node.objectID.referenceObject),
+                ObjectSnapshot(objectID: store.objectID(for: node.objectID.entity, referenceObject: node.objectID.referenceObject),
                           version: node.version, values: node.values)
             }
         }

@@ -2,7 +2,7 @@ import Foundation
 import JSONCore
 import GraphCore
 
-/// Turns the events of a store file into cache nodes as they arrive: a state machine over
+/// Turns the events of a store file into snapshots as they arrive: a state machine over
 /// the file's fixed shape (`docs/FILE_FORMAT.md`), with no tree in between.
 ///
 /// Relationship values are kept as references (integers) while parsing, since they may
@@ -68,7 +68,7 @@ final class StoreFileDecoder: JSONEventHandler {
     @exclusivity(unchecked) var nextGuess = 0
 
     // What the parse produces.
-    @exclusivity(unchecked) var nodes: [CacheNode] = []
+    @exclusivity(unchecked) var nodes: [ObjectSnapshot] = []
     @exclusivity(unchecked) var nodeEntities: [Int32] = []
     @exclusivity(unchecked) var nodeReferences: [Int64] = []
     /// The store identifier the nodes' IDs were made with.

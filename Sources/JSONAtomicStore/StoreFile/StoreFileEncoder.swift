@@ -19,16 +19,16 @@ struct StoreFileEncoder {
     /// Says which references point at deleted objects (left out of the file).
     let dangling: DanglingFilter
     /// Entities with objects, sorted by the bytes of their names, each with its nodes by reference.
-    let groups: [(entity: EntityPlan, nodes: [CacheNode], references: [Int64])]
+    let groups: [(entity: EntityPlan, nodes: [ObjectSnapshot], references: [Int64])]
 
     /// Gathers and sorts the nodes of every concrete entity; `nodes` gives an entity's nodes.
     init(plan: ModelPlan, metadata: StoreMetadata, nextReference: Int64, commitSequence: Int64 = 0,
-         dangling: DanglingFilter, nodes: (String) -> [CacheNode]) throws {
+         dangling: DanglingFilter, nodes: (String) -> [ObjectSnapshot]) throws {
         self.plan = plan
         self.commitSequence = commitSequence
         self.metadata = metadata
         self.dangling = dangling
-        var groups: [(entity: EntityPlan, nodes: [CacheNode], references: [Int64])] = []
+        var groups: [(entity: EntityPlan, nodes: [ObjectSnapshot], references: [Int64])] = []
         var largest: Int64 = 0
         let entities = plan.entities.filter { !$0.entity.isAbstract }
             .sorted { $0.nameUTF8.lexicographicallyPrecedes($1.nameUTF8) }
@@ -143,7 +143,7 @@ struct ObjectWriter {
     let out: JSONGenerator
     let dangling: DanglingFilter
 
-    func write(_ node: CacheNode, reference: Int64) throws {
+    func write(_ node: ObjectSnapshot, reference: Int64) throws {
         let flat = entity.flat
         try out.openObject()
         try out.string("ref")

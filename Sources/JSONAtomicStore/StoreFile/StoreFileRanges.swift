@@ -11,7 +11,7 @@ import Glibc
 /// Meanwhile another thread has the parser of the whole file (yajl) read the start, then go
 /// on in file order as the ranges are done: at each range's `,` it must stand between two
 /// objects of the range's entity; if so, and the scanner accepted the range and its decoder
-/// had no error, the range's objects are appended (and handed to ``NodeAdding``) and its
+/// had no error, the range's objects are appended and its
 /// bytes passed over; otherwise the range is parsed in place. So the result is that of one
 /// parse, and every error is that of one parse, at the same byte, line and column.
 ///
@@ -38,8 +38,7 @@ struct StoreFileRanges {
     }
 
     /// Parses the file into the decoder; false when it has no places to cut (nothing was parsed).
-    /// The nodes of the ranges go to `adding` (if any) in file order as they are joined.
-    func parse(adding: NodeAdding?) throws -> Bool {
+    func parse() throws -> Bool {
         let bytes = UnsafeRawBufferPointer(file.bytes)
         let cores = max(ProcessInfo.processInfo.activeProcessorCount, 1)
         let splits = StoreFileSplitter.splits(in: bytes, count: cores * Self.rangesPerCore)
@@ -62,10 +61,10 @@ struct StoreFileRanges {
         decoder.holdsStoreIdentifier = true
 
         // The ranges are parsed on every core while another thread joins them in file order as
-        // they come (and hands their nodes to `adding`): the parser of the whole file reads the
+        // they come: the parser of the whole file reads the
         // rest of the start, then passes over each range that parsed, or parses it in place.
         let results = RangeResults(count: ranges.count)
-        let shared = Shared(decoder: decoder, parser: parser, file: file, ranges: ranges, results: results, adding: adding)
+        let shared = Shared(decoder: decoder, parser: parser, file: file, ranges: ranges, results: results)
         let startFrom = fed
         let joining = DispatchGroup()
         DispatchQueue.global().async(group: joining) { shared.join(from: startFrom, to: firstComma) }
@@ -118,18 +117,16 @@ private final class Shared: @unchecked Sendable {
     let file: FileBuffer
     let ranges: [StoreFileRanges.Range]
     let results: RangeResults
-    let adding: NodeAdding?
     /// The first error of the parse in file order (written by the joining thread).
     var joinError: Error?
 
     init(decoder: StoreFileDecoder, parser: JSONEventParser, file: FileBuffer, ranges: [StoreFileRanges.Range],
-         results: RangeResults, adding: NodeAdding?) {
+         results: RangeResults) {
         self.decoder = decoder
         self.parser = parser
         self.file = file
         self.ranges = ranges
         self.results = results
-        self.adding = adding
     }
 
     /// Parses the start up to the first range, then joins each range as soon as it is parsed.
@@ -142,21 +139,11 @@ private final class Shared: @unchecked Sendable {
                 let piece = range.comma..<range.end
                 let outcome = results.wait(index)
                 if let outcome, let entity = range.entity, decoder.isBetweenObjects(of: entity) {
-                    let nodes = outcome.decoder.nodes
                     decoder.append(outcome.decoder)
                     parser.skip(byteCount: piece.count, lines: outcome.lines)
-                    if let adding, adding.handed == 0 {
-                        // The first batch: the store's table made as large as the file's
-                        // objects seem to be many (as dense as this range's), once.
-                        let expected = nodes.count * (bytes.count - range.start) / max(piece.count, 1)
-                        adding.addRest(of: decoder.nodes, expecting: decoder.nodes.count + expected)
-                    } else {
-                        adding?.add(nodes)
-                    }
                 } else {
                     try file.restore(range.start..<range.end)
                     try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[piece]))
-                    adding?.addRest(of: decoder.nodes)
                 }
             }
         } catch {

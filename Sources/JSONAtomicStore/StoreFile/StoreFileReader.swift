@@ -16,15 +16,14 @@ enum StoreFileReader {
 
     /// Reads the file into `decoder`; `inRanges: false` parses it on the calling thread alone,
     /// whatever its size (to compare the two in tests).
-    /// The nodes of ranges parsed on other threads go to `adding` (if any) as soon as they are joined.
-    static func read(_ descriptor: Int32, size: Int, path: String, into decoder: StoreFileDecoder, adding: NodeAdding? = nil,
+    static func read(_ descriptor: Int32, size: Int, path: String, into decoder: StoreFileDecoder,
                      inRanges: Bool = true) throws {
         let file = try FileBuffer(descriptor, size: size, path: path)
         decoder.trace.mark("read")
         defer { file.deallocate() }
         do {
             let bytes = UnsafeRawBufferPointer(file.bytes)
-            let parsed = inRanges && bytes.count >= parallelThreshold ? try StoreFileRanges(file: file, decoder: decoder).parse(adding: adding) : false
+            let parsed = inRanges && bytes.count >= parallelThreshold ? try StoreFileRanges(file: file, decoder: decoder).parse() : false
             if !parsed {
                 let parser = JSONEventParser(handler: decoder)
                 try parser.parse(bytes)

@@ -49,7 +49,7 @@ public enum StoreImportWriter {
     /// - Throws: ``NotEmpty``; ``JSONStoreError`` (the store in use, a store or a new content that does not load, naming what is wrong, I/O).
     @discardableResult
     public static func write(path: String, model: ObjectModel, storeUUID: String, userInfo: [String: String],
-                             nodes: [String: [CacheNode]], replacing: Bool, fileMode: mode_t = 0o600,
+                             nodes: [String: [ObjectSnapshot]], replacing: Bool, fileMode: mode_t = 0o600,
                              commitSequence: Int64? = nil, nextReference: Int64 = 1, shownAs: String? = nil) throws -> Existing {
         JSONAtomicStore.register()
         let realPath = try StorePath.resolve(path)

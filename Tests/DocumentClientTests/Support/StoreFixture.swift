@@ -43,11 +43,11 @@ final class StoreFixture {
         self.kind = kind
         model = try BehaviourModel.make()
         directory = try TemporaryDirectory()
-        if kind == .documentServer {
+        database = kind == .postgreSQL || kind == .cachedDatabaseServer ? try PostgresCluster.newDatabase() : nil
+        if kind.hasServer {
             try model.jsonRepresentation().write(to: directory.file("model.json"))
-            server = try Self.startServer(in: directory)
+            server = try Self.startServer(in: directory, database: database)
         }
-        database = kind == .postgreSQL ? try PostgresCluster.newDatabase() : nil
         coordinator = try Self.openCoordinator(kind, model: model, directory: directory, server: server, database: database)
         context = ObjectContext(coordinator: coordinator)
         coordinators = [coordinator]
@@ -93,7 +93,7 @@ final class StoreFixture {
         if let running = server {
             let status = try running.stop()
             guard status == 0 else { throw HarnessError("docserver exited with status \(status) when stopped; log: \(running.log)") }
-            server = try Self.startServer(in: directory)
+            server = try Self.startServer(in: directory, database: database)
         }
         coordinator = try Self.openCoordinator(kind, model: model, directory: directory, server: server, database: database)
         coordinators = [coordinator]
@@ -108,7 +108,7 @@ final class StoreFixture {
         guard let previous = server else { throw HarnessError("a \(kind) fixture has no server to restart") }
         guard !previous.isRunning else { throw HarnessError("the server still runs on port \(previous.port)") }
         // `serve --port 0 … --port N`: the last --port wins.
-        server = try Self.startServer(in: directory, extraArguments: ["--port", String(previous.port)])
+        server = try Self.startServer(in: directory, database: database, extraArguments: ["--port", String(previous.port)])
     }
 
     /// The identifier of the store of ``coordinator``: the store UUID in its permanent object IDs.
@@ -117,7 +117,7 @@ final class StoreFixture {
     /// The store file: the JSON store's, or the server's; nil in memory and in a database.
     var storeFileURL: URL? {
         switch kind {
-        case .inMemory, .postgreSQL: return nil
+        case .inMemory, .postgreSQL, .cachedDatabaseServer: return nil
         case .json: return directory.file("store.json")
         case .documentServer: return directory.file("server-store.json")
         }
@@ -143,9 +143,12 @@ final class StoreFixture {
         coordinators = []
     }
 
-    private static func startServer(in directory: TemporaryDirectory, extraArguments: [String] = []) throws -> ServerProcess {
-        try ServerProcess(store: directory.file("server-store.json"),
-                          arguments: ["--model", directory.file("model.json").path, "--log-level", "warning"] + extraArguments)
+    /// A server on the store file in `directory`, or with a 1-byte cache on `database`.
+    private static func startServer(in directory: TemporaryDirectory, database: URL?, extraArguments: [String] = []) throws -> ServerProcess {
+        let model = ["--model", directory.file("model.json").path, "--log-level", "warning"]
+        guard let database else { return try ServerProcess(store: directory.file("server-store.json"), arguments: model + extraArguments) }
+        return try ServerProcess(store: nil, arguments: ["--store", database.absoluteString, "--cache-bytes", "1"] + model + extraArguments,
+                                 workingDirectory: directory.url, keeping: directory, timeout: 60)
     }
 
     /// A new coordinator with a store of `kind` added.
@@ -162,7 +165,7 @@ final class StoreFixture {
         case .postgreSQL:
             PostgresStore.register()
             try coordinator.addPersistentStore(type: PostgresStore.storeType, at: database)
-        case .documentServer:
+        case .documentServer, .cachedDatabaseServer:
             guard let server, let url = URL(string: "docstore://\(server.host):\(server.port)") else {
                 throw HarnessError("no server to connect to")
             }

@@ -1,6 +1,6 @@
 import PostgresTestSupport
 
-/// The stores every behaviour test runs on: the same test, the same expectations, four stores
+/// The stores every behaviour test runs on: the same test, the same expectations, five stores
 /// (PostgreSQL only where it is installed or can be: `PostgresCluster`).
 ///
 /// ```swift
@@ -12,7 +12,8 @@ import PostgresTestSupport
 /// ```
 enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     /// Every kind whose store can run here: PostgreSQL's needs its programs.
-    static let allCases: [StoreKind] = [.inMemory, .json, .documentServer] + (PostgresCluster.isInstalled ? [.postgreSQL] : [])
+    static let allCases: [StoreKind] = [.inMemory, .json, .documentServer]
+        + (PostgresCluster.isInstalled ? [.postgreSQL, .cachedDatabaseServer] : [])
 
     /// GraphCore's `InMemoryStore` (`"InMemory"`).
     case inMemory
@@ -22,6 +23,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case documentServer
     /// `PostgresStore` (`"PostgreSQL"`) on a new database of the tests' PostgreSQL cluster.
     case postgreSQL
+    /// `RemoteStore` talking to a `docserver serve` on a new database of the tests' PostgreSQL
+    /// cluster with a cache of 1 byte (`--cache-bytes 1`): it keeps no object, so every read
+    /// misses and goes to the database, and every save reads what it checks from there.
+    case cachedDatabaseServer
 
     var description: String { rawValue }
 
@@ -33,5 +38,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     /// network case), rather than through the same coordinator as the first.
     /// (A PostgreSQL store's second coordinator is another client of the same database, as
     /// another server would be.)
-    var isRemote: Bool { self == .documentServer || self == .postgreSQL }
+    var isRemote: Bool { self == .documentServer || self == .postgreSQL || self == .cachedDatabaseServer }
+
+    /// Whether the test talks to a `docserver serve` process.
+    var hasServer: Bool { self == .documentServer || self == .cachedDatabaseServer }
 }

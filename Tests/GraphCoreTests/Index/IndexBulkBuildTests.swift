@@ -55,12 +55,12 @@ import ServerTestSupport
         return lists
     }
 
-    static func nodes(_ values: [Value], at position: Int, model: ObjectModel) throws -> [CacheNode] {
+    static func nodes(_ values: [Value], at position: Int, model: ObjectModel) throws -> [ObjectSnapshot] {
         let item = try #require(model.entity(named: "Item"))
         return values.enumerated().map { n, value in
             var row = [Value](repeating: .null, count: item.properties.count)
             row[position] = value
-            return CacheNode(objectID: ObjectID(entity: item, store: .interned("bulk"), reference: .int(Int64(n))), version: 1, values: row)
+            return ObjectSnapshot(objectID: ObjectID(entity: item, store: .interned("bulk"), reference: .int(Int64(n))), version: 1, values: row)
         }
     }
 
@@ -71,6 +71,23 @@ import ServerTestSupport
         return String(reflecting: key)
     }
 
+    /// Every entry of an index, in order.
+    static func entries(_ index: SnapshotIndex) -> [SnapshotIndexEntry] {
+        var entries: [SnapshotIndexEntry] = []
+        index.tree.walk(nil, backwards: false) { entries.append($0); return true }
+        return entries
+    }
+
+    /// The leaves of a tree, in order.
+    static func leaves(_ tree: SnapshotIndexTree) -> [SnapshotIndexTree.Node] {
+        func leaves(_ node: SnapshotIndexTree.Node) -> [SnapshotIndexTree.Node] {
+            node.isLeaf ? [node] : node.children.flatMap(leaves)
+        }
+        return tree.root.map(leaves) ?? []
+    }
+
+    /// A store's index: integer references, the snapshots in no order (as the bulk build's
+    /// radix sort and its ties see them).
     @Test func aBulkBuiltStoreIndexEqualsTheIndexInsertsBuildForEveryKindOfKey() throws {
         let model = try IndexFixture.model(indexed: true)
         let attributes = IndexDefinition.all(of: try #require(model.entity(named: "Item")))
@@ -78,18 +95,16 @@ import ServerTestSupport
         for attribute in attributes {
             for (name, values) in Self.valueLists() {
                 let nodes = try Self.nodes(values, at: attribute.elements[0].propertyIndex, model: model)
-                let bulk = AttributeIndex(attribute, nodes: nodes.shuffled())
-                let inserted = AttributeIndex(attribute, nodes: [])
-                for node in nodes { inserted.insert(node) }
-                let entries = bulk.tree.leaves.joined().map { ObjectIdentifier($0.node) }
-                #expect(entries == inserted.tree.leaves.joined().map { ObjectIdentifier($0.node) }, "\(name) in \(attribute.name)")
-                #expect(bulk.tree.leaves.joined().map { Self.exactly($0.key) } == inserted.tree.leaves.joined().map { Self.exactly($0.key) },
-                        "\(name) in \(attribute.name)")
+                let bulk = SnapshotIndex(attribute, snapshots: nodes.shuffled())
+                var inserted = SnapshotIndex(attribute, snapshots: [])
+                for node in nodes { inserted.apply(old: nil, new: node) }
+                let all = Self.entries(bulk), expected = Self.entries(inserted)
+                #expect(all.map(\.reference) == expected.map(\.reference), "\(name) in \(attribute.name)")
+                #expect(all.map { Self.exactly($0.key) } == expected.map { Self.exactly($0.key) }, "\(name) in \(attribute.name)")
                 #expect(bulk.tree.count == inserted.tree.count && bulk.nanCount == inserted.nanCount
                         && bulk.unindexedCount == inserted.unindexedCount, "\(name) in \(attribute.name)")
-                let all = bulk.tree.leaves.joined().map { $0 }
-                #expect(zip(all, all.dropFirst()).allSatisfy { IndexEntry.order($0, $1) < 0 }, "\(name) in \(attribute.name)")
-                #expect(bulk.tree.leaves.allSatisfy { !$0.isEmpty && $0.count <= IndexTree.leafCapacity })
+                #expect(zip(all, all.dropFirst()).allSatisfy { SnapshotIndexEntry.order($0, $1) < 0 }, "\(name) in \(attribute.name)")
+                #expect(Self.leaves(bulk.tree).allSatisfy { !$0.entries.isEmpty && $0.entries.count <= SnapshotIndexTree.leafCapacity })
             }
         }
     }
@@ -193,13 +208,15 @@ import ServerTestSupport
         let model = try IndexFixture.model(indexed: true)
         let nodes = try Self.nodes((0..<count).map { .int(Int64($0 % 1_000)) }, at: 1, model: model)
         let entity = try #require(model.entity(named: "Item"))
+        var table = ObjectIDTable<ObjectSnapshot>()
+        for node in nodes { table[node.objectID] = node }
         var indexes = StoreIndexes()
-        indexes.rebuild(model: model, nodes: { IndexedNodes($0 == "Item" ? nodes : []) }, entityNames: ["Item"])
-        let built = try #require(indexes.byEntity["Item"])
-        #expect(built.map(\.name) == IndexDefinition.all(of: entity).map(\.name))
+        indexes.rebuild(model: model, tables: ["Item": table])
+        let built = indexes.indexes(ofEntity: "Item")
+        #expect(built.map(\.definition.name) == IndexDefinition.all(of: entity).map(\.name))
         let byI = try #require(indexes.index(ofEntity: "Item", firstKey: "i"))
         #expect(byI.tree.count == count)
-        let keys = byI.tree.leaves.joined().map { entry -> Int64 in
+        let keys = Self.entries(byI).map { entry -> Int64 in
             if case .int(let i) = entry.key { return i }
             return -1
         }
@@ -209,7 +226,7 @@ import ServerTestSupport
         }.sorted())
     }
 
-    @Test func aLargeBulkBuiltTreeIsInOrderWithItsLeavesHalfFullAndTheirLastEntries() throws {
+    @Test func aLargeBulkBuiltTreeIsInOrderWithItsLeavesThreeQuartersFullAndTheirLastEntries() throws {
         let count = IndexBuildJobs.parallelThreshold * 2 + 77
         let model = try IndexFixture.model(indexed: true)
         let item = try #require(model.entity(named: "Item"))
@@ -220,16 +237,17 @@ import ServerTestSupport
                 name == "byI" ? .int(Int64.random(in: 0..<5_000, using: &rng)) : .double(Double(Int.random(in: 0..<5_000, using: &rng)) / 4)
             }
             let nodes = try Self.nodes(values, at: definition.elements[0].propertyIndex, model: model)
-            let index = AttributeIndex(definition, nodes: nodes)
+            let index = SnapshotIndex(definition, snapshots: nodes)
             let tree = index.tree
-            let entries = Array(tree.leaves.joined())
+            let entries = Self.entries(index)
             #expect(entries.count == count && tree.count == count)
-            #expect(zip(entries, entries.dropFirst()).allSatisfy { IndexEntry.order($0, $1) < 0 }, "\(name)")
-            #expect(Set(entries.map { ObjectIdentifier($0.node) }) == Set(nodes.map { ObjectIdentifier($0) }))
-            #expect(tree.leaves.dropLast().allSatisfy { $0.count == IndexTree.leafCapacity / 2 })
-            #expect(tree.lasts.count == tree.leaves.count && tree.lastBits.count == tree.leaves.count)
-            for (leaf, last) in zip(tree.leaves, tree.lasts) { #expect(leaf.last?.node === last.node) }
-            #expect(zip(tree.lasts, tree.lastBits).allSatisfy { IndexSearchBits.of($0.key) == $1 })
+            #expect(zip(entries, entries.dropFirst()).allSatisfy { SnapshotIndexEntry.order($0, $1) < 0 }, "\(name)")
+            #expect(Set(entries.map(\.reference)) == Set(nodes.map(\.objectID.referenceObject)))
+            // Leaves filled to three quarters (room for inserts), each node knowing its last entry.
+            let leaves = Self.leaves(tree)
+            #expect(leaves.dropLast().allSatisfy { $0.entries.count == SnapshotIndexTree.leafCapacity * 3 / 4 })
+            for leaf in leaves { #expect(leaf.last?.reference == leaf.entries.last?.reference) }
+            #expect(tree.root?.last?.reference == entries.last?.reference)
         }
     }
 }

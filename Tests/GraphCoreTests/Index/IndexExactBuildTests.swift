@@ -3,9 +3,9 @@ import Testing
 @testable import GraphCore
 import ServerTestSupport
 
-/// The bulk build that carries nodes through the radix sort and makes keys again from their
-/// bits (``IndexExactBuild``) takes exactly the indexes whose keys its bits hold whole, builds
-/// what inserting one at a time builds, and keeps no node it does not index.
+/// The bulk build that carries references through the radix sort and makes keys again from
+/// their bits (``IndexExactBuild``) takes exactly the indexes whose keys its bits hold whole,
+/// of objects with integer references, and builds what inserting one at a time builds.
 @Suite struct IndexExactBuildTests {
     static func definition(_ name: String) throws -> IndexDefinition {
         let model = try IndexFixture.model(indexed: true)
@@ -13,7 +13,7 @@ import ServerTestSupport
         return try #require(IndexDefinition.all(of: item).first { $0.name == name })
     }
 
-    static func nodes(_ values: [Value], in definition: IndexDefinition) throws -> [CacheNode] {
+    static func nodes(_ values: [Value], in definition: IndexDefinition) throws -> [ObjectSnapshot] {
         try IndexBulkBuildTests.nodes(values, at: definition.elements[0].propertyIndex, model: try IndexFixture.model(indexed: true))
     }
 
@@ -28,13 +28,19 @@ import ServerTestSupport
         ]
         for (definition, values) in taken {
             let nodes = try Self.nodes(values, in: definition)
-            let built = try #require(IndexExactBuild.build(definition, nodes: IndexedNodes(nodes.shuffled())), "\(values)")
-            let inserted = AttributeIndex(definition, nodes: [])
-            for node in nodes { inserted.insert(node) }
-            #expect(built.tree.leaves.joined().map { ObjectIdentifier($0.node) } == inserted.tree.leaves.joined().map { ObjectIdentifier($0.node) })
-            #expect(built.tree.leaves.joined().map { IndexBulkBuildTests.exactly($0.key) }
-                    == inserted.tree.leaves.joined().map { IndexBulkBuildTests.exactly($0.key) }, "\(values)")
-            #expect(built.nanCount == inserted.nanCount && built.unindexedCount == inserted.unindexedCount)
+            for order in [nodes, nodes.shuffled()] {  // in reference order (a store's table), and not
+                let exact = IndexExactBuild.build(definition, count: order.count) { body in for node in order { body(node) } }
+                let built = try #require(exact, "\(values)")
+                var inserted = SnapshotIndex(definition, snapshots: [])
+                for node in nodes { inserted.apply(old: nil, new: node) }
+                var builtEntries: [SnapshotIndexEntry] = []
+                built.tree.walk(nil, backwards: false) { builtEntries.append($0); return true }
+                let insertedEntries = IndexBulkBuildTests.entries(inserted)
+                #expect(builtEntries.map(\.reference) == insertedEntries.map(\.reference))
+                #expect(builtEntries.map { IndexBulkBuildTests.exactly($0.key) } == insertedEntries.map { IndexBulkBuildTests.exactly($0.key) },
+                        "\(values)")
+                #expect(built.nanCount == inserted.nanCount && built.unindexedCount == inserted.unindexedCount)
+            }
         }
         let left: [(IndexDefinition, [Value])] = [
             (byI, [.int(1), .double(1.5)]),                              // a double: -0 and 0 share their bits
@@ -47,26 +53,22 @@ import ServerTestSupport
             (try Self.definition("byCW"), [.int(1)]),                   // two elements
         ]
         for (definition, values) in left {
-            #expect(IndexExactBuild.build(definition, nodes: IndexedNodes(try Self.nodes(values, in: definition))) == nil, "\(values)")
+            let nodes = try Self.nodes(values, in: definition)
+            let exact = IndexExactBuild.build(definition, count: nodes.count) { body in for node in nodes { body(node) } }
+            #expect(exact == nil, "\(values)")
         }
     }
 
-    @Test func nodesAreReleasedWhenItGivesUpAndWhenItsIndexGoes() throws {
-        let byS = try Self.definition("byS")
-        for values in [[Value.string("a"), .null, .string("b"), .string("a long string past sixteen bytes")],
-                       [.string("a"), .null, .string("b"), .double(.nan)],
-                       [.string("a"), .null, .string("b")]] {
-            weak var first: CacheNode?
-            weak var last: CacheNode?
-            do {
-                let nodes = try Self.nodes(values, in: byS)
-                first = nodes.first
-                last = nodes.last
-                let built = IndexExactBuild.build(byS, nodes: IndexedNodes(nodes))
-                #expect((built == nil) == (values.count == 4))
-            }
-            #expect(first == nil && last == nil, "\(values)")
+    @Test func itLeavesAnIndexOfObjectsWithStringReferencesToTheGeneralBuild() throws {
+        let byI = try Self.definition("byI")
+        let nodes = try Self.nodes([.int(1), .int(2)], in: byI).enumerated().map { n, node in
+            ObjectSnapshot(objectID: ObjectID(entity: node.objectID.entity, store: .interned("bulk"),
+                                              reference: n == 0 ? .int(1) : .string("two")),
+                           version: 1, values: node.values)
         }
+        let exact = IndexExactBuild.build(byI, count: nodes.count) { body in for node in nodes { body(node) } }
+        #expect(exact == nil)
+        #expect(IndexBulkBuildTests.entries(SnapshotIndex(byI, snapshots: nodes)).map(\.reference) == [.int(1), .string("two")])
     }
 
     /// The bits of a string, byte by byte: the first 16 bytes big-endian, when they and the

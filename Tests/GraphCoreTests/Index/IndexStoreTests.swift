@@ -20,7 +20,7 @@ private final class IndexTestsPreloadedStore: AtomicStore, @unchecked Sendable {
             var values = item.initialValues
             values[item.index(ofProperty: "n") ?? 0] = .int(Int64(n))
             values[item.index(ofProperty: "i") ?? 0] = .int(Int64(n % 5))
-            return CacheNode(objectID: objectID(for: item, referenceObject: .int(Int64(n))), version: 1, values: values)
+            return ObjectSnapshot(objectID: objectID(for: item, referenceObject: .int(Int64(n))), version: 1, values: values)
         }
         addCacheNodes(nodes)
         nextReference = 51

@@ -55,11 +55,11 @@ private final class IndexUpkeepBesideStore: AtomicStore, @unchecked Sendable {
         try #require(container.coordinator.persistentStores.first as? IndexUpkeepSlowStore)
     }
 
-    /// Every index's entries in order (keys and node), with its NaN and unindexed counts.
-    private static func contents(_ index: AttributeIndex) -> [String] {
+    /// Every index's entries in order (keys and object), with its NaN and unindexed counts.
+    private static func contents(_ index: SnapshotIndex) -> [String] {
         var lines = ["nan \(index.nanCount) unindexed \(index.unindexedCount)"]
-        index.walk(nil, backwards: false) { key, rest, node in
-            lines.append("\(key) \(rest) \(UInt(bitPattern: ObjectIdentifier(node)))")
+        index.walk(nil, backwards: false) { key, rest, reference in
+            lines.append("\(key) \(rest) \(reference)")
             return true
         }
         return lines
@@ -68,15 +68,15 @@ private final class IndexUpkeepBesideStore: AtomicStore, @unchecked Sendable {
     /// Each index of the store's items, by name.
     private static func contents(of store: AtomicStore) -> [String: [String]] {
         var result: [String: [String]] = [:]
-        for index in store.storeIndexes.indexes(ofEntity: "Item") { result[index.name] = contents(index) }
+        for index in store.storeIndexes.indexes(ofEntity: "Item") { result[index.definition.name] = contents(index) }
         return result
     }
 
-    /// The indexes built afresh from the store's nodes, by name.
+    /// The indexes built afresh from the store's objects, by name.
     private static func rebuilt(_ store: AtomicStore) -> [String: [String]] {
         var result: [String: [String]] = [:]
         for index in store.storeIndexes.indexes(ofEntity: "Item") {
-            result[index.name] = contents(AttributeIndex(index.definition, nodes: store.cacheNodes(ofEntity: "Item")))
+            result[index.definition.name] = contents(SnapshotIndex(index.definition, snapshots: store.cacheNodes(ofEntity: "Item")))
         }
         return result
     }

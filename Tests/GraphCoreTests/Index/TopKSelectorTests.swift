@@ -21,15 +21,15 @@ import ServerTestSupport
                     if case .double(let d) = value, d.isNaN { continue }
                     values[index] = value
                 }
-                return CacheNode(objectID: ObjectID(entity: item, storeIdentifier: "topk", reference: .int(Int64(n))), version: 1, values: values)
+                return ObjectSnapshot(objectID: ObjectID(entity: item, storeIdentifier: "topk", reference: .int(Int64(n))), version: 1, values: values)
             }
             let descriptors = (0..<Int.random(in: 1...3, using: &rng)).map { _ in
                 SortDescriptor(keys.randomElement(using: &rng) ?? "i", ascending: Bool.random(using: &rng),
                                comparison: [.plain, .caseInsensitive].randomElement(using: &rng) ?? .plain)
             }
             let k = Int.random(in: 1...max(1, count / 8), using: &rng)
-            let full = try RecordSorter<CacheNode>(descriptors, entity: item, resolve: { _ in nil }).sorted(records).prefix(k).map(\.objectID)
-            let top = try TopKSelector<CacheNode>(descriptors, entity: item, resolve: { _ in nil }).first(k, of: records).map(\.objectID)
+            let full = try RecordSorter<ObjectSnapshot>(descriptors, entity: item, resolve: { _ in nil }).sorted(records).prefix(k).map(\.objectID)
+            let top = try TopKSelector<ObjectSnapshot>(descriptors, entity: item, resolve: { _ in nil }).first(k, of: records).map(\.objectID)
             #expect(top == Array(full), "round \(round): \(descriptors.map { "\($0.keyPath) \($0.ascending)" }) k \(k) of \(count)")
         }
     }

@@ -113,13 +113,13 @@ final class LedgerStore: IncrementalStore, @unchecked Sendable {
         guard let model, let entity = model.entity(named: request.entityName) else {
             throw GraphError.unknownEntity(request.entityName)
         }
-        let nodes = records.map { CacheNode(objectID: $0.key, version: $0.value.version, values: $0.value.values) }
+        let nodes = records.map { ObjectSnapshot(objectID: $0.key, version: $0.value.version, values: $0.value.values) }
         let byID = Dictionary(uniqueKeysWithValues: nodes.map { ($0.objectID, $0) })
-        let evaluator = try request.predicate.map { try PredicateEvaluator<CacheNode>($0, entity: entity, resolve: { byID[$0] }) }
+        let evaluator = try request.predicate.map { try PredicateEvaluator<ObjectSnapshot>($0, entity: entity, resolve: { byID[$0] }) }
         return try nodes.filter { node in
             guard request.includes(node.objectID.entity, requested: entity) else { return false }
             return try evaluator?.matches(node) ?? true
-        }.map(\.snapshot)
+        }
     }
 
     /// All or nothing, with optimistic locking.

@@ -7,17 +7,17 @@ struct DatabaseServers {
     let database: URL
     let servers: [ServerProcess]
 
-    /// `count` servers on a new, empty database.
-    init(count: Int) throws {
+    /// `count` servers on a new, empty database, started with `arguments` (`--cache-bytes 1`).
+    init(count: Int, arguments: [String] = []) throws {
         let database = try PostgresCluster.newDatabase()
         self.database = database
-        servers = try (0..<count).map { _ in try Self.server(on: database) }
+        servers = try (0..<count).map { _ in try Self.server(on: database, arguments: arguments) }
     }
 
     /// Another server on `database`, its log in a temporary directory of its own.
-    static func server(on database: URL) throws -> ServerProcess {
+    static func server(on database: URL, arguments: [String] = []) throws -> ServerProcess {
         let directory = try TemporaryDirectory()
-        return try ServerProcess(store: nil, arguments: ["--store", database.absoluteString], workingDirectory: directory.url,
+        return try ServerProcess(store: nil, arguments: ["--store", database.absoluteString] + arguments, workingDirectory: directory.url,
                                  keeping: directory, timeout: 60)
     }
 

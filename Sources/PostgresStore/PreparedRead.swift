@@ -1,0 +1,39 @@
+import Logging
+import PostgresNIO
+
+/// A statement known only when the store runs (its text depends on the model), run through
+/// postgres-nio's prepared statements: postgres-nio prepares a statement on a connection at its
+/// first run under its name, and then only binds and executes it.
+///
+/// postgres-nio names a prepared statement's text by its type (``PostgresPreparedStatement``'s
+/// static `name` and `sql`), which it reads while the run is started and when it reports an
+/// error, within the run's task: here they come from a task-local value set for that run.
+struct PreparedRead: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+
+    /// The name, text and parameter types of the statement the current task runs.
+    @TaskLocal static var current = (name: "", sql: "", types: [PostgresDataType]())
+
+    static var name: String { current.name }
+    static var sql: String { current.sql }
+    static var bindingDataTypes: [PostgresDataType] { current.types }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+
+    /// Runs `statement` prepared as `name` on `connection` and returns its rows, blocking the
+    /// calling thread (never one of the event loop's) until they have all come.
+    static func run(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger) throws -> [PostgresRow] {
+        let read = PreparedRead(bindings: statement.binds)
+        let values = (name: name, sql: statement.text, types: statement.parameterTypes)
+        return try WaitingThreadExecutor.run {
+            try await $current.withValue(values) {
+                var rows: [PostgresRow] = []
+                for try await row in try await connection.execute(read, logger: logger) { rows.append(row) }
+                return rows
+            }
+        }
+    }
+}
