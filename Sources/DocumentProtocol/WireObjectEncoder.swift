@@ -11,17 +11,25 @@ import JSONCore
 public enum WireObjectEncoder {
     /// Writes an object as the server answers it.
     public static func write(_ snapshot: ObjectSnapshot, to out: JSONGenerator) throws {
+        try write(snapshot, to: out, writeID: { try $1.string($0.uriRepresentation) })
+    }
+
+    /// Writes an object as the server answers it, each ID (its own and its relationships') by
+    /// `writeID`, which must write the ID's URI form as one JSON string: for a writer that spells
+    /// IDs from bytes it keeps (`docserver export`) instead of making a String for each.
+    public static func write(_ snapshot: ObjectSnapshot, to out: JSONGenerator,
+                             writeID: (ObjectID, JSONGenerator) throws -> Void) throws {
         let entity = snapshot.objectID.entity
         try out.openObject()
         try out.string(WireObjectMembers.id)
-        try out.string(snapshot.objectID.uriRepresentation)
+        try writeID(snapshot.objectID, out)
         try out.string(WireObjectMembers.entity)
         try out.string(entity.name)
         try out.string(WireObjectMembers.version)
         try out.integer(snapshot.version)
         try out.string(WireObjectMembers.values)
         try writeValues(snapshot.values, of: entity, indexes: entity.properties.indices,
-                        idText: { $0.uriRepresentation }, sortsUnorderedByReference: true, to: out)
+                        writeID: writeID, sortsUnorderedByReference: true, to: out)
         try out.closeObject()
     }
 
@@ -30,6 +38,15 @@ public enum WireObjectEncoder {
     /// by reference when `sortsUnorderedByReference`, else as they are.
     public static func writeValues(_ values: [Value], of entity: EntityDescription, indexes: some Sequence<Int>,
                                    idText: (ObjectID) -> String, sortsUnorderedByReference: Bool,
+                                   to out: JSONGenerator) throws {
+        try writeValues(values, of: entity, indexes: indexes, writeID: { try $1.string(idText($0)) },
+                        sortsUnorderedByReference: sortsUnorderedByReference, to: out)
+    }
+
+    /// ``writeValues(_:of:indexes:idText:sortsUnorderedByReference:to:)`` with each ID written by
+    /// `writeID` (one JSON string).
+    public static func writeValues(_ values: [Value], of entity: EntityDescription, indexes: some Sequence<Int>,
+                                   writeID: (ObjectID, JSONGenerator) throws -> Void, sortsUnorderedByReference: Bool,
                                    to out: JSONGenerator) throws {
         try out.openObject()
         for index in indexes {
@@ -41,20 +58,20 @@ public enum WireObjectEncoder {
                 try ValueForm.write(value, as: attribute.type, to: out)
             case .relationship(let relationship):
                 try writeRelationship(value, isToMany: relationship.isToMany,
-                                      sorted: sortsUnorderedByReference && !relationship.isOrdered, idText: idText, to: out)
+                                      sorted: sortsUnorderedByReference && !relationship.isOrdered, writeID: writeID, to: out)
             }
         }
         try out.closeObject()
     }
 
-    private static func writeRelationship(_ value: Value, isToMany: Bool, sorted: Bool, idText: (ObjectID) -> String,
+    private static func writeRelationship(_ value: Value, isToMany: Bool, sorted: Bool, writeID: (ObjectID, JSONGenerator) throws -> Void,
                                           to out: JSONGenerator) throws {
         switch value {
         case .object(let id):
-            try out.string(idText(id))
+            try writeID(id, out)
         case .objects(let ids):
             try out.openArray()
-            for id in sorted ? ids.sorted(by: referenceOrder) : ids { try out.string(idText(id)) }
+            for id in sorted ? ids.sorted(by: referenceOrder) : ids { try writeID(id, out) }
             try out.closeArray()
         default:
             if isToMany {

@@ -85,16 +85,20 @@ final class ImportReader {
     private func decodeLines(_ bytes: ArraySlice<UInt8>, firstLine: Int) throws -> Int {
         var lines: [(number: Int, range: Range<Int>)] = []
         var number = firstLine
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.endIndex
-            var trimmed = end
-            if trimmed > start, bytes[trimmed - 1] == 0x0D { trimmed -= 1 }
-            if bytes[start..<trimmed].contains(where: { !Self.isWhitespace($0) }) {
-                lines.append((number, (start - bytes.startIndex)..<(trimmed - bytes.startIndex)))
+        bytes.withUnsafeBytes { raw in
+            // Offsets in `raw`; line feeds found by memchr.
+            guard let base = raw.baseAddress else { return }
+            var start = 0
+            while start < raw.count {
+                let end = memchr(base + start, 0x0A, raw.count - start).map { UnsafeRawPointer($0) - base } ?? raw.count
+                var trimmed = end
+                if trimmed > start, raw[trimmed - 1] == 0x0D { trimmed -= 1 }
+                if raw[start..<trimmed].contains(where: { !Self.isWhitespace($0) }) {
+                    lines.append((number, start..<trimmed))
+                }
+                number += 1
+                start = end + 1
             }
-            number += 1
-            start = end + 1
         }
         let lastLine = number - 1
         var rest = lines[...]

@@ -9,14 +9,13 @@ import JSONAtomicStore
 enum ImportReferences {
     /// Reports each problem through `note(line, reason)`.
     static func check(_ objects: [ImportedObject], note: (Int, String) -> Void) {
-        var byReference: [Int64: Int] = [:]
-        byReference.reserveCapacity(objects.count)
+        var table = ReferenceTable(capacityFor: objects)
         for (index, object) in objects.enumerated() {
-            if let other = byReference[object.reference] {
+            if let other = table.index(of: object.reference) {
                 let first = objects[other]
                 note(object.line, "reference \(object.reference) is used twice (also by the \(first.entity.name) on line \(first.line))")
             } else {
-                byReference[object.reference] = index
+                table.set(object.reference, index)
             }
         }
         for object in objects {
@@ -24,7 +23,7 @@ enum ImportReferences {
                 guard case .relationship = property, index < object.values.count else { continue }
                 func check(_ id: ObjectID) {
                     guard case .int(let reference) = id.referenceObject else { return }
-                    guard let target = byReference[reference] else {
+                    guard let target = table.index(of: reference) else {
                         note(object.line, "property \"\(property.name)\": no object of the import has the ID \(id.uriRepresentation)")
                         return
                     }
@@ -40,6 +39,37 @@ enum ImportReferences {
                 default: break
                 }
             }
+        }
+    }
+
+    /// The index of the object that has each reference: an array indexed by reference when the
+    /// references are dense (an export's are: 1 to about the number of objects), else a dictionary.
+    struct ReferenceTable {
+        private var dense: [Int32] = []
+        private var sparse: [Int64: Int] = [:]
+        private let isDense: Bool
+
+        init(capacityFor objects: [ImportedObject]) {
+            let largest = objects.reduce(Int64(0)) { max($0, $1.reference) }
+            isDense = objects.count < Int(Int32.max) && largest <= Int64(objects.count) * 4 + 1_024
+            if isDense {
+                dense = Array(repeating: -1, count: Int(largest) + 1)
+            } else {
+                sparse.reserveCapacity(objects.count)
+            }
+        }
+
+        func index(of reference: Int64) -> Int? {
+            if isDense {
+                guard reference >= 0, reference < Int64(dense.count) else { return nil }
+                let found = dense[Int(reference)]
+                return found < 0 ? nil : Int(found)
+            }
+            return sparse[reference]
+        }
+
+        mutating func set(_ reference: Int64, _ index: Int) {
+            if isDense { dense[Int(reference)] = Int32(index) } else { sparse[reference] = index }
         }
     }
 }

@@ -9,6 +9,7 @@ import JSONCore
 //
 //   swift run -c release --package-path Benchmarks JSONStoreBenchmarks [N] [runs]
 //   swift run -c release --package-path Benchmarks JSONStoreBenchmarks journal [saves] [journal records]
+//   swift run -c release --package-path Benchmarks JSONStoreBenchmarks transfer [--objects N] [--runs R] [--docserver PATH]
 //
 // Loading is measured in a fresh process (this executable run as `load <file> <runs>`), so
 // that generating the store does not count towards its memory.
@@ -136,6 +137,19 @@ if arguments.count >= 2, arguments[1] == "journal" {
     try JournalBenchmark.main(saves: arguments.count > 2 ? Int(arguments[2]) ?? 2000 : 2000,
                               records: arguments.count > 3 ? Int(arguments[3]) ?? 100_000 : 100_000,
                               generate: generate)
+    exit(0)
+}
+
+// MARK: - `transfer [--objects N] [--runs R] [--docserver PATH]`: docserver export and import (TransferBenchmark.swift).
+
+if arguments.count >= 2, arguments[1] == "transfer" {
+    ChildProcessReaper.installSignalHandlers()
+    do {
+        try TransferBenchmark.main(Array(arguments.dropFirst(2)))
+    } catch {
+        say("transfer benchmark stopped: \(error)")
+        exit(1)
+    }
     exit(0)
 }
 

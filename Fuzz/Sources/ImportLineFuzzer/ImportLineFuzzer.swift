@@ -23,7 +23,13 @@ public func importLineFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
         object = try decoder.decode(bytes, line: 1)
     } catch {
         if error.reason.isEmpty { fuzzFailure("an import line refused without a reason") }
+        if (try? decoder.decodeThroughTree(bytes, line: 1)) != nil { fuzzFailure("the tree decodes a line that decode refuses") }
         return 0
+    }
+    // The fast path (events straight into values) and the tree must agree on every line.
+    guard let tree = try? decoder.decodeThroughTree(bytes, line: 1) else { fuzzFailure("decode takes a line that the tree refuses") }
+    if tree.reference != object.reference || tree.version != object.version || tree.values != object.values || tree.entity !== object.entity {
+        fuzzFailure("decode and the tree give two objects for one line")
     }
     let entity = object.entity
     if entity.isAbstract { fuzzFailure("an object of the abstract entity \(entity.name)") }

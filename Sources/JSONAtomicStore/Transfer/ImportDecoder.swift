@@ -16,22 +16,35 @@ public struct ImportedObject {
 /// Decodes the object lines of an import for one model and one store UUID: the wire form
 /// `{"id","entity","version","values"}`, values as the protocol writes them. Each problem is
 /// an ``ImportProblem`` that says what is wrong (the caller names the line). One decoder per
-/// thread.
+/// thread (a copy shares the fast path's state: make one for each thread instead).
 public struct ImportDecoder {
     public let model: ObjectModel
     public let storeUUID: String
     /// `graph://<storeUUID>/`, the prefix of every ID of the export.
     private let prefix: [UInt8]
+    /// The fast path for the lines it can take (nil when the model keeps it off).
+    private let events: ImportLineEvents?
 
     /// A decoder of the objects of an export of store `storeUUID` with `model`.
     public init(model: ObjectModel, storeUUID: String) {
         self.model = model
         self.storeUUID = storeUUID
         prefix = Array("graph://\(storeUUID)/".utf8)
+        let events = ImportLineEvents(model: model, storeUUID: storeUUID)
+        self.events = events.isUsable ? events : nil
     }
 
-    /// Decodes one object from its JSON text.
+    /// Decodes one object from its JSON text: straight from the parser's events when the line
+    /// is as an export writes it, else through a `JSONValue` tree, which names the problem.
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, line: Int) throws(ImportProblem) -> ImportedObject {
+        if let object = events?.decode(bytes, line: line) { return object }
+        return try decodeThroughTree(bytes, line: line)
+    }
+
+    /// Decodes one object from its JSON text through a `JSONValue` tree: the slow path, which
+    /// accepts every line the fast one does (and the ones it leaves, such as keys in another
+    /// order) and names every problem. Public so that a test or fuzzer can compare the two.
+    public mutating func decodeThroughTree(_ bytes: UnsafeRawBufferPointer, line: Int) throws(ImportProblem) -> ImportedObject {
         let json: JSONValue
         do {
             json = try JSONValue.parse(bytes, maximumDepth: 8)

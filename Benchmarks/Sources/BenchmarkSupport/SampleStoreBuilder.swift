@@ -1,22 +1,23 @@
-import BenchmarkSupport
 import Foundation
 import GraphCore
-import JSONAtomicStore
 
 /// Writes a JSON store of the sample model (Artist, Album, Song, Tag) through GraphCore and
-/// JSONAtomicStore. Of every 100 objects, 1 is an Artist, 9 are Albums (each by one Artist,
-/// about 10 Songs each), 1 is a Tag and 89 are Songs with a title, distinct `plays`
-/// (0, 1, 2, …: a range of plays names exactly that many Songs) and a rating; every tenth
-/// Song has a Tag.
-struct SampleStoreBuilder {
-    let model: ObjectModel
+/// JSONAtomicStore (the caller registers the store type: `JSONAtomicStore.register()`). Of
+/// every 100 objects, 1 is an Artist, 9 are Albums (each by one Artist, about 10 Songs each),
+/// 1 is a Tag and 89 are Songs with a title, distinct `plays` (0, 1, 2, …: a range of plays
+/// names exactly that many Songs) and a rating; every tenth Song has a Tag.
+public struct SampleStoreBuilder {
+    public let model: ObjectModel
 
-    struct Shape: CustomStringConvertible {
-        let artists, albums, tags, songs: Int
-        var total: Int { artists + albums + tags + songs }
-        var description: String { "\(grouped(total)) objects: \(grouped(songs)) Songs, \(grouped(albums)) Albums, \(grouped(artists)) Artists, \(grouped(tags)) Tags" }
+    public init(model: ObjectModel) { self.model = model }
 
-        init(objects: Int) {
+    /// How many objects of each entity.
+    public struct Shape: CustomStringConvertible {
+        public let artists, albums, tags, songs: Int
+        public var total: Int { artists + albums + tags + songs }
+        public var description: String { "\(grouped(total)) objects: \(grouped(songs)) Songs, \(grouped(albums)) Albums, \(grouped(artists)) Artists, \(grouped(tags)) Tags" }
+
+        public init(objects: Int) {
             artists = max(objects / 100, 1)
             albums = max(objects * 9 / 100, 1)
             tags = max(objects / 100, 1)
@@ -25,7 +26,7 @@ struct SampleStoreBuilder {
     }
 
     /// Writes a store of about `objects` objects at `url`; returns its shape.
-    func build(objects: Int, at url: URL) throws -> Shape {
+    public func build(objects: Int, at url: URL) throws -> Shape {
         let shape = Shape(objects: objects)
         let container = try PersistentContainer(model: model, storeType: "JSON", storeURL: url)
         defer { for store in container.coordinator.persistentStores { container.coordinator.remove(store) } }
