@@ -46,6 +46,16 @@ struct ColumnArray: PostgresDynamicTypeEncodable {
             }
         }
 
+        /// The bytes of one element's value when it has a fixed size (a guess for the others).
+        var fixedSize: Int {
+            switch self {
+            case .int8, .float8: 8
+            case .bool: 1
+            case .uuid: 16
+            case .text, .numericText, .bytea: 16
+            }
+        }
+
         /// The element type of a column of this attribute type (nil: a to-one reference).
         init(_ type: AttributeType?) {
             switch type {
@@ -66,6 +76,14 @@ struct ColumnArray: PostgresDynamicTypeEncodable {
     private var elements = ByteBuffer()
 
     init(_ element: Element) { self.element = element }
+
+    /// An empty column with room for `capacity` elements of a fixed size (text and bytes may
+    /// need more: the buffer grows as they are appended).
+    init(_ element: Element, capacity: Int) {
+        self.element = element
+        // Bounded: a statement holds at most ``PostgresStore/rowsPerStatement`` rows.
+        elements.reserveCapacity(min(max(capacity, 0), 1 << 20) * (element.fixedSize + 4))
+    }
 
     /// The cast that turns the bound parameter into the column's array type in SQL.
     var cast: String { element == .numericText ? "::text[]::numeric[]" : "" }

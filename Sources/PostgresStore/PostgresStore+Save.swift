@@ -66,25 +66,53 @@ extension PostgresStore {
     /// The history rows of a save: one per part of its metadata, each naming the objects its
     /// part names (an object the save changed that no part names goes to the last part's), as
     /// inserted, deleted or updated (the parts' objects the save does not hold: updated).
+    ///
+    /// One dictionary access per object and part, and none more when the parts name every
+    /// object the save changed (a server's saves do): a save of thousands of inserts pays for
+    /// its history row little beside its rows.
     static func historyRows(of request: SaveChangesRequest) -> [HistoryRow] {
         let parts = request.metadata.parts
         guard !parts.isEmpty else { return [] }
-        var kinds: [ObjectID: CommittedObject.Kind] = [:]
-        for snapshot in request.updatedObjects { kinds[snapshot.objectID] = .updated }
-        for snapshot in request.insertedObjects { kinds[snapshot.objectID] = .inserted }
-        for snapshot in request.deletedObjects { kinds[snapshot.objectID] = .deleted }
-        let owner = request.metadata.partIndexByObject()
-        var objects = parts.map(\.objects)
-        for snapshot in request.insertedObjects + request.updatedObjects + request.deletedObjects
-        where owner[snapshot.objectID] == nil {
-            objects[parts.count - 1].append(snapshot.objectID)
+        struct Entry {
+            var kind: CommittedObject.Kind
+            var named = false
         }
-        return parts.indices.map { index in
-            HistoryRow(author: parts[index].author, objects: objects[index].compactMap { id in
-                guard case .int(let reference) = id.referenceObject else { return nil }
-                return CommittedObject(entity: id.entityName, reference: reference, kind: kinds[id] ?? .updated)
-            })
+        var entries: [ObjectID: Entry] = [:]
+        entries.reserveCapacity(request.insertedObjects.count + request.updatedObjects.count + request.deletedObjects.count)
+        for snapshot in request.updatedObjects { entries[snapshot.objectID] = Entry(kind: .updated) }
+        for snapshot in request.insertedObjects { entries[snapshot.objectID] = Entry(kind: .inserted) }
+        for snapshot in request.deletedObjects { entries[snapshot.objectID] = Entry(kind: .deleted) }
+        var namedCount = 0
+        func committed(_ id: ObjectID, kind: CommittedObject.Kind) -> CommittedObject? {
+            guard case .int(let reference) = id.referenceObject else { return nil }
+            return CommittedObject(entity: id.entityName, reference: reference, kind: kind)
         }
+        var rows = parts.map { part in
+            var objects: [CommittedObject] = []
+            objects.reserveCapacity(part.objects.count)
+            for id in part.objects {
+                var kind = CommittedObject.Kind.updated
+                if let index = entries.index(forKey: id) {
+                    kind = entries.values[index].kind
+                    if !entries.values[index].named {
+                        entries.values[index].named = true
+                        namedCount += 1
+                    }
+                }
+                if let object = committed(id, kind: kind) { objects.append(object) }
+            }
+            return HistoryRow(author: part.author, objects: objects)
+        }
+        if namedCount < entries.count {
+            for snapshots in [request.insertedObjects, request.updatedObjects, request.deletedObjects] {
+                for snapshot in snapshots where entries[snapshot.objectID]?.named == false {
+                    if let kind = entries[snapshot.objectID]?.kind, let object = committed(snapshot.objectID, kind: kind) {
+                        rows[parts.count - 1].objects.append(object)
+                    }
+                }
+            }
+        }
+        return rows
     }
 
     /// Writes the rows (set-based: a statement per table or entity, not per object), then the

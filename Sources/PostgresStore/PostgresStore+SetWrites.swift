@@ -46,7 +46,7 @@ extension PostgresStore {
                     read.append(snapshot.version)
                 }
                 let arrays = [statement.parameter(keys), statement.parameter(read)]
-                    + (try columns.map { statement.parameter(try Self.columnArray(column: $0, of: chunk)) })
+                    + (try Self.columnArrays(columns, of: chunk, entity: entity.name)).map { statement.parameter($0) }
                 let names = ["k", "v"] + columns.indices.map { "c\($0)" }
                 let assignments = columns.enumerated().map { "\($1.quotedName) = u.c\($0)" } + ["\"_version\" = t.\"_version\" + 1"]
                 statement.text = """
@@ -102,13 +102,13 @@ extension PostgresStore {
             let names = ["\"_id\"", "\"_entity\"", "\"_version\""] + columns.map(\.quotedName)
             for chunk in Self.chunks(group) {
                 var statement = SQLStatement()
-                var keys = ColumnArray(.int8), versions = ColumnArray(.int8)
+                var keys = ColumnArray(.int8, capacity: chunk.count), versions = ColumnArray(.int8, capacity: chunk.count)
                 for snapshot in chunk {
                     keys.append(try reference(of: snapshot.objectID))
                     versions.append(keepingVersions ? snapshot.version : 1)
                 }
                 let arrays = [statement.parameter(keys), statement.parameter(versions)]
-                    + (try columns.map { statement.parameter(try Self.columnArray(column: $0, of: chunk)) })
+                    + (try Self.columnArrays(columns, of: chunk, entity: entity.name)).map { statement.parameter($0) }
                 let selected = ["u.k", "\(statement.parameter(entity.name))::text", "u.v"] + columns.indices.map { "u.c\($0)" }
                 let aliases = ["k", "v"] + columns.indices.map { "c\($0)" }
                 statement.text = """
@@ -207,14 +207,17 @@ extension PostgresStore {
         }
     }
 
-    /// One column of `snapshots` (all of one entity) as an array parameter.
-    static func columnArray(column: WrittenColumn, of snapshots: ArraySlice<ObjectSnapshot>) throws -> ColumnArray {
-        var array = ColumnArray(ColumnArray.Element(column.type))
+    /// The columns of `snapshots` (all of `entity`) as array parameters, in `columns`' order,
+    /// made in one pass over the snapshots (a pass per column read every snapshot again).
+    static func columnArrays(_ columns: [WrittenColumn], of snapshots: ArraySlice<ObjectSnapshot>, entity: String) throws -> [ColumnArray] {
+        var arrays = columns.map { ColumnArray(ColumnArray.Element($0.type), capacity: snapshots.count) }
         for snapshot in snapshots {
-            let value = snapshot.values.indices.contains(column.index) ? snapshot.values[column.index] : .null
-            try array.append(value, entity: snapshot.objectID.entityName, key: column.key)
+            let values = snapshot.values
+            for (position, column) in columns.enumerated() {
+                try arrays[position].append(column.index < values.count ? values[column.index] : .null, entity: entity, key: column.key)
+            }
         }
-        return array
+        return arrays
     }
 
     /// Snapshots grouped by concrete entity (the columns a row writes), in name order.

@@ -150,16 +150,23 @@ public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchec
         try newValues(forObjectWith: id).values[name] ?? .null
     }
 
+    /// `count` new references from the sequence, as one row holding them in one array (a row
+    /// per reference cost the server more to read than the sequence costs the database).
     func nextReferences(_ count: Int) throws -> [Int64] {
         guard count > 0 else { return [] }
         var statement = SQLStatement()
-        statement.text = "SELECT nextval('\(TableLayout.quoted(TableLayout.referenceSequence))') FROM generate_series(1, \(statement.parameter(Int64(count))))"
+        statement.text = "SELECT array_agg(nextval('\(TableLayout.quoted(TableLayout.referenceSequence))')) "
+            + "FROM generate_series(1, \(statement.parameter(Int64(count))))"
         let rows = try session.run(statement.text, statement.binds)
-        return try rows.map { row in
-            guard let value = try ColumnReader.integer(row.makeRandomAccess()[0], what: "nextval") else {
-                throw PostgresStoreError.damagedSchema("the sequence \(TableLayout.referenceSequence) gave no value")
-            }
-            return value
+        let references: [Int64]?
+        do {
+            references = try rows.first?.makeRandomAccess()[0].decode([Int64]?.self)
+        } catch {
+            throw PostgresStoreError.damagedSchema("the sequence \(TableLayout.referenceSequence) gave values that are not integers")
         }
+        guard let references, references.count == count else {
+            throw PostgresStoreError.damagedSchema("the sequence \(TableLayout.referenceSequence) gave \(references?.count ?? 0) values for \(count)")
+        }
+        return references
     }
 }

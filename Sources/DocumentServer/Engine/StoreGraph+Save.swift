@@ -71,7 +71,9 @@ extension StoreGraph {
         // (On a shared database, a conflict with another server's save is found only when the
         // group is written: ``commitWithout(conflicting:of:)`` then fails that save only.)
         let alone = touchesUniquenessConstraints(call)
-        if alone || call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains) {
+        // Nothing staged: nothing to look for (listing the references of a save of 5,000 inserts
+        // cost 2% of its CPU).
+        if alone || (!touched.isEmpty && (call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains))) {
             commit(resetting: false)
         }
         defer { if alone { commit(resetting: false) } }
