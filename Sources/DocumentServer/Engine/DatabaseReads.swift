@@ -111,14 +111,7 @@ final class DatabaseReads: @unchecked Sendable {
     /// every miss queued by then, sets their outcomes and wakes their threads, and frees the slot
     /// (waking the thread of the oldest miss left, which reads next).
     private func readQueued() {
-        let reader: (any DatabaseObjectReader)?
-        var failure: Failure?
-        do {
-            reader = try take()
-        } catch {
-            reader = nil
-            failure = Failure(reason: "\(error)")
-        }
+        let connection = Result { try take() }
         misses.lock()
         let batch = takeBatch()
         // More queued than one batch takes, and a slot free: the oldest left reads them now.
@@ -126,11 +119,12 @@ final class DatabaseReads: @unchecked Sendable {
         misses.unlock()
         alongside?.wake.signal()
         let outcomes: [Result<(objects: [ObjectID: ObjectSnapshot], through: Int64), Failure>]
-        if let reader {
+        switch connection {
+        case .success(let reader):
             outcomes = batch.isEmpty ? [] : read(batch, on: reader)
             giveBack(reader)
-        } else {
-            outcomes = batch.map { _ in .failure(failure ?? Failure(reason: "no connection")) }
+        case .failure(let error):
+            outcomes = batch.map { _ in .failure(Failure(reason: "\(error)")) }
         }
         misses.lock()
         missReads -= 1
