@@ -73,12 +73,12 @@ public final class DocumentServer: Service, Sendable {
         self.onListening = onListening
         let started = ContinuousClock.now
         let bounded = configuration.cacheBytes > 0
-        let cache = WireObjectCache(byteLimit: bounded ? configuration.cacheWireBytes : configuration.wireCacheBytes)
+        let cache = WireObjectCache(byteLimit: configuration.wireCacheBytes)
         let isNew = storeURL.isFileURL && !FileManager.default.fileExists(atPath: storeURL.path)
         let graph = try StoreGraph(model: model, storeType: storeType, storeURL: storeURL, storeOptions: storeOptions, cache: cache,
                                    checkpointThresholdBytes: configuration.journalCheckpointBytes,
                                    historyRecords: configuration.historyCommits,
-                                   cacheBytes: bounded ? configuration.cacheObjectBytes : nil, logger: logger)
+                                   cacheBytes: bounded ? configuration.cacheBytes : nil, logger: logger)
         if bounded && !graph.isCacheBounded {
             logger.warning("--cache-bytes applies to a database several servers share (postgresql://): this store's objects are all kept in memory")
         }

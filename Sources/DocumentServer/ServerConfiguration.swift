@@ -63,12 +63,12 @@ public struct ServerConfiguration: Sendable {
     /// object again. Past it, each new entry evicts others (objects not read lately first).
     /// 0 caches nothing.
     public var wireCacheBytes: Int = ServerConfiguration.defaultWireCacheBytes
-    /// Over PostgreSQL: the bytes of memory the server's objects and their wire forms may take
-    /// (a bounded cache; `docs/SCALING.md`). The server then does not load the database at start;
-    /// it reads objects as they are asked for, keeps the latest within this budget (three
-    /// quarters for objects, a quarter, at most ``wireCacheBytes``, for wire forms), and runs every
-    /// `fetch` as SQL. 0 (the default): the server holds every object in memory. A JSON store
-    /// always holds every object (the value is ignored, with a warning).
+    /// Over PostgreSQL: the bytes of memory the server's objects may take (a bounded cache;
+    /// `docs/SCALING.md`). The server then does not load the database at start; it reads objects
+    /// as they are asked for, keeps the latest within this budget (objects only: their wire forms
+    /// are not cached, see ``StoreReader``), and runs every `fetch` as SQL. 0 (the default): the server holds
+    /// every object in memory. A JSON store always holds every object (the value is ignored, with
+    /// a warning).
     public var cacheBytes: Int = 0
     /// With ``cacheBytes``: the most connections the server opens to the database for reads
     /// (cache misses and fetches). A quarter of them (at least one) read misses at once; misses
@@ -78,10 +78,6 @@ public struct ServerConfiguration: Sendable {
     public var databaseReads: Int = 0
     /// Connections for reads per core by default (``databaseReads``).
     public static let defaultDatabaseReadsPerCore = 4
-    /// The share of ``cacheBytes`` for the objects themselves.
-    var cacheObjectBytes: Int { cacheBytes - cacheWireBytes }
-    /// The share of ``cacheBytes`` for their wire forms.
-    var cacheWireBytes: Int { min(wireCacheBytes, cacheBytes / 4) }
 
     /// A request that takes at least this many milliseconds, from its line read to its answer
     /// made, is logged and kept in the slow log (the `slowlog` method); 0 keeps every request.

@@ -74,12 +74,21 @@ struct StoreReader {
 
     /// The wire form of a stored object (dangling references cleared), from the cache or
     /// encoded and cached.
+    ///
+    /// A bounded cache's state (``ReadState/isComplete`` false) neither reads nor fills the wire
+    /// cache: its budget holds objects only. A wire form is a second copy of an object; encoding
+    /// it again costs a few microseconds, where an object the budget had to let go for it costs a
+    /// read of the database (a few hundred). On 2,000,003 Songs with 64 MiB, a quarter of the
+    /// budget for wire forms left room for 148,025 objects, and a `get` of a hot set of 200,000
+    /// read 0.28 objects from the database; objects only, 197,377 fit and 0.10 were read
+    /// (`docs/SCALING.md`).
     private func wireEntry(for stored: ObjectSnapshot, epoch: Int64) throws -> WireObjectCache.Entry {
-        if let cached = cache.entry(for: stored, epoch: epoch) { return cached }
+        let caches = state.isComplete
+        if caches, let cached = cache.entry(for: stored, epoch: epoch) { return cached }
         let snapshot = state.dangling.isEmpty || !state.isComplete ? stored : state.dangling.cleared(stored) { state.exists($0) }
         let bytes = try JSONText.make { try WireObjectEncoder.write(snapshot, to: $0) }
         let entry = WireObjectCache.Entry(version: snapshot.version, bytes: bytes, epoch: epoch)
-        cache.insert(entry, for: snapshot.objectID)
+        if caches { cache.insert(entry, for: snapshot.objectID) }
         return entry
     }
 
@@ -201,7 +210,7 @@ struct StoreReader {
     }
 
     /// The answer to `call`: its count, IDs or objects (and its plan, with `explain`).
-    private func answer(_ call: FetchCall, _ found: Matches) throws -> Reply {
+    func answer(_ call: FetchCall, _ found: Matches) throws -> Reply {
         let count = found.total ?? found.page.count
         let explain = call.explain
         switch call.resultType {
@@ -244,7 +253,7 @@ struct StoreReader {
     }
 
     /// The error answer of a fetch that failed.
-    private static func reply(to error: any Error, of call: FetchCall) -> Reply {
+    static func reply(to error: any Error, of call: FetchCall) -> Reply {
         switch error {
         case let error as GraphCore.PredicateError:
             var answer = RPCError.invalidParams("params.predicate", error.description, position: error.offset)
