@@ -73,7 +73,9 @@ public struct ServerConfiguration: Sendable {
     /// With ``cacheBytes``: the most connections the server opens to the database for reads
     /// (cache misses and fetches). A quarter of them (at least one) read misses at once; misses
     /// that come meanwhile wait and are read together, one statement per table for all of them.
-    /// More connections run more fetches at once and cost the database a backend each.
+    /// More connections run more fetches at once and cost the database a backend each. Each I/O
+    /// thread opens as many again, as they are needed, for the fetches one statement answers and
+    /// the misses of `get`s, which it runs on its event loop (``StoreWorker/submit(_:on:completion:)``).
     /// 0: ``defaultDatabaseReadsPerCore`` per core.
     public var databaseReads: Int = 0
     /// Connections for reads per core by default (``databaseReads``).

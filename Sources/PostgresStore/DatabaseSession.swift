@@ -63,7 +63,7 @@ final class DatabaseSession {
     func runPrepared(_ statement: SQLStatement) throws(PostgresStoreError) -> [PostgresRow] {
         // First: a new connection starts its names again.
         let connection = try open()
-        let key = statement.text + "\u{0}" + statement.parameterTypes.map { String($0.rawValue) }.joined(separator: ",")
+        let key = statement.preparedKey
         let name: String
         if let known = preparedNames[key] {
             name = known
@@ -157,14 +157,19 @@ final class DatabaseSession {
         }
         connection = made
         do {
-            // The limit on each statement; UTC so that nothing depends on the server's zone.
-            for setting in ["SET statement_timeout = \(statementTimeoutSeconds * 1000)", "SET TIME ZONE 'UTC'"] {
+            for setting in Self.settings(statementTimeoutSeconds: statementTimeoutSeconds) {
                 _ = try made.query(PostgresQuery(unsafeSQL: setting), logger: logger).wait()
             }
         } catch {
             throw failure(error, statement: "SET statement_timeout")
         }
         return made
+    }
+
+    /// The settings every connection of a store starts with: the limit on each statement, and
+    /// UTC, so that nothing depends on the database server's zone.
+    static func settings(statementTimeoutSeconds: Int) -> [String] {
+        ["SET statement_timeout = \(statementTimeoutSeconds * 1000)", "SET TIME ZONE 'UTC'"]
     }
 
     /// Whether a SQLSTATE says the server ended the connection: class 08 (connection
@@ -174,31 +179,38 @@ final class DatabaseSession {
     }
 
     private func failure(_ error: any Error, statement: String) -> PostgresStoreError {
+        let (failure, endsConnection) = Self.failure(error, statement: statement, address: address, statementTimeoutSeconds: statementTimeoutSeconds)
+        // The next statement makes a new connection.
+        if endsConnection { close() }
+        return failure
+    }
+
+    /// What `error`, thrown by postgres-nio for `statement`, means to a store, and whether it
+    /// ended the connection it ran on.
+    static func failure(_ error: any Error, statement: String, address: DatabaseURL,
+                        statementTimeoutSeconds: Int) -> (failure: PostgresStoreError, endsConnection: Bool) {
         if let psql = error as? PSQLError {
             if let info = psql.serverInfo {
                 let state = info[.sqlState]
-                if state == "57014" { return .timedOut(seconds: statementTimeoutSeconds, statement: statement) }
-                if state == "23505", let index = info[.constraintName] { return .uniqueIndexViolated(index: index, statement: statement) }
+                if state == "57014" { return (.timedOut(seconds: statementTimeoutSeconds, statement: statement), false) }
+                if state == "23505", let index = info[.constraintName] { return (.uniqueIndexViolated(index: index, statement: statement), false) }
                 var message = info[.message] ?? "no message"
                 if let detail = info[.detail] { message += " (\(detail))" }
-                if let state, Self.endsTheConnection(state) {
-                    // The server ended this connection (pg_terminate_backend, a shutdown): the
-                    // next statement makes a new one.
-                    close()
-                    return .connectionFailed(address: address.description, reason: "\(message) (SQLSTATE \(state))")
+                if let state, endsTheConnection(state) {
+                    // The server ended this connection (pg_terminate_backend, a shutdown).
+                    return (.connectionFailed(address: address.description, reason: "\(message) (SQLSTATE \(state))"), true)
                 }
-                return .statementFailed(sqlState: state, message: message, statement: statement)
+                return (.statementFailed(sqlState: state, message: message, statement: statement), false)
             }
             // An error of the connection itself (closed, reset, a TLS shutdown the server did not
             // finish): this connection is done, even when NIO has not seen it close yet (over TLS
-            // the close can come after the error); the next statement makes a new one.
-            close()
-            return .connectionFailed(address: address.description, reason: Self.reason(error))
+            // the close can come after the error).
+            return (.connectionFailed(address: address.description, reason: reason(error)), true)
         }
-        return .connectionFailed(address: address.description, reason: Self.reason(error))
+        return (.connectionFailed(address: address.description, reason: reason(error)), false)
     }
 
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         if let psql = error as? PSQLError {
             if let message = psql.serverInfo?[.message] { return message }
             if let underlying = psql.underlying { return String(describing: underlying) }

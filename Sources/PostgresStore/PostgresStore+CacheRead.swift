@@ -8,14 +8,45 @@ extension PostgresStore {
     /// all read in the statement's one snapshot (a server's cache misses: what it read holds no
     /// commit after `through`, and every commit up to it). IDs with no row are left out.
     func committedSnapshotsThrough(of ids: [ObjectID]) throws -> (snapshots: [ObjectSnapshot], through: Int64) {
+        var snapshots: [ObjectSnapshot] = []
+        var through: Int64 = 0
+        var latestNeeded = false
+        let reads = try objectReads(of: ids)
+        for read in reads {
+            let rows = try session.runPrepared(read.statement)
+            if let latest = try read.commit(in: rows) { through = max(through, latest) } else { latestNeeded = true }
+            snapshots += try readRows(rows, root: read.root, toMany: read.toMany)
+        }
+        // No row (or nothing to read): the history's last commit, read after the statements.
+        if latestNeeded || reads.isEmpty { through = max(through, try CommitHistory.latest(session: session)) }
+        return (snapshots, through)
+    }
+
+    /// One statement of ``objectReads(of:)``: the rows of one table for some of the IDs, and where
+    /// its rows hold their to-many relationships and the last commit.
+    struct ObjectRead {
+        var statement: SQLStatement
+        var root: String
+        var toMany: [String: Int]
+        var commitColumn: Int
+
+        /// The last commit the statement's snapshot held, from its first row; nil without a row.
+        func commit(in rows: [PostgresRow]) throws -> Int64? {
+            guard let row = rows.first else { return nil }
+            return try ColumnReader.integer(row.makeRandomAccess()[commitColumn], what: "max(seq)")
+        }
+    }
+
+    /// The statements that read the objects with these IDs: one per table, per
+    /// ``objectsPerRead`` IDs. Temporary IDs and IDs of no table are left out.
+    func objectReads(of ids: [ObjectID]) throws -> [ObjectRead] {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         var references: [String: [Int64]] = [:]
         for id in ids {
             guard case .int(let reference) = id.referenceObject, !id.isTemporary else { continue }
             references[TableLayout.root(of: id.entity).name, default: []].append(reference)
         }
-        var snapshots: [ObjectSnapshot] = []
-        var through: Int64 = 0
+        var reads: [ObjectRead] = []
         for (root, all) in references.sorted(by: { $0.key < $1.key }) {
             guard let rootEntity = model.entity(named: root) else { continue }
             let (objectList, positions, next) = try selectListWithToMany(root: rootEntity)
@@ -24,17 +55,9 @@ extension PostgresStore {
                 var statement = SQLStatement()
                 let chunk = Array(all[start..<min(start + Self.objectsPerRead, all.count)])
                 statement.text = "SELECT \(list) FROM \(TableLayout.quoted(root)) t WHERE t.\"_id\" = ANY(\(statement.parameter(chunk)))"
-                let rows = try session.runPrepared(statement)
-                if let row = rows.first, let latest = try ColumnReader.integer(row.makeRandomAccess()[next], what: "max(seq)") {
-                    through = max(through, latest)
-                } else if rows.isEmpty {
-                    // No row: the statement's snapshot still had a last commit.
-                    through = max(through, try CommitHistory.latest(session: session))
-                }
-                snapshots += try readRows(rows, root: root, toMany: positions)
+                reads.append(ObjectRead(statement: statement, root: root, toMany: positions, commitColumn: next))
             }
         }
-        if references.isEmpty { through = try CommitHistory.latest(session: session) }
-        return (snapshots, through)
+        return reads
     }
 }

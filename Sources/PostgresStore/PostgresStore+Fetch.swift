@@ -133,33 +133,14 @@ extension PostgresStore {
             plan.idsOnly = true
         }
         let rows = try session.runPrepared(plan.statement)
-        var through: Int64?
-        if let column = plan.commitColumn {
-            if let row = rows.first {
-                through = try ColumnReader.integer(row.makeRandomAccess()[column], what: "max(seq)") ?? 0
-            } else {
-                // No row: the history's last commit, read after the statement.
-                through = try CommitHistory.latest(session: session)
-            }
+        var through = try commit(readBy: plan, in: rows)
+        if through == nil, plan.commitColumn != nil {
+            // No row: the history's last commit, read after the statement.
+            through = try CommitHistory.latest(session: session)
         }
-        if plan.counts {
-            let count = try rows.first.flatMap { try ColumnReader.integer($0.makeRandomAccess()[0], what: "count") } ?? 0
-            return (StoreFetchResult(count: Int(clamping: count), isSortedAndPaged: true), through)
-        }
-        let sorted = plan.description.sortedAndPagedInSQL
-        if exact, plan.idsOnly {
-            let ids: [ObjectID] = try rows.map { row in
-                let cells = row.makeRandomAccess()
-                guard let reference = try ColumnReader.integer(cells[0], what: "_id"), let name = try ColumnReader.text(cells[1], what: "_entity"),
-                      let entity = model.entity(named: name) else {
-                    throw PostgresStoreError.unreadableValue(entity: plan.root, key: "_entity", reason: "a row names no entity of the model")
-                }
-                return newObjectID(for: entity, referenceObject: .int(reference))
-            }
-            return (StoreFetchResult(faults: ids, isSortedAndPaged: sorted), through)
-        }
+        if exact { return (try exactResult(of: plan, rows: rows), through) }
         var snapshots = try readRows(rows, root: plan.root, toMany: plan.toMany)
-        if !exact, let predicate = request.predicate {
+        if let predicate = request.predicate {
             var judged = request
             judged.predicate = predicate
             var loaded: [ObjectID: ObjectSnapshot?] = [:]
@@ -173,7 +154,38 @@ extension PostgresStore {
             // The objects judging read came later: the last commit after them bounds them all.
             if readingCommit { through = try CommitHistory.latest(session: session) }
         }
+        let sorted = plan.description.sortedAndPagedInSQL
         if plan.idsOnly { return (StoreFetchResult(faults: snapshots.map(\.objectID), isSortedAndPaged: sorted), through) }
         return (StoreFetchResult(snapshots: snapshots, isSortedAndPaged: sorted), through)
+    }
+
+    /// The number of the last commit `plan`'s statement read, from its first row; nil when it
+    /// does not read it or returned no row.
+    func commit(readBy plan: Plan, in rows: [PostgresRow]) throws -> Int64? {
+        guard let column = plan.commitColumn, let row = rows.first else { return nil }
+        return try ColumnReader.integer(row.makeRandomAccess()[column], what: "max(seq)") ?? 0
+    }
+
+    /// The result of a plan whose predicate SQL answers alone (``PostgresFetchPlan/predicateInSQL``),
+    /// from its statement's rows: a count, IDs or objects.
+    func exactResult(of plan: Plan, rows: [PostgresRow]) throws -> StoreFetchResult {
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        if plan.counts {
+            let count = try rows.first.flatMap { try ColumnReader.integer($0.makeRandomAccess()[0], what: "count") } ?? 0
+            return StoreFetchResult(count: Int(clamping: count), isSortedAndPaged: true)
+        }
+        let sorted = plan.description.sortedAndPagedInSQL
+        guard plan.idsOnly else {
+            return StoreFetchResult(snapshots: try readRows(rows, root: plan.root, toMany: plan.toMany), isSortedAndPaged: sorted)
+        }
+        let ids: [ObjectID] = try rows.map { row in
+            let cells = row.makeRandomAccess()
+            guard let reference = try ColumnReader.integer(cells[0], what: "_id"), let name = try ColumnReader.text(cells[1], what: "_entity"),
+                  let entity = model.entity(named: name) else {
+                throw PostgresStoreError.unreadableValue(entity: plan.root, key: "_entity", reason: "a row names no entity of the model")
+            }
+            return newObjectID(for: entity, referenceObject: .int(reference))
+        }
+        return StoreFetchResult(faults: ids, isSortedAndPaged: sorted)
     }
 }

@@ -26,14 +26,17 @@ struct PreparedRead: PostgresPreparedStatement {
     /// Runs `statement` prepared as `name` on `connection` and returns its rows, blocking the
     /// calling thread (never one of the event loop's) until they have all come.
     static func run(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger) throws -> [PostgresRow] {
+        try WaitingThreadExecutor.run { try await rows(name: name, statement: statement, on: connection, logger: logger) }
+    }
+
+    /// Runs `statement` prepared as `name` on `connection` and returns its rows, in the caller's task.
+    static func rows(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger) async throws -> [PostgresRow] {
         let read = PreparedRead(bindings: statement.binds)
         let values = (name: name, sql: statement.text, types: statement.parameterTypes)
-        return try WaitingThreadExecutor.run {
-            try await $current.withValue(values) {
-                var rows: [PostgresRow] = []
-                for try await row in try await connection.execute(read, logger: logger) { rows.append(row) }
-                return rows
-            }
+        return try await $current.withValue(values) {
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.execute(read, logger: logger) { rows.append(row) }
+            return rows
         }
     }
 }

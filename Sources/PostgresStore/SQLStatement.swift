@@ -16,6 +16,12 @@ struct SQLStatement {
 
     init(_ text: String = "") { self.text = text }
 
+    /// What tells two prepared statements apart on a connection: the text and the parameters'
+    /// types (a text may bind values it does not use).
+    var preparedKey: String {
+        text + "\u{0}" + parameterTypes.map { String($0.rawValue) }.joined(separator: ",")
+    }
+
     /// Binds a value and returns its placeholder.
     mutating func parameter(_ value: some PostgresNonThrowingEncodable) -> String {
         binds.append(value)

@@ -111,7 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.limitHelp("Over PostgreSQL: the bytes of memory the server's objects may take. The server then loads nothing at start, reads objects as they are asked for, keeps the latest within this budget, and runs every fetch as SQL (docs/SCALING.md). 0 keeps every object in memory. [default: 0]", option: "cache-bytes", valueName: "bytes"))
     var cacheBytes: Int?
 
-    @Option(help: ServeCommand.limitHelp("With --cache-bytes: the most connections to the database for reads (misses and fetches); a quarter of them read misses, and the misses that come while they are busy are read together in one statement. 0: \(ServerConfiguration.defaultDatabaseReadsPerCore) per core. [default: 0]", option: "database-reads", valueName: "count"))
+    @Option(help: ServeCommand.limitHelp("With --cache-bytes: the most connections to the database for reads (misses and fetches) by the reader threads; a quarter of them read misses, and the misses that come while they are busy are read together in one statement. Each I/O thread opens as many again, as they are needed, for the fetches one statement answers and the gets' misses, which it runs itself. 0: \(ServerConfiguration.defaultDatabaseReadsPerCore) per core. [default: 0]", option: "database-reads", valueName: "count"))
     var databaseReads: Int?
 
     // Live changes (docs/PROTOCOL.md, Live changes).

@@ -244,7 +244,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 busy = true
                 let loop = context.eventLoop
                 let bound = NIOLoopBound((self, context, finish), eventLoop: loop)
-                worker.submit(job) { reply in
+                worker.submit(job, on: loop) { reply in
                     loop.execute {
                         let (handler, context, finish) = bound.value
                         handler.resume(finish(reply), context: context)

@@ -176,6 +176,14 @@ final class DatabaseReads: @unchecked Sendable {
         }
     }
 
+    /// Hands objects read from the database in a connection's task (``LoopReads``) after a
+    /// state at commit `readAt` missed `missed` objects to the writer to keep, as a read of misses
+    /// here does.
+    func admitRead(_ found: [ObjectSnapshot], readAt: Int64, missed: Int) {
+        EngineMeters.shared.cacheMissed(missed)
+        if !found.isEmpty { admit(found, readAt) }
+    }
+
     /// A fetch run in the database, with `explain` how, and the last commit when it had run.
     func fetch(_ request: FetchRequest, explain: Bool) throws -> (StoreFetchResult, plan: String?, through: Int64) {
         do {
@@ -183,15 +191,23 @@ final class DatabaseReads: @unchecked Sendable {
                 let (result, through) = try reader.fetch(request)
                 return (result, explain ? try reader.explain(request) : nil, through)
             }
-        } catch let error as GraphError {
-            switch error {
-            case .unknownKey, .wrongKind, .typeMismatch, .timeLimitExceeded: throw error  // the request's fault: answered as such
-            default: throw Failure(reason: "\(error)")
-            }
-        } catch let error as GraphCore.PredicateError {
-            throw error
         } catch {
-            throw Failure(reason: "\(error)")
+            throw Self.classified(error)
+        }
+    }
+
+    /// What an error of a fetch in the database is answered as: the request's fault as such (a
+    /// key or a value the model does not have, a predicate, the time limit), anything else as
+    /// the database being unavailable (a ``Failure``).
+    static func classified(_ error: any Error) -> any Error {
+        switch error {
+        case let error as GraphError:
+            switch error {
+            case .unknownKey, .wrongKind, .typeMismatch, .timeLimitExceeded: return error
+            default: return Failure(reason: "\(error)")
+            }
+        case let error as GraphCore.PredicateError: return error
+        default: return Failure(reason: "\(error)")
         }
     }
 

@@ -31,7 +31,7 @@ struct StoreReader {
 
     /// `loaded`: objects read from the database for this call already (nil: none were); an
     /// object neither the state nor they hold is missing then.
-    private func get(_ call: GetCall, reading: Bool, loaded: [ObjectID: ObjectSnapshot]? = nil) -> Reply? {
+    func get(_ call: GetCall, reading: Bool, loaded: [ObjectID: ObjectSnapshot]? = nil) -> Reply? {
         do {
             if !state.isComplete, loaded == nil {
                 let missed = call.ids.filter { $0.storeIdentifier == state.storeIdentifier && state.canonicalSnapshot(of: $0) == nil }

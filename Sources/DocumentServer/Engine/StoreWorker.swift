@@ -1,6 +1,7 @@
 import DocumentProtocol
 import Foundation
 import GraphCore
+import NIOCore
 
 /// Work for the engine.
 enum StoreJob: Sendable {
@@ -44,6 +45,8 @@ final class StoreWorker: @unchecked Sendable {
     private var database: DatabaseReads?
     /// With a bounded cache: where readers note their hits.
     private var hits: CacheHits?
+    /// With a bounded cache: the fetches run on the connections' event loops.
+    private var loopReads: LoopReads?
     private var state = State.idle
     private let finished = DispatchSemaphore(value: 0)
     /// How long one fetch may run (nil: no limit); past it the fetch fails with
@@ -99,6 +102,9 @@ final class StoreWorker: @unchecked Sendable {
                                      admit: { [weak self] snapshots, readAt in self?.admit(snapshots, readAt: readAt) },
                                      stateHolding: { [weak self] through in self?.stateHolding(through) })
             hits = CacheHits(deliver: { [weak self] ids in self?.touch(ids) })
+            let database = self.database
+            loopReads = LoopReads(open: { try shared.openFetcher(connections: connections) }, missReads: max(1, connections / 4),
+                                  admit: { found, readAt, missed in database?.admitRead(found, readAt: readAt, missed: missed) })
         }
         let condition = self.condition
         graph.checkpoints.onSnapshotWritten {
@@ -180,14 +186,38 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     /// Runs a job: a read on a reader thread, a save on the writer; `completion` gets its
-    /// answer there (a save's once it is durable or failed).
-    func submit(_ job: StoreJob, completion: @escaping @Sendable (Reply) -> Void) {
+    /// answer there (a save's once it is durable or failed). With a bounded cache, a `fetch`
+    /// from a connection on event loop `loop` runs on that loop when one statement answers it
+    /// (``LoopReads``), and `completion` gets its answer there.
+    func submit(_ job: StoreJob, on loop: (any EventLoop)? = nil, completion: @escaping @Sendable (Reply) -> Void) {
         switch job {
         case .fetch(let call):
             let limit = requestTimeLimit
+            if let loop, let loopReads, !call.explain, holds(after: call.after), let reads = try? loopReads.on(loop) {
+                let reader = self.reader
+                Task(executorPreference: reads.executor) { [self] in
+                    let started = call.started(timeLimit: limit)
+                    if let reply = await reader.fetch(started, with: reads.fetcher, catchUp: { await self.stateHolding(through: $0) }) {
+                        return completion(reply)
+                    }
+                    read(after: call.after, refused: completion) { reader in completion(reader.fetch(started)) }
+                }
+                return
+            }
             // The clock starts when a reader takes the fetch, not while it waits in line.
             read(after: call.after, refused: completion) { reader in completion(reader.fetch(call.started(timeLimit: limit))) }
         case .get(let call):
+            if let loop, let loopReads, holds(after: call.after), let reads = try? loopReads.on(loop) {
+                // With a bounded cache, the objects it misses are read on the connection's event loop.
+                let reader = self.reader
+                Task(executorPreference: reads.executor) { [self] in
+                    if let reply = await reader.get(call, with: reads.misses, catchUp: { await self.stateHolding(through: $0) }) {
+                        return completion(reply)
+                    }
+                    read(after: call.after, refused: completion) { reader in completion(reader.get(call)) }
+                }
+                return
+            }
             read(after: call.after, refused: completion) { reader in completion(reader.get(call)) }
         case .subscribe(let call, let sink):
             afterCatchingUp(refused: completion) { [feed] in feed.subscribe(call, sink: sink, completion: completion) }
@@ -253,6 +283,19 @@ final class StoreWorker: @unchecked Sendable {
             : "the commits of other servers were not taken within \(milliseconds) ms (--read-after-wait-ms); try again")
     }
 
+    /// The published state once the writer has taken the other servers' commits up to `through`
+    /// (nil when it could not: the writer answers every waiter after its catch-up), without a
+    /// thread waiting.
+    private func stateHolding(through: Int64) async -> ReadState? {
+        if publisher.current.sequence < through {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                requestCatchUp(through: through) { continuation.resume() }
+            }
+        }
+        let current = publisher.current
+        return current.sequence >= through ? current : nil
+    }
+
     /// On a reader thread: the published state once it holds commit `through` (the writer takes
     /// the other servers' commits up to it), waiting as a read with `after` does; nil when it did not.
     private func stateHolding(_ through: Int64) -> ReadState? {
@@ -302,6 +345,7 @@ final class StoreWorker: @unchecked Sendable {
         readers.stop()
         watcher?.stop()
         database?.close()
+        loopReads?.close()
         if wasRunning { finished.wait() }
         condition.lock()
         let close = state != .stopped

@@ -83,6 +83,28 @@ public protocol SharedDatabaseStore: AnyObject {
     /// the store's (a server's reader threads, whose reads miss its cache). Nothing is sent
     /// until its first read.
     func openObjectReader() throws -> any DatabaseObjectReader
+    /// A fetcher of the database's objects for one event loop (or another serial executor), on
+    /// at most `connections` connections of its own, made as they are needed (nothing is sent
+    /// until its first fetch).
+    func openFetcher(connections: Int) throws -> any DatabaseFetcher
+}
+
+/// Fetches (and reads of objects by ID) of a shared database made without a thread that waits
+/// for them: the statement is sent and its rows read within the caller's task. A server runs that task on the event loop
+/// that serves the client, where the fetcher makes its connections to the database too, so that
+/// a fetch crosses no thread (a reader thread waiting for the database costs a thread switch at
+/// each step: `docs/SCALING.md`).
+///
+/// Used from one serial executor: its calls interleave only where they wait for the database.
+public protocol DatabaseFetcher: AnyObject, Sendable {
+    /// The answer of `request` when one statement gives it whole (its predicate, and its sort and
+    /// page, said in SQL), and the number of the last commit it may hold (it holds no later one);
+    /// nil when one statement cannot (the caller answers it with a ``DatabaseObjectReader``).
+    func fetchInOneStatement(_ request: FetchRequest) async throws -> (result: StoreFetchResult, through: Int64)?
+    /// The objects with these IDs, as ``DatabaseObjectReader/committedSnapshots(of:)`` reads them.
+    func committedSnapshots(of ids: [ObjectID]) async throws -> (snapshots: [ObjectSnapshot], through: Int64)
+    /// Closes its connections; a fetch made afterwards opens new ones.
+    func close()
 }
 
 /// Reads a shared database's committed objects on a connection of its own, for one thread at

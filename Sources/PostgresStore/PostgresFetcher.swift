@@ -1,0 +1,196 @@
+import GraphCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// Fetches and reads of objects by ID of a PostgreSQL store made in the caller's task
+/// (``GraphCore/DatabaseFetcher``), on connections made on the caller's event loop: the
+/// statement's rows arrive on the thread that sent it, and the read goes on there.
+///
+/// A fetch takes the connection with the fewest statements in flight; while every one has some,
+/// a new one is made, up to ``limit`` (past it, postgres-nio queues the statement on the least
+/// busy). Statements are prepared once per connection, as ``DatabaseSession`` prepares them.
+/// A fetch whose predicate or order SQL cannot say whole is not run here (nil): it needs more
+/// than one statement, which a store reader makes.
+final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
+    // @unchecked: `store` (its plans' caches) is used by one serial executor at a time, as
+    // ``GraphCore/DatabaseFetcher`` requires; `links` and what each link holds only with `lock`
+    // held, never across a wait.
+    /// A twin of the server's store, never added to a coordinator: its plans and its reading of rows.
+    private let store: PostgresStore
+    /// The most connections open at once.
+    let limit: Int
+    private let lock = NIOLock()
+    private var links: [Link] = []
+    private var made = 0
+    private let logger = Logger(label: "PostgresStore.fetcher")
+
+    /// A connection (made, or being made) and what runs on it.
+    private final class Link {
+        let connection: EventLoopFuture<PostgresConnection>
+        /// Set once made (to see that it closed).
+        var made: PostgresConnection?
+        var running = 0
+        var preparedNames: [String: String] = [:]
+        var namesGiven = 0
+        init(_ connection: EventLoopFuture<PostgresConnection>) { self.connection = connection }
+    }
+
+    init(twinOf original: PostgresStore, limit: Int) throws {
+        guard let coordinator = original.coordinator else { throw GraphError.store("the store's coordinator is gone") }
+        store = try PostgresStore(coordinator: coordinator, configurationName: original.configurationName,
+                                  url: original.url, options: original.options)
+        store.metadata = original.metadata
+        self.limit = max(1, limit)
+    }
+
+    deinit { close() }
+
+    func fetchInOneStatement(_ request: FetchRequest) async throws -> (result: StoreFetchResult, through: Int64)? {
+        let plan = try store.plan(for: request, readingCommit: true)
+        guard plan.description.predicateInSQL, plan.description.sortedAndPagedInSQL else { return nil }
+        let rows = try await run(plan.statement)
+        let result = try store.exactResult(of: plan, rows: rows)
+        if let through = try store.commit(readBy: plan, in: rows) { return (result, through) }
+        // No row: the history's last commit, read after the statement.
+        return (result, try await latestCommit())
+    }
+
+    func committedSnapshots(of ids: [ObjectID]) async throws -> (snapshots: [ObjectSnapshot], through: Int64) {
+        var snapshots: [ObjectSnapshot] = []
+        var through: Int64 = 0
+        var latestNeeded = false
+        let reads = try store.objectReads(of: ids)
+        for read in reads {
+            let rows = try await run(read.statement)
+            if let latest = try read.commit(in: rows) { through = max(through, latest) } else { latestNeeded = true }
+            snapshots += try store.readRows(rows, root: read.root, toMany: read.toMany)
+        }
+        // No row (or nothing to read): the history's last commit, read after the statements.
+        if latestNeeded || reads.isEmpty { through = max(through, try await latestCommit()) }
+        return (snapshots, through)
+    }
+
+    /// The history's last commit.
+    private func latestCommit() async throws -> Int64 {
+        let rows = try await run(SQLStatement("SELECT \(CommitHistory.latestExpression)"))
+        return try rows.first.flatMap { try ColumnReader.integer($0.makeRandomAccess()[0], what: "max(seq)") } ?? 0
+    }
+
+    func close() {
+        let closing = lock.withLock {
+            defer { links = [] }
+            return links
+        }
+        // postgres-nio requires a connection to be closed before it is released.
+        for link in closing { link.connection.whenSuccess(Self.close) }
+    }
+
+    /// Starts closing `connection` (its future API: the call returns at once).
+    private static func close(_ connection: PostgresConnection) {
+        let _: EventLoopFuture<Void> = connection.close()
+    }
+
+    /// Runs `statement` (prepared on its connection when it can be) and returns its rows.
+    private func run(_ statement: SQLStatement) async throws(PostgresStoreError) -> [PostgresRow] {
+        let link = try pick()
+        defer { lock.withLock { link.running -= 1 } }
+        let connection: PostgresConnection
+        do {
+            connection = try await link.connection.get()
+        } catch {
+            drop(link)
+            throw .connectionFailed(address: store.address.description, reason: DatabaseSession.reason(error))
+        }
+        let name = lock.withLock { () -> String? in
+            link.made = connection
+            return Self.name(for: statement, on: link)
+        }
+        do {
+            guard let name else {
+                return try await connection.query(PostgresQuery(unsafeSQL: statement.text, binds: statement.binds), logger: logger).get().rows
+            }
+            return try await PreparedRead.rows(name: name, statement: statement, on: connection, logger: logger)
+        } catch {
+            // A statement whose preparation failed stays failed under its name on this
+            // connection: the next run prepares it again under a new one.
+            if name != nil { lock.withLock { link.preparedNames[statement.preparedKey] = nil } }
+            let (failure, endsConnection) = DatabaseSession.failure(error, statement: statement.text, address: store.address,
+                                                                    statementTimeoutSeconds: store.statementTimeoutSeconds)
+            if endsConnection {
+                drop(link)
+                Self.close(connection)
+            }
+            throw failure
+        }
+    }
+
+    /// The connection for the next statement, counted as running one: the least busy, or a new
+    /// one while every one is busy and fewer than ``limit`` are open.
+    private func pick() throws(PostgresStoreError) -> Link {
+        let chosen = lock.withLock { () -> Link? in
+            links.removeAll { $0.made?.isClosed ?? false }
+            let idlest = links.min { $0.running < $1.running }
+            guard let idlest, idlest.running == 0 || links.count >= limit else { return nil }
+            idlest.running += 1
+            return idlest
+        }
+        if let chosen { return chosen }
+        let link = Link(try connect())
+        lock.withLock {
+            link.running = 1
+            links.append(link)
+        }
+        return link
+    }
+
+    private func drop(_ link: Link) {
+        lock.withLock { links.removeAll { $0 === link } }
+    }
+
+    /// A new connection on the caller's event loop (any of the shared group's when the caller
+    /// is not on one), with the settings every connection of the store has.
+    private func connect() throws(PostgresStoreError) -> EventLoopFuture<PostgresConnection> {
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()
+        var configuration = try store.address.configuration()
+        configuration.options.connectTimeout = .seconds(10)
+        let id = lock.withLock {
+            made += 1
+            return made
+        }
+        let logger = self.logger
+        let settings = DatabaseSession.settings(statementTimeoutSeconds: store.statementTimeoutSeconds)
+        return PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: logger).flatMap { connection in
+            var done = connection.eventLoop.makeSucceededVoidFuture()
+            for setting in settings {
+                done = done.flatMap { connection.query(PostgresQuery(unsafeSQL: setting), logger: logger).map { _ in } }
+            }
+            return done.map { connection }.flatMapError { error in
+                connection.close().flatMapThrowing { throw error }
+            }
+        }
+    }
+
+    /// The name `statement` runs prepared under on `link`'s connection (given now when it is
+    /// new); nil past ``DatabaseSession/preparedLimit`` names (it then runs unprepared).
+    private static func name(for statement: SQLStatement, on link: Link) -> String? {
+        let key = statement.preparedKey
+        if let known = link.preparedNames[key] { return known }
+        guard link.namesGiven < DatabaseSession.preparedLimit else { return nil }
+        link.namesGiven += 1
+        let name = "docserver_fetch_\(link.namesGiven)"
+        link.preparedNames[key] = name
+        return name
+    }
+
+}
+
+extension PostgresStore {
+    /// A fetcher of this store's objects for one event loop, on connections of its own (at most
+    /// `connections`, made on the loop it fetches from as they are needed).
+    public func openFetcher(connections: Int) throws -> any DatabaseFetcher {
+        try PostgresFetcher(twinOf: self, limit: connections)
+    }
+}
