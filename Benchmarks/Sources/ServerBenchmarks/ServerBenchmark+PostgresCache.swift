@@ -154,6 +154,17 @@ extension ServerBenchmark {
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kilobytes * 1024
     }
+
+    /// The statement the server sends for a fetch of a Song by title, from its `explain`, with
+    /// `title` (SQL) in place of its parameter.
+    private func serverStatement(_ session: ServerSession, title: String) throws -> String {
+        let answer = try session.client.call("fetch", params: #"{"entity":"Song","predicate":"title == %@","arguments":["Song 0"],"explain":true}"#)
+        guard let plan = ((answer as? [String: Any])?["plan"] as? [String: Any])?["sql"] as? String,
+              let select = plan.range(of: "SELECT "), plan.contains("$1"), !plan.contains("$2") else {
+            throw BenchmarkError("the server's explain of a fetch by title gave no statement with one parameter: \(answer)")
+        }
+        return plan[select.lowerBound...].replacingOccurrences(of: "$1", with: "(\(title))")
+    }
 }
 
 /// What a server's `stats` says of its bounded cache: objects held, their estimated bytes, and
@@ -184,16 +195,5 @@ private extension Array {
     /// The elements in consecutive pieces of `size` (the last may be shorter).
     func chunked(_ size: Int) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
-    }
-
-    /// The statement the server sends for a fetch of a Song by title, from its `explain`, with
-    /// `title` (SQL) in place of its parameter.
-    private func serverStatement(_ session: ServerSession, title: String) throws -> String {
-        let answer = try session.client.call("fetch", params: #"{"entity":"Song","predicate":"title == %@","arguments":["Song 0"],"explain":true}"#)
-        guard let plan = ((answer as? [String: Any])?["plan"] as? [String: Any])?["sql"] as? String,
-              let select = plan.range(of: "SELECT "), plan.contains("$1"), !plan.contains("$2") else {
-            throw BenchmarkError("the server's explain of a fetch by title gave no statement with one parameter: \(answer)")
-        }
-        return plan[select.lowerBound...].replacingOccurrences(of: "$1", with: "(\(title))")
     }
 }
