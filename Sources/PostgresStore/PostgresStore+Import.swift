@@ -23,7 +23,8 @@ extension PostgresStore {
     /// reference written and, when `lastCommit` is above 0, writes one history row numbered
     /// `lastCommit` (by `author`, naming no object), so that the next save is numbered after the
     /// source's last commit. Calls `progress` with the number of objects written after each
-    /// batch. The store must be removed from its coordinator afterwards (its identifier changed).
+    /// batch, and analyzes the tables afterwards (PostgreSQL's statistics of them). The store must
+    /// be removed from its coordinator afterwards (its identifier changed).
     ///
     /// - Throws: ``PostgresStoreError`` (a refused statement: nothing is written), or
     ///   ``GraphError/store(_:)`` for an object whose ID is not an integer reference.
@@ -32,6 +33,11 @@ extension PostgresStore {
         try session.transaction {
             try writeImported(batches, storeIdentifier: storeIdentifier, lastCommit: lastCommit, author: author, progress: progress)
         }
+        // Statistics of the tables just filled: without them PostgreSQL plans every statement
+        // blind until autovacuum analyzes the tables, a minute or more later (on 2,000,003 Songs a
+        // fetch by an indexed title then took about a second instead of a third of a millisecond).
+        let tables = try layout.objectTables.map(TableLayout.quoted).joined(separator: ", ")
+        if !tables.isEmpty { try session.run("ANALYZE \(tables)") }
     }
 
     /// ``importObjects(_:storeIdentifier:lastCommit:author:progress:)`` within the transaction

@@ -52,6 +52,11 @@ struct TableLayout {
     /// "Entity.relationship" (the declaring entity) → the join table.
     private let joinTables: [String: JoinTable]
 
+    /// Every table of the objects: one per root entity and one per to-many relationship.
+    var objectTables: [String] {
+        Array(columns.keys).sorted() + Set(joinTables.values.map(\.name)).sorted()
+    }
+
     /// Works out the layout of a model.
     ///
     /// - Throws: ``PostgresStoreError/unsupportedName(_:reason:)`` for a name longer than

@@ -100,8 +100,8 @@ struct PostgresBaseline {
     }
 
     /// Runs SQL with psql over TCP (its errors go to standard error).
-    func sql(_ statements: String) throws {
-        try Self.check(Self.run([], bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", "postgres", "-q",
+    func sql(_ statements: String, database: String = "postgres") throws {
+        try Self.check(Self.run([], bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", database, "-q",
                                                     "-v", "ON_ERROR_STOP=1", "-c", statements], in: directory), "psql")
     }
 

@@ -33,6 +33,11 @@ struct CopyTests {
         #expect(copied.status == 0, "\(copied.errors)")
         #expect(copied.output.contains("5 objects at commit \(deleted.seq) copied"), "\(copied.output)")
         #expect(copied.errors.contains("copied 5 of 5 objects"), "\(copied.errors)")
+        // The tables it filled are analyzed: PostgreSQL plans with their statistics from the start.
+        let analyzed = try PostgresCluster.shared().psql(
+            "SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL ORDER BY relname", database: database.lastPathComponent)
+        #expect(analyzed.split(separator: "\n").map(String.init) == ["Album", "Album.songs", "Artist", "Artist.albums", "Song", "Song.tags", "Tag", "Tag.songs"],
+                "\(analyzed)")
 
         let served = try DatabaseServers.server(on: database)
         let reader = try WireClient(port: served.port)
