@@ -88,9 +88,12 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         for link in closing { link.connection.whenSuccess(Self.close) }
     }
 
-    /// Starts closing `connection` (its future API: the call returns at once).
+    /// Starts closing `connection` (the call returns at once). The connection is kept until it
+    /// has closed: postgres-nio says goodbye to the database first, and a connection released
+    /// before its channel closed fails postgres-nio's assertion (a debug build stops there).
     private static func close(_ connection: PostgresConnection) {
-        let _: EventLoopFuture<Void> = connection.close()
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// Runs `statement` (prepared on its connection when it can be) and returns its rows.
@@ -168,7 +171,11 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
                 done = done.flatMap { connection.query(PostgresQuery(unsafeSQL: setting), logger: logger).map { _ in } }
             }
             return done.map { connection }.flatMapError { error in
-                connection.close().flatMapThrowing { throw error }
+                let closing: EventLoopFuture<Void> = connection.close()
+                return closing.flatMapThrowing {
+                    withExtendedLifetime(connection) {}  // kept until it has closed (``close(_:)``)
+                    throw error
+                }
             }
         }
     }

@@ -105,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.limitHelp("The most bytes of incomplete lines held for all connections together; the connection that would hold more gets 'too large' (-32005) and is closed. [default: \(ServerConfiguration.defaultMaximumBufferedBytes) (256 MiB)]", option: "max-buffered-bytes", valueName: "bytes"))
     var maxBufferedBytes: Int?
 
-    @Option(help: ServeCommand.limitHelp("The most bytes the cache of objects' wire forms holds; a get or fetch of a cached object is answered without encoding it again. Past it each new entry evicts others, objects not read lately first; 0 caches nothing. With --cache-bytes no wire form is cached (the budget goes to the objects). [default: \(ServerConfiguration.defaultWireCacheBytes) (64 MiB)]", option: "wire-cache-bytes", valueName: "bytes"))
+    @Option(help: ServeCommand.limitHelp("The most bytes the cache of objects' wire forms holds (none with --cache-bytes); a get or fetch of a cached object is answered without encoding it again. Past it each new entry evicts others, objects not read lately first; 0 caches nothing. [default: \(ServerConfiguration.defaultWireCacheBytes) (64 MiB)]", option: "wire-cache-bytes", valueName: "bytes"))
     var wireCacheBytes: Int?
 
     @Option(help: ServeCommand.limitHelp("Over PostgreSQL: the bytes of memory the server's objects may take. The server then loads nothing at start, reads objects as they are asked for, keeps the latest within this budget, and runs every fetch as SQL (docs/SCALING.md). 0 keeps every object in memory. [default: 0]", option: "cache-bytes", valueName: "bytes"))

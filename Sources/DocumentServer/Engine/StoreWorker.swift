@@ -45,7 +45,7 @@ final class StoreWorker: @unchecked Sendable {
     private var database: DatabaseReads?
     /// With a bounded cache: where readers note their hits.
     private var hits: CacheHits?
-    /// With a bounded cache: the fetches run on the connections' event loops.
+    /// With a bounded cache: the reads of the database made on the connections' event loops.
     private var loopReads: LoopReads?
     private var state = State.idle
     private let finished = DispatchSemaphore(value: 0)
@@ -187,8 +187,9 @@ final class StoreWorker: @unchecked Sendable {
 
     /// Runs a job: a read on a reader thread, a save on the writer; `completion` gets its
     /// answer there (a save's once it is durable or failed). With a bounded cache, a `fetch`
-    /// from a connection on event loop `loop` runs on that loop when one statement answers it
-    /// (``LoopReads``), and `completion` gets its answer there.
+    /// from a connection on event loop `loop` runs on that loop when one statement answers it,
+    /// and so does a `get` that misses objects (``LoopReads``); `completion` then gets its
+    /// answer there.
     func submit(_ job: StoreJob, on loop: (any EventLoop)? = nil, completion: @escaping @Sendable (Reply) -> Void) {
         switch job {
         case .fetch(let call):
