@@ -59,18 +59,10 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
     }
 
     func committedSnapshots(of ids: [ObjectID]) async throws -> (snapshots: [ObjectSnapshot], through: Int64) {
-        var snapshots: [ObjectSnapshot] = []
-        var through: Int64 = 0
-        var latestNeeded = false
-        let reads = try store.objectReads(of: ids)
-        for read in reads {
-            let rows = try await run(read.statement)
-            if let latest = try read.commit(in: rows) { through = max(through, latest) } else { latestNeeded = true }
-            snapshots += try store.readRows(rows, root: read.root, toMany: read.toMany)
-        }
-        // No row (or nothing to read): the history's last commit, read after the statements.
-        if latestNeeded || reads.isEmpty { through = max(through, try await latestCommit()) }
-        return (snapshots, through)
+        var found = PostgresStore.ObjectsFound()
+        for read in try store.objectReads(of: ids) { try found.add(try await run(read.statement), of: read, in: store) }
+        if found.latestNeeded { found.add(latest: try await latestCommit()) }
+        return found.result
     }
 
     /// The history's last commit.

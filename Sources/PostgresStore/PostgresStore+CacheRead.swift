@@ -8,18 +8,37 @@ extension PostgresStore {
     /// all read in the statement's one snapshot (a server's cache misses: what it read holds no
     /// commit after `through`, and every commit up to it). IDs with no row are left out.
     func committedSnapshotsThrough(of ids: [ObjectID]) throws -> (snapshots: [ObjectSnapshot], through: Int64) {
-        var snapshots: [ObjectSnapshot] = []
-        var through: Int64 = 0
-        var latestNeeded = false
-        let reads = try objectReads(of: ids)
-        for read in reads {
-            let rows = try session.runPrepared(read.statement)
-            if let latest = try read.commit(in: rows) { through = max(through, latest) } else { latestNeeded = true }
-            snapshots += try readRows(rows, root: read.root, toMany: read.toMany)
+        var found = ObjectsFound()
+        for read in try objectReads(of: ids) { try found.add(try session.runPrepared(read.statement), of: read, in: self) }
+        if found.latestNeeded { found.add(latest: try CommitHistory.latest(session: session)) }
+        return found.result
+    }
+
+    /// What the statements of ``objectReads(of:)`` found, gathered as each is answered.
+    struct ObjectsFound {
+        private(set) var snapshots: [ObjectSnapshot] = []
+        private var through: Int64 = 0
+        private var answered = 0
+        private var withoutRows = 0
+
+        /// Whether the history's last commit must be read after the statements
+        /// (``add(latest:)``): one returned no row to read it from, or none ran.
+        var latestNeeded: Bool { answered == 0 || withoutRows > 0 }
+
+        /// The objects and the last commit they may hold.
+        var result: (snapshots: [ObjectSnapshot], through: Int64) { (snapshots, through) }
+
+        /// The rows `read`'s statement returned.
+        mutating func add(_ rows: [PostgresRow], of read: ObjectRead, in store: PostgresStore) throws {
+            answered += 1
+            if let latest = try read.commit(in: rows) { through = max(through, latest) } else { withoutRows += 1 }
+            snapshots += try store.readRows(rows, root: read.root, toMany: read.toMany)
         }
-        // No row (or nothing to read): the history's last commit, read after the statements.
-        if latestNeeded || reads.isEmpty { through = max(through, try CommitHistory.latest(session: session)) }
-        return (snapshots, through)
+
+        /// The history's last commit, read after the statements.
+        mutating func add(latest: Int64) {
+            through = max(through, latest)
+        }
     }
 
     /// One statement of ``objectReads(of:)``: the rows of one table for some of the IDs, and where

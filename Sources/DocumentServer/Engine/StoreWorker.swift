@@ -194,31 +194,18 @@ final class StoreWorker: @unchecked Sendable {
         switch job {
         case .fetch(let call):
             let limit = requestTimeLimit
-            if let loop, let loopReads, !call.explain, holds(after: call.after), let reads = try? loopReads.on(loop) {
-                let reader = self.reader
-                Task(executorPreference: reads.executor) { [self] in
-                    let started = call.started(timeLimit: limit)
-                    if let reply = await reader.fetch(started, with: reads.fetcher, catchUp: { await self.stateHolding(through: $0) }) {
-                        return completion(reply)
-                    }
-                    read(after: call.after, refused: completion) { reader in completion(reader.fetch(started)) }
-                }
-                return
-            }
-            // The clock starts when a reader takes the fetch, not while it waits in line.
+            // The clock starts when the loop or a reader takes the fetch, not while it waits in line.
+            if !call.explain, readOnLoop(loop, after: call.after, completion: completion,
+                                         onLoop: { reader, reads, catchUp in
+                                             await reader.fetch(call.started(timeLimit: limit), with: reads.fetcher, catchUp: catchUp)
+                                         },
+                                         otherwise: { reader in reader.fetch(call.started(timeLimit: limit)) }) { return }
             read(after: call.after, refused: completion) { reader in completion(reader.fetch(call.started(timeLimit: limit))) }
         case .get(let call):
-            if let loop, let loopReads, holds(after: call.after), let reads = try? loopReads.on(loop) {
-                // With a bounded cache, the objects it misses are read on the connection's event loop.
-                let reader = self.reader
-                Task(executorPreference: reads.executor) { [self] in
-                    if let reply = await reader.get(call, with: reads.misses, catchUp: { await self.stateHolding(through: $0) }) {
-                        return completion(reply)
-                    }
-                    read(after: call.after, refused: completion) { reader in completion(reader.get(call)) }
-                }
-                return
-            }
+            // With a bounded cache, the objects it misses are read on the connection's event loop.
+            if readOnLoop(loop, after: call.after, completion: completion,
+                          onLoop: { reader, reads, catchUp in await reader.get(call, with: reads.misses, catchUp: catchUp) },
+                          otherwise: { reader in reader.get(call) }) { return }
             read(after: call.after, refused: completion) { reader in completion(reader.get(call)) }
         case .subscribe(let call, let sink):
             afterCatchingUp(refused: completion) { [feed] in feed.subscribe(call, sink: sink, completion: completion) }
@@ -250,6 +237,22 @@ final class StoreWorker: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             submit(job) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Starts a read on event loop `loop` with its ``LoopReads`` and returns true, when the server
+    /// has a bounded cache, a loop was given and the read's `after` is reached (else false: nothing
+    /// is started). `onLoop` answers it there, or gives nil when the read needs a reader thread,
+    /// where `otherwise` answers it.
+    private func readOnLoop(_ loop: (any EventLoop)?, after: Int64?, completion: @escaping @Sendable (Reply) -> Void,
+                            onLoop: @escaping @Sendable (StoreReader, LoopReads.Loop, _ catchUp: @escaping @Sendable (Int64) async -> ReadState?) async -> Reply?,
+                            otherwise: @escaping @Sendable (StoreReader) -> Reply) -> Bool {
+        guard let loop, let loopReads, holds(after: after), let reads = try? loopReads.on(loop) else { return false }
+        let reader = self.reader
+        Task(executorPreference: reads.executor) { [self] in
+            if let reply = await onLoop(reader, reads, { await self.stateHolding(through: $0) }) { return completion(reply) }
+            read(after: after, refused: completion) { reader in completion(otherwise(reader)) }
+        }
+        return true
     }
 
     private func read(after: Int64?, refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
