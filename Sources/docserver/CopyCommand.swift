@@ -94,12 +94,13 @@ struct CopyCommand: ParsableCommand {
         }
         defer { destinationCoordinator.remove(database) }
 
+        let total: Int
         do {
             guard try database.holdsNothing() else {
                 fail("cannot copy: \(destination) already holds objects or commits: copy goes into an empty database", status: 2)
             }
             let nodes = source.cacheNodes()
-            let total = nodes.count
+            total = nodes.count
             let batches = stride(from: 0, to: total, by: Self.batchSize).lazy.map { start in
                 nodes[start..<min(start + Self.batchSize, total)].map { ObjectSnapshot(objectID: $0.objectID, version: $0.version, values: $0.values) }
             }
@@ -107,13 +108,20 @@ struct CopyCommand: ParsableCommand {
                                        author: "docserver copy") { written in
                 FileHandle.standardError.write(Data("copied \(written) of \(total) objects\n".utf8))
             }
-            let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            print("\(from): \(total) objects at commit \(source.commitSequence) copied into \(destination) in "
-                  + String(format: "%.1f s", seconds))
         } catch {
             fail("cannot copy: \(error) (no object was written to the database: the copy is one transaction)", status: 1)
         }
+        // Committed: a failure from here on loses nothing, and is a warning.
+        do {
+            try database.analyzeObjectTables()
+        } catch {
+            FileHandle.standardError.write(Data(("warning: the objects are copied, but ANALYZE of their tables failed: \(error); "
+                + "run ANALYZE on the database before serving it, or PostgreSQL plans without statistics until autovacuum analyzes it\n").utf8))
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("\(from): \(total) objects at commit \(source.commitSequence) copied into \(destination) in "
+              + String(format: "%.1f s", seconds))
     }
 
     func fail(_ message: String, status: Int32) -> Never {
