@@ -6,7 +6,7 @@
 # with the same script, checks with ldd + dpkg that the runtime stage installs every library it
 # needs, and runs this file's ENV, ENTRYPOINT/CMD and HEALTHCHECK against the binary.
 
-# Builder: the README's build, scripts/build.sh (it installs libyajl-dev and pkg-config, then
+# Builder: the README's build, scripts/build.sh (it installs libyajl-dev, libjemalloc-dev and pkg-config, then
 # builds the release docserver with the Swift runtime and Foundation linked in statically).
 FROM swift:6.3-bookworm AS builder
 ARG DEBIAN_FRONTEND=noninteractive
@@ -15,12 +15,12 @@ COPY . .
 RUN ./scripts/build.sh
 
 # Runtime: Debian and exactly the packages the binary's shared libraries come from (ldd):
-# yajl; libxml2, which Foundation's XMLParser reads Xcode models with, and the libraries it
+# yajl; jemalloc, the server's allocator; libxml2, which Foundation's XMLParser reads Xcode models with, and the libraries it
 # links (ICU, liblzma, zlib); and the C and C++ runtime libraries. No Swift toolchain or
 # runtime files.
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libc6 libgcc-s1 libstdc++6 libyajl2 \
+    && apt-get install -y --no-install-recommends libc6 libgcc-s1 libstdc++6 libyajl2 libjemalloc2 \
         libxml2 libicu72 liblzma5 zlib1g \
     && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --user-group --no-create-home --home-dir /data \

@@ -120,7 +120,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("Resources/sample.model.json")]
+            resources: [.embedInCode("Resources/sample.model.json")],
+            // jemalloc, as Redis links it: the server's threads free what others allocated (a
+            // request read on an event loop, applied on the writer), which glibc's malloc pays
+            // for with a lock per free of another thread's arena (Benchmarks/README.md, "The
+            // allocator").
+            linkerSettings: [.linkedLibrary("jemalloc")]
         ),
         .testTarget(
             name: "DocumentServerTests",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the system libraries the package needs (yajl) when they are missing, and gives the
+# Installs the system libraries the package needs (yajl; jemalloc, the server's allocator) when they are missing, and gives the
 # scripts that source it `apt_install`, which runs `apt-get update` at most once.
 # Sourced by scripts/build.sh, scripts/test.sh and the scripts they run (APT_UPDATED is exported,
 # so that a script run by another does not update the lists again).
@@ -18,4 +18,9 @@ apt_install() {
 if ! pkg-config --exists yajl 2>/dev/null; then
     echo "yajl is missing: installing libyajl-dev and pkg-config" >&2
     apt_install libyajl-dev pkg-config
+fi
+
+if ! pkg-config --exists jemalloc 2>/dev/null; then
+    echo "jemalloc is missing: installing libjemalloc-dev" >&2
+    apt_install libjemalloc-dev pkg-config
 fi

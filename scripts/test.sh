@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the tests need when it is missing (yajl; pytest; tsc), then runs every test: the
+# Installs what the tests need when it is missing (yajl, jemalloc; pytest; tsc), then runs every test: the
 # Swift packages' tests, the Python and JavaScript clients' tests against the docserver binary built here,
 # the container check against the release binary, and the fuzz targets (a fixed seed and number
 # of inputs each, at most FUZZ_SECONDS each, default 60; 0 replays their seeds and regressions only).
