@@ -72,6 +72,14 @@ struct SaveCall: Sendable {
     }
 
     static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> SaveCall {
+        var ids = ObjectIDReader(model: model)
+        return try parse(value, ids: &ids)
+    }
+
+    /// The save in `value`, its IDs read by a connection's `ids` (which remembers the store and
+    /// entity of the last URI, so that the usual ID is read from its bytes without a lookup).
+    static func parse(_ value: JSONValue, ids: inout ObjectIDReader) throws(RPCError) -> SaveCall {
+        let model = ids.model
         let params = try Params(value, allowed: ["insert", "update", "delete"])
         var call = SaveCall()
         let inserts = try params.optionalArray("insert") ?? []
@@ -97,7 +105,8 @@ struct SaveCall: Sendable {
             temporaryEntities[temporaryID] = entity
             insertParams.append((insert, entity, temporaryID))
         }
-        let reader = AssignmentReader(model: model, temporaryEntities: temporaryEntities)
+        var reader = AssignmentReader(ids: ids, temporaryEntities: temporaryEntities)
+        defer { ids = reader.ids }
         for (insert, entity, temporaryID) in insertParams {
             let values = try reader.values(insert["values"], of: entity, path: insert.path("values"))
             call.inserts.append(Insert(temporaryID: temporaryID, entity: entity, values: values))
@@ -121,12 +130,16 @@ struct SaveCall: Sendable {
 
 /// Reads the `values` of an insert or update.
 private struct AssignmentReader {
-    let model: ObjectModel
+    var ids: ObjectIDReader
     let temporaryEntities: [String: EntityDescription]
+    var model: ObjectModel { ids.model }
 
-    func existingID(_ params: Params, named: inout Set<ObjectID>) throws(RPCError) -> ObjectID {
+    mutating func existingID(_ params: Params, named: inout Set<ObjectID>) throws(RPCError) -> ObjectID {
         guard let value = params["id"] else { throw .invalidParams(params.path("id"), "is required (an object ID)") }
-        let id = try WireValues.objectID(value, model: model, path: params.path("id"))
+        guard case .string(let text) = value else {
+            throw .invalidParams(params.path("id"), "must be an object ID (a string), not \(Params.describe(value))")
+        }
+        let id = try WireValues.objectID(text, reader: &ids, path: params.path("id"))
         guard named.insert(id).inserted else {
             throw .invalidParams(params.path("id"), "\(id) is updated or deleted twice in this save: name each object once")
         }
@@ -143,12 +156,13 @@ private struct AssignmentReader {
         return version
     }
 
-    func values(_ json: JSONValue?, of entity: EntityDescription, path: String) throws(RPCError) -> [(key: String, value: SaveCall.Assignment)] {
+    mutating func values(_ json: JSONValue?, of entity: EntityDescription, path: String) throws(RPCError) -> [(key: String, value: SaveCall.Assignment)] {
         guard let json, json != .null else { return [] }
         guard case .object(let pairs) = json else { throw .invalidParams(path, "must be an object of property values, not \(json.kindDescription)") }
         var result: [(key: String, value: SaveCall.Assignment)] = []
         for (key, value) in pairs {
-            let keyPath = "\(path).\(RPCError.capped(key))"
+            // Made only where it is kept (a relationship's reference) or reported.
+            var keyPath: String { "\(path).\(RPCError.capped(key))" }
             guard let property = entity.property(named: key) else {
                 throw .invalidParams(keyPath, "entity '\(entity.name)' has no property '\(RPCError.capped(key))' (properties: \(entity.properties.map(\.name).joined(separator: ", ")))")
             }
@@ -178,14 +192,14 @@ private struct AssignmentReader {
         return result
     }
 
-    private func reference(_ json: JSONValue, to destination: EntityDescription, path: String) throws(RPCError) -> SaveCall.Reference {
+    private mutating func reference(_ json: JSONValue, to destination: EntityDescription, path: String) throws(RPCError) -> SaveCall.Reference {
         guard case .string(let text) = json else {
             throw .invalidParams(path, "must be an object ID or a temporary ID of this save (a string), not \(Params.describe(json))")
         }
         let entity: EntityDescription
         let reference: SaveCall.Reference
         if text.hasPrefix("graph://") {
-            let id = try WireValues.objectID(text, model: model, path: path)
+            let id = try WireValues.objectID(text, reader: &ids, path: path)
             entity = id.entity
             reference = .existing(id, path: path)
         } else {

@@ -6,16 +6,17 @@ import JSONCore
 /// Reads values sent by a client: attribute values as in the store file, object IDs,
 /// and predicate arguments.
 enum WireValues {
-    /// The value of an attribute of `type` from its JSON form.
-    static func attribute(_ json: JSONValue, type: AttributeType, path: String) throws(RPCError) -> Value {
+    /// The value of an attribute of `type` from its JSON form. The path is made only for an
+    /// error (a save names many values, and their paths cost more than their checks).
+    static func attribute(_ json: JSONValue, type: AttributeType, path: @autoclosure () -> String) throws(RPCError) -> Value {
         if type == .decimal, case .number(let text) = json, let problem = DecimalLimits.problem(text) {
-            throw .invalidParams(path, "the decimal \(RPCError.capped(text)) \(problem)")
+            throw .invalidParams(path(), "the decimal \(RPCError.capped(text)) \(problem)")
         }
         if type == .decimal, case .string(let text) = json, let problem = DecimalLimits.problem(text) {
-            throw .invalidParams(path, "the decimal \(RPCError.capped(text)) \(problem)")
+            throw .invalidParams(path(), "the decimal \(RPCError.capped(text)) \(problem)")
         }
         guard let value = ValueForm.value(json, as: type) else {
-            throw .invalidParams(path, "must be \(ValueForm.expectation(for: type)), not \(Params.describe(json))")
+            throw .invalidParams(path(), "must be \(ValueForm.expectation(for: type)), not \(Params.describe(json))")
         }
         return value
     }
@@ -30,10 +31,24 @@ enum WireValues {
         do {
             return try ObjectID(uri: text, model: model)
         } catch {
-            let reason: String
-            if case .invalidObjectURI(_, let why) = error { reason = why } else { reason = "\(error)" }
-            throw .invalidParams(path, "\"\(RPCError.capped(text))\" is not an object ID: \(reason)")
+            throw notAnObjectID(text, error, path: path)
         }
+    }
+
+    /// An object ID read by a connection's `reader` (the same IDs and errors as ``ObjectID/init(uri:model:)``,
+    /// the usual URI read from its bytes); the path is made only for an error.
+    static func objectID(_ text: String, reader: inout ObjectIDReader, path: @autoclosure () -> String) throws(RPCError) -> ObjectID {
+        do {
+            return try reader.objectID(uri: text)
+        } catch {
+            throw notAnObjectID(text, error, path: path())
+        }
+    }
+
+    private static func notAnObjectID(_ text: String, _ error: GraphError, path: String) -> RPCError {
+        let reason: String
+        if case .invalidObjectURI(_, let why) = error { reason = why } else { reason = "\(error)" }
+        return .invalidParams(path, "\"\(RPCError.capped(text))\" is not an object ID: \(reason)")
     }
 
     /// A predicate argument: JSON scalars and arrays stand for themselves; an object with

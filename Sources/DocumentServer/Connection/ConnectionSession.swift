@@ -292,7 +292,7 @@ final class ConnectionSession {
                       let reply = shared.worker.reader.cachedGet(call) else { return .store(.get(call)) }
                 return .reply(reply, close: false)
             case .save:
-                var call = try SaveCall.parse(request.params, model: shared.model)
+                var call = try SaveCall.parse(request.params, ids: &idReader)
                 call.author = author
                 if let principal, let refusal = SaveRules(principal: principal, state: shared.worker.reader.state).refusal(call) {
                     throw refusal
