@@ -18,8 +18,9 @@ import JSONCore
 ///
 /// Not `Sendable`: one encoder per thread (``copy()`` for another).
 final class ExportLineEncoder {
-    /// How one entity's objects are written.
-    private struct Plan {
+    /// How one entity's objects are written. A class: handed to every value and ID of a line,
+    /// a struct of five references was retained and released five times each time (perf).
+    private final class Plan {
         let entity: EntityDescription
         /// `,"entity":"<name>","version":`.
         let entityAndVersion: [UInt8]
@@ -28,6 +29,14 @@ final class ExportLineEncoder {
         /// Per property: `"name":`, with a comma before all but the first.
         let keys: [[UInt8]]
         let kinds: [Kind]
+
+        init(entity: EntityDescription, entityAndVersion: [UInt8], idPrefix: [UInt8], keys: [[UInt8]], kinds: [Kind]) {
+            self.entity = entity
+            self.entityAndVersion = entityAndVersion
+            self.idPrefix = idPrefix
+            self.keys = keys
+            self.kinds = kinds
+        }
     }
 
     private enum Kind {
@@ -39,6 +48,9 @@ final class ExportLineEncoder {
     private let storeUUID: String
     private let model: ObjectModel
     private var plans: [Plan] = []
+    /// The plan last used for an ID of another entity than its line's (a song's album, an
+    /// album's songs): most IDs of a line are of one entity.
+    private var lastOtherPlan: Plan?
     /// For the values written through yajl (made when first needed).
     private var generator: JSONGenerator?
 
@@ -150,13 +162,21 @@ final class ExportLineEncoder {
             return
         }
         let entity = id.entity
-        out.append(entity === plan.entity ? plan.idPrefix : self.plan(for: entity).idPrefix)
+        if entity === plan.entity {
+            out.append(plan.idPrefix)
+        } else if let other = lastOtherPlan, other.entity === entity {
+            out.append(other.idPrefix)
+        } else {
+            let other = self.plan(for: entity)
+            lastOtherPlan = other
+            out.append(other.idPrefix)
+        }
         out.appendInteger(number)
         out.append(Self.quote)
     }
 
     private func plan(for entity: EntityDescription) -> Plan {
-        for plan in plans where plan.entity === entity { return plan }
+        for index in plans.indices where plans[index].entity === entity { return plans[index] }
         let escapedName = ExportBytes.escaped(entity.name)
         var keys: [[UInt8]] = []
         var kinds: [Kind] = []

@@ -82,18 +82,26 @@ struct ExportWriter {
     /// The objects of one concrete entity, by reference: the one place an export reads a store.
     static func objects(of entity: EntityDescription, in store: AtomicStore) -> [ObjectSnapshot] {
         let nodes = store.cacheNodes(ofEntity: entity.name)
-        var keyed: [(reference: Int64, index: Int)] = []
-        keyed.reserveCapacity(nodes.count)
+        // A loaded store keeps them by reference: checked first, without the keyed copy below.
+        var previous = Int64.min
         var inOrder = true
-        for (index, node) in nodes.enumerated() {
+        for node in nodes {
             guard case .int(let reference) = node.objectID.referenceObject else {
                 // Not a JSON store's integer references: by the IDs' order.
                 return nodes.sorted { WireObjectEncoder.referenceOrder($0.objectID, $1.objectID) }
             }
-            if let last = keyed.last, last.reference > reference { inOrder = false }
-            keyed.append((reference, index))
+            if previous > reference { inOrder = false; break }
+            previous = reference
         }
         if inOrder { return nodes }
+        var keyed: [(reference: Int64, index: Int)] = []
+        keyed.reserveCapacity(nodes.count)
+        for (index, node) in nodes.enumerated() {
+            guard case .int(let reference) = node.objectID.referenceObject else {
+                return nodes.sorted { WireObjectEncoder.referenceOrder($0.objectID, $1.objectID) }
+            }
+            keyed.append((reference, index))
+        }
         keyed.sort { $0.reference < $1.reference }
         return keyed.map { nodes[$0.index] }
     }

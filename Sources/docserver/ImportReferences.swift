@@ -3,9 +3,9 @@ import JSONAtomicStore
 
 /// The checks of an import that need every object: a reference used twice, a relationship
 /// to an object the import does not hold, or whose ID names another entity than the
-/// object's. Each problem names the line of the object that has it. (Values, inverses and
-/// uniqueness constraints are checked again when the new store file is loaded, before it
-/// replaces the store.)
+/// object's. Each problem names the line of the object that has it. (Required values,
+/// inverses and uniqueness constraints are checked next, with the loader's rules, by
+/// `StoreImportWriter` before it writes the new store file.)
 enum ImportReferences {
     /// Reports each problem through `note(line, reason)`.
     static func check(_ objects: [ImportedObject], note: (Int, String) -> Void) {

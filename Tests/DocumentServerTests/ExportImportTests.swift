@@ -106,6 +106,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.path), "nothing is written")
     }
 
+    @Test func objectsThatDoNotMakeAValidStoreAreRefusedAndNothingIsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let (store, _) = try Self.makeStore(in: directory)
+        let lines = try runDocServer(["export", "--store", store.path]).output.split(separator: "\n").map(String.init)
+        let uuid = lines[0].components(separatedBy: #""storeUUID":""#)[1].prefix(36)
+        let song = try #require(lines.first { $0.contains(#""entity":"Song""#) }?.components(separatedBy: #""id":""#)[1]
+            .components(separatedBy: "\"")[0])
+        // Each line is valid alone; the objects together are not a store a server would load.
+        for (added, words) in [
+            (#"{"id":"graph://\#(uuid)/Tag/900","entity":"Tag","version":1,"values":{"label":"x","songs":["\#(song)"]}}"#,
+             #"Tag 900, property "songs": lists Song"#),
+            (#"{"id":"graph://\#(uuid)/Tag/901","entity":"Tag","version":1,"values":{}}"#,
+             #"property "label": a value is required"#),
+        ] {
+            let input = directory.file("invalid.ndjson")
+            try Data((lines + [added]).joined(separator: "\n").utf8).write(to: input)
+            let target = directory.file("new.json")
+            let result = try runDocServer(["import", "--store", target.path, "--from", input.path])
+            #expect(result.status == 1, "\(result.errors)")
+            #expect(result.errors.contains("the imported objects were refused, the store is unchanged") && result.errors.contains(words),
+                    "\(result.errors)")
+            #expect(!FileManager.default.fileExists(atPath: target.path), "nothing is written")
+        }
+    }
+
     @Test func anExportOfAnotherModelIsRefusedNamingTheEntitiesThatDiffer() throws {
         let directory = try TemporaryDirectory()
         let (store, _) = try Self.makeStore(in: directory)

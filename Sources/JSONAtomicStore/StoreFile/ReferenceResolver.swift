@@ -17,17 +17,27 @@ struct ReferenceResolver {
     let nodeReferences: [Int64]
     /// Each entity's flat properties, by entity index (plain memory, read per link).
     let flats: [FlatProperties]
+    /// Whether the nodes' relationship values are set from the references (a load), or are
+    /// IDs already and only checked (an import's objects, ``check(file:plan:nodes:nodeEntities:nodeReferences:maxReference:toOne:toMany:pool:)``).
+    let writesValues: Bool
     /// Reference → index in `nodes`: an array when references are dense, else a dictionary.
     private var dense: [Int32] = []
     private var sparse: [Int64: Int32] = [:]
 
     init(decoder: StoreFileDecoder, nodes: UnsafeMutableBufferPointer<ObjectSnapshot>) {
-        file = decoder.file
-        plan = decoder.plan
+        self.init(file: decoder.file, plan: decoder.plan, nodes: nodes, nodeEntities: decoder.nodeEntities,
+                  nodeReferences: decoder.nodeReferences, writesValues: true)
+    }
+
+    init(file: String, plan: ModelPlan, nodes: UnsafeMutableBufferPointer<ObjectSnapshot>, nodeEntities: [Int32],
+         nodeReferences: [Int64], writesValues: Bool) {
+        self.file = file
+        self.plan = plan
         self.nodes = nodes
-        nodeEntities = decoder.nodeEntities
-        nodeReferences = decoder.nodeReferences
-        flats = decoder.plan.entities.map(\.flat)
+        self.nodeEntities = nodeEntities
+        self.nodeReferences = nodeReferences
+        self.writesValues = writesValues
+        flats = plan.entities.map(\.flat)
     }
 
     /// Resolves and checks everything; the nodes' relationship values are set on return.
@@ -45,6 +55,25 @@ struct ReferenceResolver {
         decoder.trace.mark("resolve: to-many")
         try resolver.checkInverses(toOne: decoder.toOne, toMany: decoder.toMany, pool: decoder.referencePool)
         decoder.trace.mark("resolve: inverses")
+    }
+
+    /// Checks snapshots whose relationship values are IDs already, as a load of a file holding
+    /// them would (every reference exists once, is of the destination entity, is listed once
+    /// in a to-many value; both sides of every relationship agree), without changing them: the
+    /// check of `docserver import` before it writes its objects. `toOne`, `toMany` and `pool`
+    /// are the links as a decoder of that file would have gathered them (in node order); they
+    /// are changed as by a load. Errors name `file`.
+    static func check(file: String, plan: ModelPlan, nodes: inout [ObjectSnapshot], nodeEntities: [Int32],
+                      nodeReferences: [Int64], maxReference: Int64, toOne: inout [StoreFileDecoder.PendingReference],
+                      toMany: [StoreFileDecoder.PendingList], pool: inout [Int64]) throws {
+        try nodes.withUnsafeMutableBufferPointer { nodes in
+            var resolver = ReferenceResolver(file: file, plan: plan, nodes: nodes, nodeEntities: nodeEntities,
+                                             nodeReferences: nodeReferences, writesValues: false)
+            try resolver.buildTable(maxReference: maxReference)
+            try resolver.resolveToOne(&toOne)
+            try resolver.resolveToMany(toMany, pool: &pool)
+            try resolver.checkInverses(toOne: toOne, toMany: toMany, pool: pool)
+        }
     }
 
     // MARK: - References
@@ -126,7 +155,7 @@ struct ReferenceResolver {
             let item = pending[index]
             let source = Int(item.node)
             let targetIndex = try target(item.target, from: source, property: Int(item.property))
-            nodes[source].values[Int(item.property)] = .object(nodes[targetIndex].objectID)
+            if writesValues { nodes[source].values[Int(item.property)] = .object(nodes[targetIndex].objectID) }
             pending[index].target = Int64(targetIndex)
         }
     }
@@ -183,7 +212,7 @@ struct ReferenceResolver {
         for (listIndex, list) in lists.enumerated() where sources.contains(Int(list.node)) {
             let source = Int(list.node)
             var ids: [ObjectID] = []
-            ids.reserveCapacity(list.count)
+            if writesValues { ids.reserveCapacity(list.count) }
             if list.count > 1, marks.isEmpty { marks = [Int32](repeating: -1, count: nodes.count) }
             for slot in list.start..<(list.start + list.count) {
                 let targetIndex: Int
@@ -200,10 +229,10 @@ struct ReferenceResolver {
                     }
                     marks[targetIndex] = Int32(truncatingIfNeeded: listIndex)
                 }
-                ids.append(nodes[targetIndex].objectID)
+                if writesValues { ids.append(nodes[targetIndex].objectID) }
                 pool[slot] = Int64(targetIndex)
             }
-            nodes[source].values[Int(list.property)] = .objects(ids)
+            if writesValues { nodes[source].values[Int(list.property)] = .objects(ids) }
         }
         return nil
     }

@@ -8,11 +8,21 @@ import Glibc
 /// `docserver import` behind its parsing.
 ///
 /// Under the store's lock (a running server or another import makes it fail with
-/// ``JSONStoreError/storeInUse(path:processID:)``) it writes a new snapshot file beside the
-/// store, opens that file read-only as the loader would (every check of a store file:
-/// values, references, inverses, uniqueness constraints) and only then renames it over the
-/// store and empties the journal. A failure at any point leaves the store as it was.
+/// ``JSONStoreError/storeInUse(path:processID:)``) it checks the content as a load of the
+/// store would (values, references, inverses, uniqueness constraints: see ``ContentCheck``),
+/// writes a new snapshot file beside the store, and only then renames it over the store and
+/// empties the journal. A failure at any point leaves the store as it was.
 public enum StoreImportWriter {
+    /// How the new content is checked before it replaces the store's.
+    public enum ContentCheck: Sendable {
+        /// The new snapshot file is written, then opened read-only as the loader would (every
+        /// check of a store file, on the bytes written), before the rename.
+        case loadingTheWrittenFile
+        /// The objects are checked in memory with the loader's rules before the file is
+        /// written (``ImportedContentCheck``): each object is built once, not again by a load.
+        case inMemory
+    }
+
     /// What the store held before the import.
     public struct Existing: Sendable {
         /// Its objects.
@@ -43,14 +53,16 @@ public enum StoreImportWriter {
     /// history ends there, and a client's `since` from before the import is answered
     /// `history expired`. A copy of another store passes `commitSequence` (its last commit, so
     /// that numbering goes on from there) and `nextReference` (past every reference it handed
-    /// out); errors then name `shownAs` instead of the store file.
+    /// out); errors then name `shownAs` instead of the store file. `check` says how the new
+    /// content is checked (the same checks either way).
     ///
     /// - Returns: what the store held before.
     /// - Throws: ``NotEmpty``; ``JSONStoreError`` (the store in use, a store or a new content that does not load, naming what is wrong, I/O).
     @discardableResult
     public static func write(path: String, model: ObjectModel, storeUUID: String, userInfo: [String: String],
                              nodes: [String: [ObjectSnapshot]], replacing: Bool, fileMode: mode_t = 0o600,
-                             commitSequence: Int64? = nil, nextReference: Int64 = 1, shownAs: String? = nil) throws -> Existing {
+                             commitSequence: Int64? = nil, nextReference: Int64 = 1, shownAs: String? = nil,
+                             check contentCheck: ContentCheck = .loadingTheWrittenFile) throws -> Existing {
         JSONAtomicStore.register()
         let realPath = try StorePath.resolve(path)
         let directory = URL(fileURLWithPath: realPath).deletingLastPathComponent().path
@@ -72,9 +84,20 @@ public enum StoreImportWriter {
         let encoder = try StoreFileEncoder(plan: ModelPlan(model: model), metadata: metadata, nextReference: max(nextReference, 1),
                                            commitSequence: sequence, dangling: DanglingFilter(deleted: [], exists: { _ in true }),
                                            nodes: { nodes[$0] ?? [] })
-        try DurableFile.replace(path: realPath, newFileMode: fileMode, check: { temporary in
-            try check(temporary, shownAs: shownAs ?? path, model: model)
-        }, produce: { sink in try encoder.write(to: sink) })
+        let shown = shownAs ?? path
+        switch contentCheck {
+        case .loadingTheWrittenFile:
+            try DurableFile.replace(path: realPath, newFileMode: fileMode, check: { temporary in
+                try check(temporary, shownAs: shown, model: model)
+            }, produce: { sink in try encoder.write(to: sink) })
+        case .inMemory:
+            do {
+                try ImportedContentCheck.check(encoder.groups, plan: encoder.plan, file: shown + " (imported)")
+            } catch {
+                throw ImportedContentRefused(path: shown, reason: "\(error)")
+            }
+            try DurableFile.replace(path: realPath, newFileMode: fileMode, produce: { sink in try encoder.write(to: sink) })
+        }
         // The old journal's records are all at or below the new commitSequence, so a crash
         // before this cut leaves a store that opens to the imported objects all the same.
         try emptyJournal(realPath + "-journal")
