@@ -22,7 +22,7 @@ extension AtomicStore {
             var declaring: EntityDescription? = entity
             while let owner = declaring {
                 for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
-                    guard let values = Self.values(of: constraint, in: snapshot.values, entity: entity) else { continue }
+                    guard let values = entity.constraintValues(constraint, in: snapshot.values) else { continue }
                     let name = "\(owner.name)|\(constraint.joined(separator: ","))"
                     func violation(_ other: ObjectID) -> GraphError {
                         .uniquenessViolation(entity: owner.name, attributes: constraint, values: values, objects: [other, snapshot.objectID])
@@ -39,16 +39,6 @@ extension AtomicStore {
         }
     }
 
-    /// The values of a constraint's attributes; nil when one is nil or missing.
-    private static func values(of constraint: [String], in values: [Value], entity: EntityDescription) -> [Value]? {
-        var result: [Value] = []
-        for key in constraint {
-            guard let index = entity.index(ofProperty: key), index < values.count, !values[index].isNull else { return nil }
-            result.append(values[index])
-        }
-        return result
-    }
-
     /// A kept object of `owner` or its sub-entities holding `values`, other than those the
     /// save changes or deletes.
     private func existingObject(_ owner: EntityDescription, _ constraint: [String], _ values: [Value], leaving: Set<ObjectID>,
@@ -62,7 +52,7 @@ extension AtomicStore {
                 let snapshot = lookup(ofEntity: entity.name)
                 index.tree.walk(firstKey: first) { entry in
                     guard let node = snapshot(entry.reference), !leaving.contains(node.objectID),
-                          Self.values(of: constraint, in: node.values, entity: node.objectID.entity) == values else { return true }
+                          node.objectID.entity.constraintValues(constraint, in: node.values) == values else { return true }
                     found = node.objectID
                     return false
                 }
@@ -75,7 +65,7 @@ extension AtomicStore {
             for entity in entities {
                 tables[entity.name]?.forEach { node in
                     guard !leaving.contains(node.objectID),
-                          let key = Self.values(of: constraint, in: node.values, entity: entity) else { return }
+                          let key = entity.constraintValues(constraint, in: node.values) else { return }
                     table[key] = node.objectID
                 }
             }
@@ -104,7 +94,7 @@ extension AtomicStore {
                     SnapshotIndexEntry.referenceOrder(a.objectID, b.objectID) == 0 && a.objectID.entityName < b.objectID.entityName) }
                 var seen: [[Value]: ObjectID] = [:]
                 for node in nodes {
-                    guard let values = Self.values(of: constraint, in: node.values, entity: node.objectID.entity) else { continue }
+                    guard let values = node.objectID.entity.constraintValues(constraint, in: node.values) else { continue }
                     if let other = seen[values] {
                         return .uniquenessViolation(entity: owner.name, attributes: constraint, values: values, objects: [other, node.objectID])
                     }

@@ -95,7 +95,7 @@ enum ImportedContentCheck {
                 }
                 var seen: [[Value]: ObjectID] = [:]
                 for (_, node) in members {
-                    guard let values = values(of: constraint, in: node.values, entity: node.objectID.entity) else { continue }
+                    guard let values = node.objectID.entity.constraintValues(constraint, in: node.values) else { continue }
                     if let other = seen[values] {
                         return .uniquenessViolation(entity: owner.name, attributes: constraint, values: values, objects: [other, node.objectID])
                     }
@@ -104,16 +104,5 @@ enum ImportedContentCheck {
             }
         }
         return nil
-    }
-
-    /// The values of a constraint's attributes; nil when one is nil or missing (a nil takes
-    /// part in no constraint).
-    private static func values(of constraint: [String], in values: [Value], entity: EntityDescription) -> [Value]? {
-        var result: [Value] = []
-        for key in constraint {
-            guard let index = entity.index(ofProperty: key), index < values.count, !values[index].isNull else { return nil }
-            result.append(values[index])
-        }
-        return result
     }
 }
