@@ -42,12 +42,14 @@ enum ImportedContentCheck {
                                                           property: entity.properties[index].name)
                     }
                 }
-                let nodeIndex = Int32(truncatingIfNeeded: nodes.count)
+                let nodeIndex = Int32(truncatingIfNeeded: nodes.count)  // below `count`, checked above
                 for index in 0..<min(flat.count, values.count) {
+                    // A property's index, below the plan's count, which the plan keeps as Int32 too.
+                    let property = Int32(truncatingIfNeeded: index)
                     switch (flat.kinds[index], values[index]) {
                     case (.toOne, .object(let id)):
                         let target = try Self.reference(id, entity, reference, index)
-                        toOne.append(StoreFileDecoder.PendingReference(target: target, node: nodeIndex, property: Int32(index)))
+                        toOne.append(StoreFileDecoder.PendingReference(target: target, node: nodeIndex, property: property))
                     case (.toMany, .objects(let ids)) where !ids.isEmpty:
                         let start = pool.count
                         for id in ids { pool.append(try Self.reference(id, entity, reference, index)) }
@@ -55,13 +57,13 @@ enum ImportedContentCheck {
                         if !flat.isOrdered[index], !zip(pool[start...], pool[(start + 1)...]).allSatisfy({ $0 < $1 }) {
                             pool[start...].sort()
                         }
-                        toMany.append(StoreFileDecoder.PendingList(node: nodeIndex, property: Int32(index), start: start, count: ids.count))
+                        toMany.append(StoreFileDecoder.PendingList(node: nodeIndex, property: property, start: start, count: ids.count))
                     default:
                         break
                     }
                 }
                 nodes.append(node)
-                nodeEntities.append(Int32(entity.index))
+                nodeEntities.append(Int32(truncatingIfNeeded: entity.index))  // an index among the model's entities
                 nodeReferences.append(reference)
                 maxReference = max(maxReference, reference)
             }
