@@ -48,6 +48,8 @@ final class StoreWorker: @unchecked Sendable {
     /// With a bounded cache: the reads of the database made on the connections' event loops.
     private var loopReads: LoopReads?
     private var state = State.idle
+    /// How long a turn waits for its group of saves to gather (touched by the writer thread only).
+    private var gathering: GroupGathering
     private let finished = DispatchSemaphore(value: 0)
     /// How long one fetch may run (nil: no limit); past it the fetch fails with
     /// ``RPCError`` code -32007.
@@ -96,6 +98,7 @@ final class StoreWorker: @unchecked Sendable {
         let threads = readerThreads ?? ProcessInfo.processInfo.activeProcessorCount * (graph.isCacheBounded ? Self.readersPerCoreWithDatabase : 1)
         readers = ReaderPool(threadCount: threads)
         sharedHistory = graph.sharedHistory
+        gathering = GroupGathering(enabled: graph.sharedHistory != nil)
         if graph.isCacheBounded, let shared = graph.store as? any SharedDatabaseStore {
             let connections = databaseReads > 0 ? databaseReads : ProcessInfo.processInfo.activeProcessorCount * ServerConfiguration.defaultDatabaseReadsPerCore
             database = DatabaseReads(limit: connections, makeReader: { try shared.openObjectReader() },
@@ -415,12 +418,19 @@ final class StoreWorker: @unchecked Sendable {
                 }
                 break
             }
+            if let wait = gathering.wait(whenWaiting: saves.count) {
+                // Fewer saves than the last group: the others are likely on their way (GroupGathering).
+                let deadline = Date(timeIntervalSinceNow: GroupGathering.seconds(wait.for))
+                while saves.count < wait.saves, state == .running, condition.wait(until: deadline) {}
+            }
             let turn = saves
             saves.removeAll(keepingCapacity: true)
             condition.unlock()
 
+            let started = ContinuousClock.now
             for (call, reply) in turn { graph.stage(call, reply: reply) }
             graph.commit()
+            gathering.turned(saves: turn.count, took: ContinuousClock.now - started)
             graph.stepCheckpoint()
         }
         condition.lock()
