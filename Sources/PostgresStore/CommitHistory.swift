@@ -26,8 +26,6 @@ enum CommitHistory {
     /// The channel of the commit notifications.
     static let channel = "_graph_commits"
     static let lockKey: Int64 = 0x6772_6170_6868_6973  // "graphhis"
-    /// History rows per `INSERT` (6 parameters each, within PostgreSQL's 65,535).
-    static let rowsPerStatement = 1_000
 
     /// The statement that creates the table (also run on databases made before it existed).
     static let creationStatement = """
@@ -36,44 +34,53 @@ enum CommitHistory {
         """
 
     /// Writes one row per part, in the transaction under way, and returns their numbers.
+    ///
+    /// One statement for every part, its text the same for every commit: the parts' columns go
+    /// as arrays (each part's objects a slice of one flattened array), so the statement is
+    /// prepared once per connection and PostgreSQL neither parses nor plans it again. It runs
+    /// under the numbering lock, which every server's commit waits for: its cost is paid once
+    /// per commit of the whole database.
     static func record(_ parts: [HistoryRow], time: Date, session: DatabaseSession) throws -> [Int64] {
         guard !parts.isEmpty else { return [] }
         var lock = SQLStatement()
         lock.text = "SELECT pg_advisory_xact_lock(\(lock.parameter(lockKey)))"
-        try session.run(lock.text, lock.binds)
+        _ = try session.runPrepared(lock)
         let milliseconds = Int64(exactly: (time.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
-        // One statement per `rowsPerStatement` rows (a group commit's parts), not one per row:
-        // each numbers its rows after the last number (read in the statement, under the lock),
-        // and the last one also sends the notification.
-        var numbers: [Int64] = []
-        numbers.reserveCapacity(parts.count)
-        for start in stride(from: 0, to: parts.count, by: rowsPerStatement) {
-            let end = min(start + rowsPerStatement, parts.count)
-            var insert = SQLStatement()
-            let rows = (start..<end).map { index in
-                let part = parts[index]
-                return "(\(insert.parameter(Int64(index - start + 1)))::bigint, "
-                    + "\(part.author.map { insert.parameter($0) } ?? insert.nullParameter())::text, "
-                    + "\(insert.parameter(part.objects.map(\.entity)))::text[], \(insert.parameter(part.objects.map(\.reference)))::bigint[], "
-                    + "\(insert.parameter(part.objects.map(\.kind.rawValue).joined()))::text)"
+        let objectCount = parts.reduce(0) { $0 + $1.objects.count }
+        var authors = ColumnArray(.text, capacity: parts.count), kinds = ColumnArray(.text, capacity: parts.count)
+        var firsts = ColumnArray(.int8, capacity: parts.count), lasts = ColumnArray(.int8, capacity: parts.count)
+        var entities = ColumnArray(.text, capacity: objectCount), references = ColumnArray(.int8, capacity: objectCount)
+        var position: Int64 = 0
+        for part in parts {
+            try authors.append(part.author.map(Value.string) ?? .null, entity: table, key: "author")
+            try kinds.append(.string(part.objects.map(\.kind.rawValue).joined()), entity: table, key: "kinds")
+            // 1-based and inclusive, as PostgreSQL's slices are; an empty part is the slice [n + 1:n].
+            firsts.append(position + 1)
+            for object in part.objects {
+                try entities.append(.string(object.entity), entity: table, key: "entities")
+                references.append(object.reference)
+                position += 1
             }
-            let notify = end == parts.count ? "pg_notify(\(insert.parameter(channel)), max(seq)::text)" : "NULL"
-            insert.text = """
-                WITH last AS (SELECT coalesce(max(seq), 0) AS seq FROM "\(table)"), \
-                added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds) \
-                SELECT last.seq + p.n, \(insert.parameter(milliseconds)), p.author, p.entities, p.refs, p.kinds \
-                FROM last, (VALUES \(rows.joined(separator: ", "))) AS p(n, author, entities, refs, kinds) RETURNING seq) \
-                SELECT min(seq), max(seq), \(notify) FROM added
-                """
-            guard let row = try session.run(insert.text, insert.binds).first,
-                  let first = try ColumnReader.integer(row.makeRandomAccess()[0], what: "min(seq)"),
-                  let last = try ColumnReader.integer(row.makeRandomAccess()[1], what: "max(seq)"),
-                  last.subtractingReportingOverflow(first).partialValue == Int64(end - start - 1) else {
-                throw PostgresStoreError.damagedSchema("the table \(table) did not number \(end - start) commits in a row")
-            }
-            numbers += (0..<Int64(end - start)).map { first + $0 }
+            lasts.append(position)
         }
-        return numbers
+        var insert = SQLStatement()
+        let flatEntities = insert.parameter(entities), flatReferences = insert.parameter(references)
+        insert.text = """
+            WITH last AS (SELECT coalesce(max(seq), 0) AS seq FROM "\(table)"), \
+            added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds) \
+            SELECT last.seq + p.n, \(insert.parameter(milliseconds)), p.author, \
+            (\(flatEntities))[p.lo::int : p.hi::int], (\(flatReferences))[p.lo::int : p.hi::int], p.kinds \
+            FROM last, unnest(\(insert.parameter(authors)), \(insert.parameter(firsts)), \(insert.parameter(lasts)), \
+            \(insert.parameter(kinds))) WITH ORDINALITY AS p(author, lo, hi, kinds, n) RETURNING seq) \
+            SELECT min(seq), max(seq), pg_notify('\(channel)', max(seq)::text) FROM added
+            """
+        guard let row = try session.runPrepared(insert).first,
+              let first = try ColumnReader.integer(row.makeRandomAccess()[0], what: "min(seq)"),
+              let last = try ColumnReader.integer(row.makeRandomAccess()[1], what: "max(seq)"),
+              last.subtractingReportingOverflow(first).partialValue == Int64(parts.count - 1) else {
+            throw PostgresStoreError.damagedSchema("the table \(table) did not number \(parts.count) commits in a row")
+        }
+        return (0..<Int64(parts.count)).map { first + $0 }
     }
 
     /// The number of the last commit (0 before the first).

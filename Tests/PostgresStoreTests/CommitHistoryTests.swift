@@ -36,6 +36,7 @@ struct CommitHistoryTests {
         guard case .int(let reference) = first.objectID.referenceObject else { throw PostgresStoreError.damagedSchema("no reference") }
         #expect(commits[0].objects == [CommittedObject(entity: "Artist", reference: reference, kind: .updated)])
         #expect(commits[1].objects == [CommittedObject(entity: "Artist", reference: reference, kind: .updated)])
+        #expect(commits[2].objects.isEmpty)  // a part that names no object: an empty slice, not NULL
         #expect(try history.commits(after: 1, through: 2).map(\.sequence) == [2])
         #expect(try history.latestSequence() == 3)
     }
