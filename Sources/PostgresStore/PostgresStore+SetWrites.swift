@@ -6,6 +6,9 @@ import PostgresNIO
 /// differ) for all the objects of the save, not one per object, so that a group commit of
 /// many saves costs a handful of round trips. Inserts and updates bind each column as one
 /// array (``ColumnArray``) read with `unnest(…)`, and are cut every ``rowsPerStatement`` rows.
+/// A statement's text depends only on its table and columns, so each is prepared once per
+/// connection (``DatabaseSession/runPrepared(_:)``): PostgreSQL does not parse and plan it again
+/// at every commit.
 extension PostgresStore {
     /// Locks the rows of `ids` (`SELECT … FOR UPDATE`, table by table in name order, rows in ID
     /// order, so that two saves lock in one order) and returns the version of each row found.
@@ -19,7 +22,7 @@ extension PostgresStore {
                 ORDER BY t."_id" FOR UPDATE
                 """
             var found: [Int64: Int64] = [:]
-            for row in try session.run(statement.text, statement.binds) {
+            for row in try session.runPrepared(statement) {
                 let cells = row.makeRandomAccess()
                 guard let id = try ColumnReader.integer(cells[0], what: "_id"), let version = try ColumnReader.integer(cells[1], what: "_version") else { continue }
                 found[id] = version
@@ -55,7 +58,7 @@ extension PostgresStore {
                     WHERE t."_id" = u.k AND t."_version" = u.v RETURNING t."_id", t."_version"
                     """
                 var written: [Int64: Int64] = [:]
-                for row in try session.run(statement.text, statement.binds) {
+                for row in try session.runPrepared(statement) {
                     let cells = row.makeRandomAccess()
                     guard let id = try ColumnReader.integer(cells[0], what: "_id"), let version = try ColumnReader.integer(cells[1], what: "_version") else { continue }
                     written[id] = version
@@ -83,7 +86,7 @@ extension PostgresStore {
                 WHERE t."_id" = u.k AND t."_version" = u.v RETURNING t."_id"
                 """
             var gone = Set<Int64>()
-            for row in try session.run(statement.text, statement.binds) {
+            for row in try session.runPrepared(statement) {
                 if let id = try ColumnReader.integer(row.makeRandomAccess()[0], what: "_id") { gone.insert(id) }
             }
             for (id, reference) in zip(ids, references) where gone.contains(reference) { deleted.insert(id) }
@@ -115,7 +118,7 @@ extension PostgresStore {
                     INSERT INTO \(table) (\(names.joined(separator: ", "))) \
                     SELECT \(selected.joined(separator: ", ")) FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(aliases.joined(separator: ", ")))
                     """
-                try session.run(statement.text, statement.binds)
+                _ = try session.runPrepared(statement)
             }
         }
     }
@@ -167,7 +170,7 @@ extension PostgresStore {
             if !rows.replaced.isEmpty {
                 var clear = SQLStatement()
                 clear.text = "DELETE FROM \(name) WHERE owner = ANY(\(clear.parameter(rows.replaced))::bigint[])"
-                try session.run(clear.text, clear.binds)
+                _ = try session.runPrepared(clear)
             }
             guard !rows.owners.isEmpty else { continue }
             var fill = SQLStatement()
@@ -176,7 +179,7 @@ extension PostgresStore {
                 SELECT * FROM unnest(\(fill.parameter(rows.owners))::bigint[], \(fill.parameter(rows.positions))::bigint[], \
                 \(fill.parameter(rows.targets))::bigint[])
                 """
-            try session.run(fill.text, fill.binds)
+            _ = try session.runPrepared(fill)
         }
     }
 
