@@ -103,7 +103,7 @@ enum CommitHistory {
             SELECT seq, committed_at, author, entities, refs, kinds FROM "\(table)" \
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq LIMIT \(statement.parameter(Int64(limit)))
             """
-        return try session.run(statement.text, statement.binds).map { row in
+        return try session.runPrepared(statement).map { row in
             let cells = row.makeRandomAccess()
             guard let seq = try ColumnReader.integer(cells[0], what: "seq"),
                   let time = try ColumnReader.integer(cells[1], what: "committed_at") else {
