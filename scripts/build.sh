@@ -19,7 +19,7 @@ full="${DOCSERVER_FULL_BUILD:-0}"
 case "${1:-}" in
     --full) full=1 ;;
     "") ;;
-    *) sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) echo "unknown option '$1'" >&2; sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
 case "$full" in
     1|yes|true) full=1 ;;
@@ -34,11 +34,11 @@ source scripts/install-deps.sh
 if [ "$full" = 1 ]; then
     traits=(--enable-all-traits)
     what="every trait: PostgreSQL, TLS, users"
-    first="about 7 minutes"
+    first="about 6.5 minutes"
 else
     traits=()
     what="default traits: JSON store files; no PostgreSQL, TLS or users (scripts/build.sh --full for those)"
-    first="about 3 minutes"
+    first="about 3.5 minutes"
 fi
 echo "building docserver (release, $what; $first on 2 cores the first time, seconds once built) ..." >&2
 started=$SECONDS
