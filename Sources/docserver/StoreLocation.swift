@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import DocumentServer
+import Foundation
 import JSONAtomicStore
 #if PostgreSQL
 import PostgresStore

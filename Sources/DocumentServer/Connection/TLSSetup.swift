@@ -100,10 +100,11 @@ enum TLSSetup: Sendable {
         throw .tls(PackageTrait.tls.missing("TLS (--tls-cert \(files.certificatePath))"))
     }
 
+    // None of these can be reached: there is no value of this type.
     var files: TLSFiles { switch self {} }
 
-    func reload() throws(DocumentServerError) {}
+    func reload() throws(DocumentServerError) { switch self {} }
 
-    func addHandler(to pipeline: ChannelPipeline.SynchronousOperations) throws {}
+    func addHandler(to pipeline: ChannelPipeline.SynchronousOperations) throws { switch self {} }
 }
 #endif
