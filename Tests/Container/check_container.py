@@ -157,7 +157,7 @@ def check_dockerfile(stages: list[dockerfile.Stage]) -> str:
     argv = container_argv(runtime)
     assert argv[:2] == [Path(copy.destination).name, "serve"] or argv[:2] == [copy.destination, "serve"], \
         f"ENTRYPOINT + CMD is {argv}, not {copy.destination} serve"
-    return (f"builder {builder.image} runs {BUILD_SCRIPT}; runtime {runtime.image} copies its binary to {copy.destination}; "
+    return (f"builder {builder.image} runs {BUILD_SCRIPT} {FULL_BUILD}; runtime {runtime.image} copies its binary to {copy.destination}; "
             f"USER {name}, VOLUME /data, EXPOSE 7878, exec-form {' '.join(argv)}")
 
 
