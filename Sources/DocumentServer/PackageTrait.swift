@@ -1,6 +1,6 @@
 /// The package's traits (Package.swift): the parts a build may leave out, and which of them this
 /// build has. The default build has none of them: a server of JSON store files, built without
-/// BoringSSL (README.md, "Build"). An option that needs a trait the build lacks is refused
+/// BoringSSL (docs/OPERATIONS.md, "The first start"). An option that needs a trait the build lacks is refused
 /// before anything starts, with ``missing(_:)``'s message, never ignored.
 public enum PackageTrait: String, CaseIterable, Sendable {
     /// `postgresql://` stores (docserver's use of the PostgresStore target).
