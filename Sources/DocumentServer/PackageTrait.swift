@@ -43,11 +43,12 @@ public enum PackageTrait: String, CaseIterable, Sendable {
     }
 
     /// Says that `feature` (an option, say "--tls-cert") needs this trait, which the build lacks,
-    /// and how to build with it.
+    /// and how to build with it (and with the traits the build has).
     public func missing(_ feature: String) -> String {
         let has = Self.enabled.isEmpty ? "none" : Self.enabled.map(\.rawValue).joined(separator: ", ")
+        let wanted = Self.allCases.filter { $0 == self || $0.isEnabled }.map(\.rawValue).joined(separator: ",")
         return "\(feature) needs the \(rawValue) trait, which this build of docserver was made without (its traits: \(has)). "
             + "Build with every trait: ./scripts/build.sh --full (./scripts/serve.sh --full to build and serve), "
-            + "or with this one: swift build -c release --product docserver --traits \(rawValue)"
+            + "or with this one: swift build -c release --product docserver --traits \(wanted)"
     }
 }
