@@ -44,6 +44,6 @@ public struct ClientTLS: Sendable, Equatable {
     #else
     /// Without the TLS trait, what a connection asking for TLS fails with.
     static let missingTrait = "this build of DocumentClient has no TLS: build it with the package's TLS trait "
-        + "(swift build --traits TLS, or --enable-all-traits)"
+        + "(swift build --traits TLS in the package; traits: [\"TLS\"] on a dependency on it)"
     #endif
 }
