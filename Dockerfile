@@ -7,12 +7,13 @@
 # needs, and runs this file's ENV, ENTRYPOINT/CMD and HEALTHCHECK against the binary.
 
 # Builder: the README's build, scripts/build.sh (it installs libyajl-dev, libjemalloc-dev and pkg-config, then
-# builds the release docserver with the Swift runtime and Foundation linked in statically).
+# builds the release docserver with the Swift runtime and Foundation linked in statically), with
+# --full: every package trait, so that the image serves PostgreSQL stores, TLS and users.
 FROM swift:6.3-bookworm AS builder
 ARG DEBIAN_FRONTEND=noninteractive
 WORKDIR /src
 COPY . .
-RUN ./scripts/build.sh
+RUN ./scripts/build.sh --full
 
 # Runtime: Debian and exactly the packages the binary's shared libraries come from (ldd):
 # yajl; jemalloc, the server's allocator; libxml2, which Foundation's XMLParser reads Xcode models with, and the libraries it

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -13,6 +13,22 @@ let package = Package(
         .library(name: "DocumentClient", targets: ["DocumentClient"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .executable(name: "docserver", targets: ["docserver"]),
+    ],
+    // What a build leaves out (docs/OPERATIONS.md, "The first start"). The default build has no
+    // trait on: a server of JSON store files without BoringSSL, whose two copies (swift-nio-ssl's
+    // and swift-crypto's, 772 C files) are most of a full first build's 887 steps. The tests, the
+    // container and CI turn every trait on (`--enable-all-traits`; scripts/build.sh --full), as
+    // Benchmarks/ does; Fuzz/ turns on Users. Each trait brings in one dependency, so that a build
+    // pays only for what it names; PostgreSQL brings in both copies of BoringSSL (postgres-nio
+    // depends on swift-nio-ssl and swift-crypto), so with it TLS and Users cost little more.
+    traits: [
+        .trait(name: "PostgreSQL",
+               description: "docserver serves and copies postgresql:// stores (the PostgresStore target, postgres-nio)."),
+        .trait(name: "TLS",
+               description: "TLS on the line protocol: serve's --tls-* options and DocumentClient's ClientTLS (swift-nio-ssl)."),
+        .trait(name: "Users",
+               description: "The users file: serve --users and docserver user add, secrets hashed with PBKDF2 (swift-crypto)."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -69,9 +85,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["TLS"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Users"])),
+                .product(name: "CryptoExtras", package: "swift-crypto", condition: .when(traits: ["Users"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -89,11 +105,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["TLS"])),
             ]
         ),
         // The incremental store "PostgreSQL": the object graph in a PostgreSQL database, one
         // table per entity hierarchy, predicates translated to SQL where SQL can say them.
+        // Always declared (its tests and other packages may use it); docserver uses it only with
+        // the PostgreSQL trait, so a default build of docserver never builds it.
         .target(
             name: "PostgresStore",
             dependencies: [
@@ -112,7 +130,7 @@ let package = Package(
                 "GraphCore",
                 "JSONCore",
                 "JSONAtomicStore",
-                "PostgresStore",
+                .target(name: "PostgresStore", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Benchmarks live in their own package so that the main package's tests never build them.
@@ -14,7 +14,9 @@ let package = Package(
     name: "Benchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "DocumentStore", path: ".."),
+        // Every trait: the docserver the benchmarks build when none is given
+        // (`--package-path Benchmarks --product docserver`) serves PostgreSQL stores, TLS and users.
+        .package(name: "DocumentStore", path: "..", traits: ["PostgreSQL", "TLS", "Users"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // libFuzzer targets for the parsers that read untrusted input: the store file, its journal, the wire
@@ -14,7 +14,8 @@ let package = Package(
     name: "Fuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "DocumentStore", path: ".."),
+        // The Users trait: UsersFuzzer checks hello's secrets against the users file's hashes.
+        .package(name: "DocumentStore", path: "..", traits: ["Users"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],

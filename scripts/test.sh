@@ -3,6 +3,9 @@
 # Swift packages' tests, the Python and JavaScript clients' tests against the docserver binary built here,
 # the container check against the release binary, and the fuzz targets (a fixed seed and number
 # of inputs each, at most FUZZ_SECONDS each, default 60; 0 replays their seeds and regressions only).
+# Everything is built with every package trait (PostgreSQL, TLS, Users: Package.swift), so that
+# every test runs: the debug build here, the release build of the container check (scripts/build.sh
+# --full), and the Fuzz/ package (which names the traits it needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
@@ -20,12 +23,13 @@ fi
 # The README's performance table is written from the benchmarks' recorded figures.
 python3 scripts/readme-figures.py --check
 
-swift build --build-tests
-swift test --skip-build
+TRAITS=(--enable-all-traits)
+swift build --build-tests "${TRAITS[@]}"
+swift test --skip-build "${TRAITS[@]}"
 # The tests of servers sharing a PostgreSQL database, again with a cache of 1 byte
 # (`--cache-bytes`, given through DOCSERVER_CACHE_BYTES): every read misses and goes to the
 # database, every save reads what it checks from there (docs/SCALING.md).
-DOCSERVER_CACHE_BYTES=1 swift test --skip-build \
+DOCSERVER_CACHE_BYTES=1 swift test --skip-build "${TRAITS[@]}" \
     --filter 'PostgresStoreTests\.(MultiServerTests|MultiServerFeedTests|ReadAfterTests|GroupCommitTests|ServerCrashTests|HistoryTrimTests)'
 
 # The Python client (clients/python): its tests start the real docserver built above and

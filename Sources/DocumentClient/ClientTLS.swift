@@ -1,7 +1,13 @@
+#if TLS
 import NIOSSL
+#endif
 
 /// TLS for a client's connections (docs/SECURITY.md): the server's certificate is verified,
 /// with its host name, against the system's certificate authorities or ``caCertificatePath``.
+///
+/// Needs the package's TLS trait (swift-nio-ssl, Package.swift): without it, a configuration
+/// with TLS fails to connect with ``DocumentClientError/cannotConnect(address:reason:)``
+/// saying so, and nothing is sent in clear text instead.
 public struct ClientTLS: Sendable, Equatable {
     /// The certificate authorities to trust (PEM); nil: the system's.
     public var caCertificatePath: String?
@@ -20,6 +26,7 @@ public struct ClientTLS: Sendable, Equatable {
         self.clientKeyPath = clientKeyPath
     }
 
+    #if TLS
     /// The context: TLS 1.2 or 1.3, full verification.
     func makeContext() throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
@@ -34,4 +41,9 @@ public struct ClientTLS: Sendable, Equatable {
         }
         return try NIOSSLContext(configuration: configuration)
     }
+    #else
+    /// Without the TLS trait, what a connection asking for TLS fails with.
+    static let missingTrait = "this build of DocumentClient has no TLS: build it with the package's TLS trait "
+        + "(swift build --traits TLS in the package; traits: [\"TLS\"] on a dependency on it)"
+    #endif
 }

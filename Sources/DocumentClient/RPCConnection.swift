@@ -2,7 +2,9 @@ import DocumentProtocol
 import JSONCore
 import NIOCore
 import NIOPosix
+#if TLS
 import NIOSSL
+#endif
 import Synchronization
 
 /// One TCP connection to a server, with requests pipelined on it.
@@ -31,6 +33,7 @@ final class RPCConnection: Sendable {
         guard (0...Int(UInt16.max)).contains(configuration.port) else {
             return eventLoop.makeFailedFuture(DocumentClientError.cannotConnect(address: address, reason: "the port must be 0 to 65535"))
         }
+        #if TLS
         let tlsContext: NIOSSLContext?
         do {
             tlsContext = try configuration.tls.map { try $0.makeContext() }
@@ -38,17 +41,24 @@ final class RPCConnection: Sendable {
             return eventLoop.makeFailedFuture(DocumentClientError.cannotConnect(address: address, reason: "TLS: \(error)"))
         }
         let serverHostname = configuration.tls?.serverHostname ?? configuration.host
+        #else
+        if configuration.tls != nil {
+            return eventLoop.makeFailedFuture(DocumentClientError.cannotConnect(address: address, reason: ClientTLS.missingTrait))
+        }
+        #endif
         return ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(ClientConfiguration.nanoseconds(configuration.connectTimeout)))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    #if TLS
                     if let tlsContext {
                         // An IP address is not a host name for SNI: verified against the certificate's IP entries.
                         let isAddress = serverHostname.contains(":") || serverHostname.allSatisfy { $0.isNumber || $0 == "." }
                         try channel.pipeline.syncOperations.addHandler(
                             try NIOSSLClientHandler(context: tlsContext, serverHostname: isAddress ? nil : serverHostname))
                     }
+                    #endif
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),
                         RPCClientHandler(address: address, statistics: statistics, notifications: notifications),

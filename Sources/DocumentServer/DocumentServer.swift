@@ -64,6 +64,9 @@ public final class DocumentServer: Service, Sendable {
             logger.warning("listening on \(configuration.host) without TLS: secrets, tokens and objects cross the network in clear text (docs/SECURITY.md)")
         }
         tlsSetup = try configuration.tls.map { files throws(DocumentServerError) in try TLSSetup(files: files) }
+        if let usersFile = configuration.usersFile, !PackageTrait.users.isEnabled {
+            throw DocumentServerError.users(PackageTrait.users.missing("the users file (--users \(usersFile))"))
+        }
         if let token = configuration.authToken, token.allSatisfy(\.isWhitespace) {
             throw token.isEmpty ? DocumentServerError.emptyToken : DocumentServerError.blankToken
         }
@@ -236,7 +239,7 @@ public final class DocumentServer: Service, Sendable {
         let lifecycle = self.lifecycle
         let gate = self.gate
         let reserve = DescriptorReserve()
-        let tlsSetup = self.tlsSetup
+        let tlsSetup: TLSSetup? = self.tlsSetup
         let idleTimeout = IdleTimeout.amount(seconds: configuration.idleTimeoutSeconds)
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -268,7 +271,7 @@ public final class DocumentServer: Service, Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let session = ConnectionSession(shared: shared, logger: connectionLogger)
                     session.address = channel.remoteAddress?.ipAddress ?? "unknown"
-                    if let tlsSetup { try channel.pipeline.syncOperations.addHandler(tlsSetup.makeHandler()) }
+                    if let tlsSetup { try tlsSetup.addHandler(to: channel.pipeline.syncOperations) }
                     try channel.pipeline.syncOperations.addHandlers(
                         PartialLineMeter(gate: gate, logger: connectionLogger),
                         ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)),

@@ -1,3 +1,5 @@
+// Only with the PostgreSQL trait (Package.swift): the commands' work on a postgresql:// store.
+#if PostgreSQL
 import ArgumentParser
 import Foundation
 import GraphCore
@@ -75,3 +77,4 @@ struct CheckRefusal: Error, CustomStringConvertible {
     let text: String
     var description: String { text }
 }
+#endif

@@ -35,10 +35,14 @@ struct CheckCommand: ParsableCommand {
     var store: String
 
     func run() throws {
+        #if PostgreSQL
         if let database = try StoreLocation.database(named: store, verb: "check") {
             try checkDatabase(database.url, shownAs: database.location)
             return
         }
+        #else
+        try StoreLocation.refuseDatabase(named: store, verb: "check")
+        #endif
         let objectModel = try ExistingStore.model(store: store, model: model, verb: "check", missing: "check creates nothing; serve creates a missing store")
         do {
             JSONAtomicStore.register()

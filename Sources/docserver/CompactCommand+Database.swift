@@ -1,3 +1,5 @@
+// Only with the PostgreSQL trait (Package.swift): the commands' work on a postgresql:// store.
+#if PostgreSQL
 import ArgumentParser
 import Foundation
 import GraphCore
@@ -37,3 +39,4 @@ extension CompactCommand {
         print("\(location): compacted, \(trim.removed) history row(s) removed, \(kept)")
     }
 }
+#endif

@@ -37,9 +37,13 @@ struct CompactCommand: ParsableCommand {
     }
 
     func run() throws {
+        #if PostgreSQL
         if let database = try StoreLocation.database(named: store, verb: "compact") {
             return try compactDatabase(database.url, shownAs: database.location)
         }
+        #else
+        try StoreLocation.refuseDatabase(named: store, verb: "compact")
+        #endif
         let objectModel = try ExistingStore.model(store: store, model: model, verb: "compact", missing: "compact creates nothing")
         JSONAtomicStore.register()
         let coordinator = StoreCoordinator(model: objectModel)

@@ -1,3 +1,5 @@
+// Only with the PostgreSQL trait (Package.swift): the commands' work on a postgresql:// store.
+#if PostgreSQL
 import ArgumentParser
 import Foundation
 import GraphCore
@@ -51,3 +53,4 @@ extension CopyCommand {
               + " at commit \(read.lastCommit) copied into \(file) in " + String(format: "%.1f s", seconds))
     }
 }
+#endif

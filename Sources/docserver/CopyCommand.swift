@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import GraphCore
 import JSONAtomicStore
+#if PostgreSQL
 import PostgresStore
+#endif
 
 /// `docserver copy`: a JSON store's objects into an empty PostgreSQL database, or a database's
 /// into a new JSON store file, with their IDs, references, versions and commit number.
@@ -54,16 +56,20 @@ struct CopyCommand: ParsableCommand {
             fail("cannot copy: \(error)", status: 2)
         }
         switch (source, destination) {
+        #if PostgreSQL
         case (.file, .postgreSQL(let databaseURL)):
             try copyIntoDatabase(databaseURL, shownAs: destination)
         case (.postgreSQL(let databaseURL), .file(let file)):
             try copyOutOfDatabase(databaseURL, shownAs: source, to: file.path)
-        case (.file, .file):
-            fail("cannot copy: one of --from and --to must be a postgresql:// URL (to copy a store file, use docserver backup or export)", status: 2)
         case (.postgreSQL, .postgreSQL):
             fail("cannot copy: from a database into a database is not supported; copy into a store file, then from it", status: 2)
+        #endif
+        case (.file, .file):
+            fail("cannot copy: one of --from and --to must be a postgresql:// URL (to copy a store file, use docserver backup or export)", status: 2)
         }
     }
+
+    #if PostgreSQL
 
     /// A JSON store file (`from`) into the empty database at `databaseURL`.
     private func copyIntoDatabase(_ databaseURL: URL, shownAs destination: StoreLocation) throws {
@@ -123,6 +129,7 @@ struct CopyCommand: ParsableCommand {
         print("\(from): \(total) objects at commit \(source.commitSequence) copied into \(destination) in "
               + String(format: "%.1f s", seconds))
     }
+    #endif
 
     func fail(_ message: String, status: Int32) -> Never {
         FileHandle.standardError.write(Data("\(message)\n".utf8))

@@ -1,3 +1,5 @@
+// Only with the PostgreSQL trait (Package.swift): the commands' work on a postgresql:// store.
+#if PostgreSQL
 import ArgumentParser
 import Foundation
 import GraphCore
@@ -47,3 +49,4 @@ enum DatabaseReading {
         return counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 }
+#endif

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocumentServer
 
 /// `docserver`: serve a store over the line protocol, check a store file, ping a server.
 @main
@@ -10,6 +11,8 @@ struct DocServerCommand: AsyncParsableCommand {
             The protocol is described in docs/PROTOCOL.md, the store file in docs/FILE_FORMAT.md, the model \
             file in docs/MODEL.md.
             """,
+        // The traits say what this build can do (Package.swift): PostgreSQL, TLS, Users.
+        version: "docserver \(DocumentServer.version), traits: \(PackageTrait.summary)",
         subcommands: [ServeCommand.self, CheckCommand.self, PingCommand.self, CompactCommand.self, MigrateCommand.self,
                       ModelCommand.self, CopyCommand.self, CodegenCommand.self, ExportCommand.self, ImportCommand.self,
                       BackupCommand.self, RestoreCommand.self, UserCommand.self],

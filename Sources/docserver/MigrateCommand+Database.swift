@@ -1,3 +1,5 @@
+// Only with the PostgreSQL trait (Package.swift): the commands' work on a postgresql:// store.
+#if PostgreSQL
 import ArgumentParser
 import Foundation
 import GraphCore
@@ -76,3 +78,4 @@ extension MigrateCommand {
         }
     }
 }
+#endif

@@ -77,10 +77,14 @@ struct MigrateCommand: ParsableCommand {
     var dryRun = false
 
     func run() throws {
+        #if PostgreSQL
         if let database = try StoreLocation.database(named: store, verb: "migrate") {
             try migrateDatabase(database.url, shownAs: database.location)
             return
         }
+        #else
+        try StoreLocation.refuseDatabase(named: store, verb: "migrate")
+        #endif
         let migrator: JSONStoreMigrator
         do {
             migrator = try Self.migrator(store: store, model: model, fromModels: fromModels,

@@ -161,6 +161,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--journal-checkpoint-bytes must be 0 (only at shutdown) or more, not \(journalCheckpointBytes)")
         }
         try validateLimits()
+        if !PackageTrait.postgreSQL.isEnabled, StoreLocation.namesDatabase(store ?? Environment.string("DOCSERVER_STORE") ?? "") {
+            throw ValidationError(PackageTrait.postgreSQL.missing("a postgresql:// store (--store or DOCSERVER_STORE)"))
+        }
         if let level = logLevel ?? Environment.string("DOCSERVER_LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
             throw ValidationError("unknown log level '\(level)' (trace, debug, info, notice, warning, error, critical)")
         }
@@ -184,6 +187,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let journalCheckpointBytes { configuration.journalCheckpointBytes = journalCheckpointBytes }
         access.apply(to: &configuration)
         try applyLimits(to: &configuration)
+        logger.info("build", metadata: ["version": "\(DocumentServer.version)", "traits": "\(PackageTrait.summary)"])
         logger.info("limits", metadata: Self.limitsMetadata(configuration, limits))
         let storePath = store ?? Environment.string("DOCSERVER_STORE") ?? "data/store.json"
         // The HTTP port listens before the store opens: /readyz says 503 while a large store loads.
@@ -198,7 +202,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let location = try StoreLocation(storePath)
             let model = try SampleModel.load(path: model ?? Environment.string("DOCSERVER_MODEL"))
-            if case .postgreSQL = location {
+            if location.isDatabase {
                 if migrate || !fromModels.isEmpty { throw ValidationError("--migrate and --from-model work on store files only, not on a PostgreSQL database") }
             } else {
                 if store == nil && Environment.string("DOCSERVER_STORE") == nil {

@@ -27,6 +27,11 @@ struct UserAccessOptions: ParsableArguments {
         if cert == nil, tlsClientCA ?? Environment.string("DOCSERVER_TLS_CLIENT_CA") != nil {
             throw ValidationError("--tls-client-ca needs --tls-cert and --tls-key")
         }
+        // Refused here, before anything starts, when the build lacks what the option needs.
+        if cert != nil, !PackageTrait.tls.isEnabled { throw ValidationError(PackageTrait.tls.missing("--tls-cert (or DOCSERVER_TLS_CERT)")) }
+        if users ?? Environment.string("DOCSERVER_USERS") != nil, !PackageTrait.users.isEnabled {
+            throw ValidationError(PackageTrait.users.missing("--users (or DOCSERVER_USERS)"))
+        }
     }
 
     /// Sets the TLS files, the users file and `insecure`.

@@ -43,6 +43,7 @@ struct UserAddCommand: ParsableCommand {
     var iterations: Int = SecretHash.defaultIterations
 
     func validate() throws {
+        guard PackageTrait.users.isEnabled else { throw ValidationError(PackageTrait.users.missing("docserver user add")) }
         guard UsersFile.isValidName(name) else { throw ValidationError("--name must be 1 to \(UsersFile.maximumNameLength) characters, without control characters") }
         guard (SecretHash.minimumIterations...SecretHash.maximumIterations).contains(iterations) else {
             throw ValidationError("--iterations must be from \(SecretHash.minimumIterations) to \(SecretHash.maximumIterations)")
@@ -50,6 +51,16 @@ struct UserAddCommand: ParsableCommand {
     }
 
     func run() throws {
+        #if Users
+        try add()
+        #else
+        throw ValidationError(PackageTrait.users.missing("docserver user add"))
+        #endif
+    }
+
+    #if Users
+    /// Reads the secret, hashes it and writes the file with the user added.
+    private func add() throws {
         var roles: Set<Role> = []
         for text in role {
             guard let parsed = Role(rawValue: text) else { throw ValidationError("unknown role '\(text)' (reader, writer, admin)") }
@@ -94,6 +105,7 @@ struct UserAddCommand: ParsableCommand {
         try write(file.jsonText)
         FileHandle.standardError.write(Data("\(users): user \(name) written (\(file.entries.count) users); send the server SIGHUP to use it\n".utf8))
     }
+    #endif
 
     /// Writes a new file beside the old one, owner-only, and renames it over.
     private func write(_ text: String) throws {

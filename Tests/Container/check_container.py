@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Checks the Dockerfile by construction, since no container engine runs here or in CI.
 
-1. build      builds the release docserver with scripts/build.sh: the build the Dockerfile's
-              builder stage and the README's ./scripts/serve.sh run.
-2. dockerfile the builder stage COPYs the project and runs scripts/build.sh; the runtime stage
+1. build      builds the release docserver with scripts/build.sh --full (every package trait:
+              PostgreSQL, TLS, users), the build the Dockerfile's builder stage runs (the README's
+              ./scripts/serve.sh runs the same script without --full), and requires its
+              --version to name every trait.
+2. dockerfile the builder stage COPYs the project and runs scripts/build.sh --full; the runtime stage
               copies that script's binary onto the PATH, is the Debian release of this machine
               (whose packages the library check asks) and the builder's Swift is this one;
               a USER that is not root, VOLUME /data, EXPOSE 7878 = DOCSERVER_PORT, exec-form
@@ -49,6 +51,9 @@ from runtime import Container, RuntimeFailure  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = "scripts/build.sh"
+# The container offers PostgreSQL, TLS and users: it is built with every trait (Package.swift).
+FULL_BUILD = "--full"
+TRAITS = ("PostgreSQL", "TLS", "Users")
 BINARY = ROOT / ".build" / "release" / "docserver"
 
 
@@ -85,10 +90,14 @@ class Report:
 
 def build() -> str:
     started = time.monotonic()
-    result = subprocess.run([str(ROOT / BUILD_SCRIPT)], cwd=ROOT, stdin=subprocess.DEVNULL)
-    assert result.returncode == 0, f"{BUILD_SCRIPT} exited {result.returncode}"
-    assert BINARY.is_file(), f"{BUILD_SCRIPT} made no {BINARY.relative_to(ROOT)}"
-    return f"{BUILD_SCRIPT} -> {BINARY.relative_to(ROOT)}, {BINARY.stat().st_size / 1e6:.1f} MB, in {time.monotonic() - started:.0f} s"
+    result = subprocess.run([str(ROOT / BUILD_SCRIPT), FULL_BUILD], cwd=ROOT, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, f"{BUILD_SCRIPT} {FULL_BUILD} exited {result.returncode}"
+    assert BINARY.is_file(), f"{BUILD_SCRIPT} {FULL_BUILD} made no {BINARY.relative_to(ROOT)}"
+    version = subprocess.run([str(BINARY), "--version"], capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout.strip()
+    missing = [trait for trait in TRAITS if trait not in version]
+    assert not missing, f"{BUILD_SCRIPT} {FULL_BUILD} built a docserver without {', '.join(missing)}: --version says {version!r}"
+    return (f"{BUILD_SCRIPT} {FULL_BUILD} -> {BINARY.relative_to(ROOT)}, {BINARY.stat().st_size / 1e6:.1f} MB, "
+            f"in {time.monotonic() - started:.0f} s ({version})")
 
 
 def check_dockerfile(stages: list[dockerfile.Stage]) -> str:
@@ -106,8 +115,8 @@ def check_dockerfile(stages: list[dockerfile.Stage]) -> str:
     assert any(c.sources == ["."] and c.destination in (".", "./", workdir.arguments) for c in dockerfile.copies(builder)), \
         f"builder stage {builder.name!r} does not COPY . into its WORKDIR"
     runs = [r.arguments for r in builder.all("RUN")]
-    assert any(re.search(r"(^|[\s/])(\./)?scripts/build\.sh(\s|$)", r) for r in runs), \
-        f"builder stage {builder.name!r} does not RUN {BUILD_SCRIPT} (the README's build): {runs}"
+    assert any(re.search(r"(^|[\s/])(\./)?scripts/build\.sh\s+--full(\s|$)", r) for r in runs), \
+        f"builder stage {builder.name!r} does not RUN {BUILD_SCRIPT} {FULL_BUILD} (the README's build, every trait): {runs}"
     expected_source = f"{workdir.arguments.rstrip('/')}/{BINARY.relative_to(ROOT)}"
     assert copy.sources == [expected_source], f"the runtime stage copies {copy.sources}, not {BUILD_SCRIPT}'s {expected_source}"
     serve = (ROOT / "scripts" / "serve.sh").read_text(encoding="utf-8")
@@ -148,7 +157,7 @@ def check_dockerfile(stages: list[dockerfile.Stage]) -> str:
     argv = container_argv(runtime)
     assert argv[:2] == [Path(copy.destination).name, "serve"] or argv[:2] == [copy.destination, "serve"], \
         f"ENTRYPOINT + CMD is {argv}, not {copy.destination} serve"
-    return (f"builder {builder.image} runs {BUILD_SCRIPT}; runtime {runtime.image} copies its binary to {copy.destination}; "
+    return (f"builder {builder.image} runs {BUILD_SCRIPT} {FULL_BUILD}; runtime {runtime.image} copies its binary to {copy.destination}; "
             f"USER {name}, VOLUME /data, EXPOSE 7878, exec-form {' '.join(argv)}")
 
 

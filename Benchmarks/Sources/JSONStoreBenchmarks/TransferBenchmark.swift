@@ -63,7 +63,7 @@ enum TransferBenchmark {
             .deletingLastPathComponent().deletingLastPathComponent()
         let binary = try DocServerBinary.locate(explicit: options.docserver, repository: repository,
                                                 candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                                build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
+                                                build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver", "--enable-all-traits"],
                                                 built: ".build-bench/release/docserver")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("transfer-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -126,7 +126,7 @@ extension ServerBenchmark {
     func locateDocserver() throws -> String {
         try DocServerBinary.locate(explicit: options.docserver, repository: repository,
                                    candidates: [".build/release/docserver", ".build-bench/release/docserver"],
-                                   build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver"],
+                                   build: ["build", "-c", "release", "--scratch-path", ".build-bench", "--product", "docserver", "--enable-all-traits"],
                                    built: ".build-bench/release/docserver")
     }
 

@@ -10,7 +10,7 @@ import Foundation
 //    JSONAtomicStore: 100,000 and 10,000 objects, 89 % of them Songs.
 // 2. Starts the release docserver (`--docserver PATH`, else $DOCSERVER_BINARY, else the newer of
 //    <repo>/.build/release/docserver and <repo>/.build-bench/release/docserver; built with
-//    `swift build -c release --scratch-path .build-bench --product docserver` if neither exists)
+//    `swift build -c release --scratch-path .build-bench --product docserver --enable-all-traits` if neither exists)
 //    as `docserver serve --model <sample model> --store <file> --port 0`, reading its port from
 //    its `listening on HOST:PORT` line, and two redis-servers (apt-get installs Redis if missing).
 // 3. On the 100,000-object store: `get` of one random object by ID with 50 connections on a

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GraphCore
 import Logging
@@ -79,9 +78,7 @@ final class AccessControl: Sendable {
             // An unknown user costs a hash too (on the pool), so timing does not tell names apart.
             return .slow(SecretCheck(entry: nil, secret: secret, key: [], verified: verified))
         }
-        var digest = SHA256()
-        digest.update(data: Array(entry.secret.description.utf8) + [0] + Array(secret.utf8))
-        let key = Array(digest.finalize())
+        let key = SecretHash.verifiedKey(stored: entry.secret, secret: secret)
         if verified.withLockedValue({ $0.contains(key) }) { return .decided(entry.principal) }
         return .slow(SecretCheck(entry: entry, secret: secret, key: key, verified: verified))
     }

@@ -1,6 +1,9 @@
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
+#if TLS
 import NIOSSL
+#endif
 
 /// Where the server's TLS certificate and key are (PEM files), and, when clients must show a
 /// certificate, the certificate authorities that sign them.
@@ -20,6 +23,7 @@ public struct TLSFiles: Sendable, Equatable {
     }
 }
 
+#if TLS
 /// The TLS context new connections use, made from ``TLSFiles``: TLS 1.2 and 1.3 only.
 ///
 /// ``reload()`` reads the files again (on SIGHUP): connections accepted afterwards use the
@@ -44,9 +48,9 @@ final class TLSSetup: Sendable {
         context.withLockedValue { $0 = fresh }
     }
 
-    /// A server handler for a new connection.
-    func makeHandler() -> NIOSSLServerHandler {
-        NIOSSLServerHandler(context: current)
+    /// Adds a server handler to a new connection's pipeline.
+    func addHandler(to pipeline: ChannelPipeline.SynchronousOperations) throws {
+        try pipeline.addHandler(NIOSSLServerHandler(context: current))
     }
 
     static func makeContext(_ files: TLSFiles) throws(DocumentServerError) -> NIOSSLContext {
@@ -86,3 +90,21 @@ final class TLSSetup: Sendable {
         }
     }
 }
+#else
+/// Without the TLS trait (the default build, Package.swift) there is no TLS: no setup can be
+/// made, so a configuration with ``TLSFiles`` is refused when the server is made, before the
+/// store opens, with a message that says how to build with TLS.
+enum TLSSetup: Sendable {
+    /// Always throws ``DocumentServerError/tls(_:)``: this build has no TLS.
+    init(files: TLSFiles) throws(DocumentServerError) {
+        throw .tls(PackageTrait.tls.missing("TLS (--tls-cert \(files.certificatePath))"))
+    }
+
+    // None of these can be reached: there is no value of this type.
+    var files: TLSFiles { switch self {} }
+
+    func reload() throws(DocumentServerError) { switch self {} }
+
+    func addHandler(to pipeline: ChannelPipeline.SynchronousOperations) throws { switch self {} }
+}
+#endif
