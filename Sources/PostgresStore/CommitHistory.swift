@@ -74,13 +74,16 @@ enum CommitHistory {
             \(insert.parameter(kinds))) WITH ORDINALITY AS p(author, lo, hi, kinds, n) RETURNING seq) \
             SELECT min(seq), max(seq), pg_notify('\(channel)', max(seq)::text) FROM added
             """
+        // The numbers come from the database: checked to be exactly `parts.count` in a row
+        // (first <= last, their difference without overflow) before they are listed.
         guard let row = try session.runPrepared(insert).first,
               let first = try ColumnReader.integer(row.makeRandomAccess()[0], what: "min(seq)"),
               let last = try ColumnReader.integer(row.makeRandomAccess()[1], what: "max(seq)"),
-              last.subtractingReportingOverflow(first).partialValue == Int64(parts.count - 1) else {
+              first <= last, case let (span, overflow) = last.subtractingReportingOverflow(first), !overflow,
+              span == Int64(exactly: parts.count - 1) else {
             throw PostgresStoreError.damagedSchema("the table \(table) did not number \(parts.count) commits in a row")
         }
-        return (0..<Int64(parts.count)).map { first + $0 }
+        return Array(first...last)
     }
 
     /// The number of the last commit (0 before the first).
