@@ -65,7 +65,10 @@ extension StoreGraph {
                 return
             }
         }
-        let call = named.mappingIDs { self.canonical($0) ?? $0 }
+        // Each ID the save names as the store holds it (an ID may name an ancestor entity): a save
+        // whose IDs all name their objects as they are (the usual case: ``canonical(_:)`` gives
+        // each back) is kept as it came, without a copy.
+        let call = !isCacheBounded && named.allExistingIDs(exists) ? named : named.mappingIDs { self.canonical($0) ?? $0 }
         // The store checks uniqueness constraints when it writes: a save that may break one
         // commits alone, so that its refusal never fails the saves it would share a commit with.
         // (On a shared database, a conflict with another server's save is found only when the
@@ -73,7 +76,7 @@ extension StoreGraph {
         let alone = touchesUniquenessConstraints(call)
         // Nothing staged: nothing to look for (listing the references of a save of 5,000 inserts
         // cost 2% of its CPU).
-        if alone || (!touched.isEmpty && (call.namedIDs.contains(where: touched.contains) || call.referencedIDs.contains(where: touched.contains))) {
+        if alone || (!touched.isEmpty && call.anyExistingID(touched.contains)) {
             commit(resetting: false)
         }
         defer { if alone { commit(resetting: false) } }
