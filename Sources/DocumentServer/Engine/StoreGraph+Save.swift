@@ -5,7 +5,11 @@ import JSONCore
 
 /// A save that passed every check and sits in the graph's context, waiting for the
 /// durable write that will make it real.
-struct StagedSave {
+///
+/// A class: a commit passes its saves through several lists (the saves that change something,
+/// their parts, their answers), and a reference is one retain where this value's dozen fields
+/// were a dozen, for every save, in every list. Used on the writer thread only.
+final class StagedSave {
     /// Temporary ID → the inserted object (its ID is permanent once staged).
     let inserted: [(temporaryID: String, object: ManagedObject)]
     let explicitlyUpdated: [ObjectID]
@@ -160,7 +164,7 @@ extension StoreGraph {
                 return
             }
             try child.save()
-            var staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
+            let staged = StagedSave(inserted: inserted, explicitlyUpdated: call.updates.map(\.id),
                                     implicitlyUpdated: changed.map(\.objectID), deleted: deleted.map(\.objectID),
                                     author: call.author, call: call, reply: reply)
             if sharedHistory != nil {
