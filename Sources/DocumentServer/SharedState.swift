@@ -64,10 +64,9 @@ struct SharedState: Sendable {
     func saveAnswerLimit(id: JSONValue, batchRemaining: Int?) -> SaveCall.AnswerLimit {
         let envelope = RPCResponse.encode(id: id, .result([])).count
         if let batchRemaining, batchRemaining < maximumAnswerBytes {
-            return SaveCall.AnswerLimit(resultBytes: batchRemaining - envelope,
-                                        refusal: .tooLarge(.batchAnswer, limit: maximumBatchAnswerBytes))
+            return SaveCall.AnswerLimit(resultBytes: batchRemaining - envelope, limitKind: .batchAnswer, limitBytes: maximumBatchAnswerBytes)
         }
-        return SaveCall.AnswerLimit(resultBytes: maximumAnswerBytes - envelope, refusal: .tooLarge(.answer, limit: maximumAnswerBytes))
+        return SaveCall.AnswerLimit(resultBytes: maximumAnswerBytes - envelope, limitKind: .answer, limitBytes: maximumAnswerBytes)
     }
 
     /// The line answering request `id`: `reply`, or a `too large` error when that would be

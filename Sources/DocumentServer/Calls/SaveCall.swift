@@ -54,11 +54,38 @@ struct SaveCall: Sendable {
     /// anything is applied (``SaveAnswer``).
     struct AnswerLimit: Sendable {
         let resultBytes: Int
-        let refusal: RPCError
+        /// Which limit it is, and its size: the refusal's error is made only for a save refused
+        /// (its message is text, and every save carries a limit).
+        let limitKind: RPCError.TooLarge
+        let limitBytes: Int
+
+        var refusal: RPCError { .tooLarge(limitKind, limit: limitBytes) }
     }
 
     /// The IDs of existing objects the save names as updated or deleted.
     var namedIDs: [ObjectID] { updates.map(\.id) + deletes.map(\.id) }
+
+    /// Whether `test` holds for every existing object the save names or refers to (its
+    /// ``namedIDs`` and ``referencedIDs``), without making arrays of them: the writer asks it of
+    /// every save.
+    func allExistingIDs(_ test: (ObjectID) -> Bool) -> Bool {
+        !anyExistingID { !test($0) }
+    }
+
+    /// Whether `test` holds for one of the existing objects the save names or refers to.
+    func anyExistingID(_ test: (ObjectID) -> Bool) -> Bool {
+        func refersTo(_ values: [(key: String, value: Assignment)]) -> Bool {
+            values.contains { _, assignment in
+                switch assignment {
+                case .attribute: return false
+                case .toOne(let reference): return reference?.existingID.map(test) ?? false
+                case .toMany(let references): return references.contains { $0.existingID.map(test) ?? false }
+                }
+            }
+        }
+        return updates.contains { test($0.id) } || deletes.contains { test($0.id) }
+            || inserts.contains { refersTo($0.values) } || updates.contains { refersTo($0.values) }
+    }
 
     /// The IDs of existing objects the save's relationship values refer to.
     var referencedIDs: [ObjectID] {

@@ -90,7 +90,7 @@ final class ChangeFeed: @unchecked Sendable {
             dispatch(set)
             if history.count > Self.statesKept {
                 let index = history.count - 1 - Self.statesKept
-                if history[index].stateAfter != nil { history[index] = history[index].withoutStates() }
+                if history[index].states != nil { history[index] = history[index].withoutStates() }
             }
         }
         if sets.isEmpty, history.isEmpty { oldest = state.sequence }

@@ -31,15 +31,34 @@ struct ChangeSet: Sendable {
     /// When it was made (milliseconds, as its journal record says).
     let timestamp: Date
     let changes: [Change]
-    /// The states before and after the commit (its group commit), for predicates whose key
-    /// paths lead through relationships; nil for a commit read back from the journal.
-    let stateBefore: ReadState?
-    let stateAfter: ReadState?
+    /// The states before and after the commit (its group commit), shared by the change sets of
+    /// that group: one reference each, where two states' fields were retained (and released)
+    /// for every change set, on the writer and on the feed.
+    let states: CommitStates?
+
+    /// The state before the commit (its group commit), for predicates whose key paths lead
+    /// through relationships; nil for a commit read back from the journal.
+    var stateBefore: ReadState? { states?.before }
+    /// The state after the commit (its group commit); nil for a commit read back from the journal.
+    var stateAfter: ReadState? { states?.after }
+
+    init(sequence: Int64, author: String?, timestamp: Date, changes: [Change], states: CommitStates?) {
+        self.sequence = sequence
+        self.author = author
+        self.timestamp = timestamp
+        self.changes = changes
+        self.states = states
+    }
+
+    init(sequence: Int64, author: String?, timestamp: Date, changes: [Change], stateBefore: ReadState?, stateAfter: ReadState?) {
+        self.init(sequence: sequence, author: author, timestamp: timestamp, changes: changes,
+                  states: stateBefore == nil && stateAfter == nil ? nil : CommitStates(before: stateBefore, after: stateAfter))
+    }
 
     /// The same commit without its states (which keep the objects of their time alive): the
     /// history keeps states for its newest commits only (``ChangeFeed/statesKept``).
     func withoutStates() -> ChangeSet {
-        ChangeSet(sequence: sequence, author: author, timestamp: timestamp, changes: changes, stateBefore: nil, stateAfter: nil)
+        ChangeSet(sequence: sequence, author: author, timestamp: timestamp, changes: changes, states: nil)
     }
 
     /// The snapshot of `id` after the commit as `get` would answer it then (references to
@@ -53,5 +72,16 @@ struct ChangeSet: Sendable {
     /// A time in milliseconds (what the journal's date form keeps).
     static func milliseconds(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}
+
+/// The states before and after one group commit, held once for all its change sets.
+final class CommitStates: Sendable {
+    let before: ReadState?
+    let after: ReadState?
+
+    init(before: ReadState?, after: ReadState?) {
+        self.before = before
+        self.after = after
     }
 }

@@ -20,19 +20,20 @@ extension StoreGraph {
         }
         let deleted = Set(saves.flatMap(\.deleted)), inserted = Set(saves.flatMap { $0.inserted.map(\.object.objectID) })
         let named = Set(saves.flatMap(\.objects))
+        let states = CommitStates(before: before, after: after)
         let unnamed = changed.filter { !named.contains($0) }
         guard numbers.count == saves.count else {
             let authors = Set(saves.map(\.author))
             let ids = saves.flatMap(\.objects) + unnamed
             return [ChangeSet(sequence: after.sequence, author: authors.count == 1 ? saves.first?.author : nil, timestamp: time,
                               changes: ids.map { change($0, deleted: deleted, inserted: inserted) },
-                              stateBefore: before, stateAfter: after)]
+                              states: states)]
         }
         return saves.enumerated().map { index, save in
             let ids = index == saves.count - 1 ? save.objects + unnamed : save.objects
             return ChangeSet(sequence: numbers[index], author: save.author, timestamp: time,
                              changes: ids.map { change($0, deleted: deleted, inserted: inserted) },
-                             stateBefore: before, stateAfter: after)
+                             states: states)
         }
     }
 }
