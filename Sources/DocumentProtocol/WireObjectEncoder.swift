@@ -11,7 +11,13 @@ import JSONCore
 public enum WireObjectEncoder {
     /// Writes an object as the server answers it.
     public static func write(_ snapshot: ObjectSnapshot, to out: JSONGenerator) throws {
-        try write(snapshot, to: out, writeID: { try $1.string($0.uriRepresentation) })
+        try write(snapshot, to: out, writeID: writeURI)
+    }
+
+    /// Writes an ID's URI form as one JSON string (spelled on the stack, not as a `String`).
+    @inline(__always)
+    public static func writeURI(_ id: ObjectID, to out: JSONGenerator) throws {
+        try id.withURIBytes { try out.string($0) }
     }
 
     /// Writes an object as the server answers it, each ID (its own and its relationships') by
@@ -48,17 +54,17 @@ public enum WireObjectEncoder {
     public static func writeValues(_ values: [Value], of entity: EntityDescription, indexes: some Sequence<Int>,
                                    writeID: (ObjectID, JSONGenerator) throws -> Void, sortsUnorderedByReference: Bool,
                                    to out: JSONGenerator) throws {
+        // The names and shapes, not the descriptions: copying a description retains each of its strings.
+        let names = entity.propertyNames, shapes = entity.propertyShapes
         try out.openObject()
         for index in indexes {
-            let property = entity.properties[index]
-            try out.string(property.name)
+            try out.string(names[index])
             let value = index < values.count ? values[index] : .null
-            switch property {
-            case .attribute(let attribute):
-                try ValueForm.write(value, as: attribute.type, to: out)
-            case .relationship(let relationship):
-                try writeRelationship(value, isToMany: relationship.isToMany,
-                                      sorted: sortsUnorderedByReference && !relationship.isOrdered, writeID: writeID, to: out)
+            switch shapes[index] {
+            case .attribute(let type):
+                try ValueForm.write(value, as: type, to: out)
+            case .relationship(let isToMany, let isOrdered):
+                try writeRelationship(value, isToMany: isToMany, sorted: sortsUnorderedByReference && !isOrdered, writeID: writeID, to: out)
             }
         }
         try out.closeObject()

@@ -48,6 +48,20 @@ import Testing
         }
     }
 
+    @Test func theURIBytesSpellTheURIForEveryKindOfReference() throws {
+        let model = try MusicModel.make()
+        let numbers: [Int64] = [0, 7, 9, 10, 99, 100, -1, -10, 1_000_000_007, .max, .min, .min + 1]
+        let song = try entity("Song", in: model)
+        var ids = numbers.map { ObjectID(entity: song, storeIdentifier: store, reference: .int($0)) }
+        ids += [ObjectID(entity: try entity("Album", in: model), storeIdentifier: store, reference: .string("a b/ü")),
+                ObjectID(entity: try entity("Album", in: model), storeIdentifier: "", reference: .int(3)),
+                ObjectID.temporary(for: try entity("Song", in: model))]
+        for id in ids {
+            let bytes = id.withURIBytes { Array($0) }
+            #expect(String(decoding: bytes, as: UTF8.self) == id.uriRepresentation)
+        }
+    }
+
     @Test func aTemporaryIDsURIHasNoStoreAndATUUIDReference() throws {
         let model = try MusicModel.make()
         let id = ObjectID.temporary(for: try entity("Song", in: model))

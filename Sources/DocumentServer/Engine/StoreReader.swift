@@ -241,7 +241,7 @@ struct StoreReader {
                     try out.string("ids")
                     try out.openArray()
                     for snapshot in found.page {
-                        try out.string(snapshot.objectID.uriRepresentation)
+                        try WireObjectEncoder.writeURI(snapshot.objectID, to: out)
                         if out.bufferedCount > maximumAnswerBytes { throw AnswerTooLarge(limit: maximumAnswerBytes) }
                     }
                     try out.closeArray()

@@ -72,7 +72,7 @@ enum FeedRecordWriter {
             } else {
                 try out.openObject()
                 try out.string(WireObjectMembers.id)
-                try out.string(snapshot.objectID.uriRepresentation)
+                try WireObjectEncoder.writeURI(snapshot.objectID, to: out)
                 try out.string(WireObjectMembers.entity)
                 try out.string(snapshot.objectID.entityName)
                 try out.string(WireObjectMembers.version)
@@ -85,7 +85,7 @@ enum FeedRecordWriter {
 
     private static func ids(_ ids: [ObjectID], to out: JSONGenerator) throws {
         try out.openArray()
-        for id in ids { try out.string(id.uriRepresentation) }
+        for id in ids { try WireObjectEncoder.writeURI(id, to: out) }
         try out.closeArray()
     }
 }

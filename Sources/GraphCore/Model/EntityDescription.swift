@@ -63,7 +63,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     var indexByName: [String: Int] = [:]
     /// Property names in storage order.
-    var propertyNames: [String] = []
+    public internal(set) var propertyNames: [String] = []
+    /// Each property's shape, in storage order: plain values, for the encoders that walk every
+    /// property of many objects.
+    public internal(set) var propertyShapes: [PropertyShape] = []
     /// For each property index: the attribute's type and optionality (nil for a relationship).
     /// Plain values, so hot paths read them without retaining the descriptions' strings.
     var attributeSlots: [AttributeSlot?] = []

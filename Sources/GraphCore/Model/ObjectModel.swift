@@ -185,6 +185,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         entity.valueRules = rules
         entity.indexByName = indexes
         entity.propertyNames = properties.map(\.name)
+        entity.propertyShapes = properties.map(PropertyShape.init)
         entity.attributeSlots = properties.map { $0.attribute.map { .init(type: $0.type, isOptional: $0.isOptional) } }
         entity.initialValuesCache = entity.computeInitialValues()
         entity.relationshipIndices = properties.indices.filter { properties[$0].relationship != nil }
