@@ -34,9 +34,9 @@ final class LoopMisses: @unchecked Sendable {
         self.admit = admit
     }
 
-    /// The objects `ids` names as the database holds them (with those of the other requests read
-    /// together: the caller picks its own), after a state at commit `readAt` missed them, and the
-    /// last commit they may hold. On the loop.
+    /// The objects `ids` names as the database holds them (those found: a deleted object is
+    /// not), after a state at commit `readAt` missed them, and the last commit they may hold. On
+    /// the loop.
     func read(_ ids: [ObjectID], readAt: Int64) async throws -> (snapshots: [ObjectSnapshot], through: Int64) {
         try await withCheckedThrowingContinuation { continuation in
             executor.loop.assertInEventLoop()
@@ -77,7 +77,20 @@ final class LoopMisses: @unchecked Sendable {
         }
         executor.loop.assertInEventLoop()
         reading -= 1
-        for waiter in batch { waiter.continuation.resume(with: outcome) }
+        switch outcome {
+        case .success(let found) where batch.count > 1:
+            // Each request gets its own objects, not the whole read's: under load a read answers
+            // dozens of requests, and each of them would otherwise copy, look through and free
+            // every object of all of them.
+            var byID: [ObjectID: ObjectSnapshot] = [:]
+            byID.reserveCapacity(found.snapshots.count)
+            for snapshot in found.snapshots { byID[snapshot.objectID] = snapshot }  // IDs of one hierarchy are equal
+            for waiter in batch {
+                waiter.continuation.resume(returning: (waiter.ids.compactMap { byID[$0] }, found.through))
+            }
+        default:
+            for waiter in batch { waiter.continuation.resume(with: outcome) }
+        }
         startReads()
     }
 }
