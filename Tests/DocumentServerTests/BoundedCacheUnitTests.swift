@@ -39,6 +39,20 @@ struct BoundedCacheUnitTests {
         #expect(!recent.isCurrent(try Self.tag(18), readAt: 17))
     }
 
+    @Test func anObjectIsKeptByAFullCacheAtItsSecondMissWhileTheFirstIsRemembered() throws {
+        var filter = AdmissionFilter(budgetBytes: 0)
+        #expect(filter.capacity == 1024)
+        #expect(!filter.missedBefore(try Self.tag(1)))
+        #expect(filter.missedBefore(try Self.tag(1)))
+        #expect(!filter.missedBefore(try Self.tag(2)))
+        // 1,024 other misses later the first ones are forgotten: they count as first misses again.
+        for number in 1_000..<2_024 { #expect(!filter.missedBefore(try Self.tag(number))) }
+        #expect(!filter.missedBefore(try Self.tag(1)))
+        #expect(!filter.missedBefore(try Self.tag(2)))
+        #expect(filter.missedBefore(try Self.tag(2_023)), "the newest miss was forgotten")
+        #expect(AdmissionFilter(budgetBytes: 64 << 20).capacity == 131_072)
+    }
+
     @Test func theBudgetLetsTheOldestObjectsGoFirstAndCountsEachOnce() throws {
         let one = ObjectBudget.estimatedBytes(of: try Self.snapshot(1))
         var budget = ObjectBudget(limit: 3 * one)

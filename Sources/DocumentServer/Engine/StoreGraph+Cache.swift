@@ -49,14 +49,29 @@ extension StoreGraph {
 
     /// Keeps the objects readers read from the database, each batch after a state at commit
     /// `readAt` missed them, unless a commit after `readAt` the writer has applied changed them
-    /// (what the reader read may be older than that commit: ``RecentChanges``), then publishes
+    /// (what the reader read may be older than that commit: ``RecentChanges``), or the cache is
+    /// full and the object had not missed before lately (``AdmissionFilter``); then publishes
     /// once for them all (under load, many batches come in one turn of the writer).
     func admit(_ batches: [(snapshots: [ObjectSnapshot], readAt: Int64)]) {
-        guard isCacheBounded else { return }
+        // Values, not a copy of the budget: a copy alive while `keep` changes the budget would
+        // make it copy its tables (hundreds of thousands of entries) on every call.
+        guard var bytes = budget?.bytes, let limit = budget?.limit else { return }
         var current: [ObjectSnapshot] = []
+        var declined = 0
         for (snapshots, readAt) in batches {
-            current += snapshots.lazy.filter { self.recentChanges.isCurrent($0.objectID, readAt: readAt) }
+            for snapshot in snapshots where recentChanges.isCurrent(snapshot.objectID, readAt: readAt) {
+                let again = admission?.missedBefore(snapshot.objectID) ?? true
+                // Room for it without letting another go, or asked for again lately.
+                let size = ObjectBudget.estimatedBytes(of: snapshot)
+                if size <= limit - bytes || again {
+                    current.append(snapshot)
+                    bytes += size
+                } else {
+                    declined += 1
+                }
+            }
         }
+        EngineMeters.shared.cacheDeclined(declined)
         guard !current.isEmpty else { return }
         keep(current)
         evictOverflow()

@@ -60,6 +60,8 @@ final class StoreGraph {
     /// With a bounded cache (a shared database only): what the state's objects may take, and
     /// which go first (``StoreGraph+Cache``). Nil: the state holds every object.
     var budget: ObjectBudget?
+    /// With a bounded cache: which objects read after a miss the full cache keeps.
+    var admission: AdmissionFilter?
     /// With a bounded cache: the objects the latest commits changed (whether what a reader read
     /// may be kept).
     var recentChanges = RecentChanges(latest: 0)
@@ -104,7 +106,10 @@ final class StoreGraph {
         context = ObjectContext(coordinator: coordinator)
         let building = ContinuousClock.now
         let bounded = cacheBytes != nil && sharedHistory != nil
-        if bounded, let cacheBytes { budget = ObjectBudget(limit: cacheBytes) }
+        if bounded, let cacheBytes {
+            budget = ObjectBudget(limit: cacheBytes)
+            admission = AdmissionFilter(budgetBytes: cacheBytes)
+        }
         recentChanges = RecentChanges(latest: sharedSequence)
         let first = ReadState(sequence: 0, storeIdentifier: store.identifier, model: model,
                               snapshots: bounded ? [] : try Self.allSnapshots(of: store, model: model), isComplete: !bounded)

@@ -25,6 +25,7 @@ final class EngineMeters: Sendable {
     private let cacheMisses: Counter
     private let cacheReads: Counter
     private let cacheEvictions: Counter
+    private let cacheDeclined: Counter
 
     /// Since the process started: commits, saves committed, notifications written, resyncs sent, checkpoints written.
     let commitCount = Atomic<Int>(0)
@@ -32,11 +33,13 @@ final class EngineMeters: Sendable {
     let resyncCount = Atomic<Int>(0)
     let checkpointCount = Atomic<Int>(0)
     /// With a bounded cache: objects read from the database after a miss, the reads that read
-    /// them (a read answers the misses of every request queued for it), objects let go, and the
-    /// estimate of the bytes the cache's objects take (written by the writer).
+    /// them (a read answers the misses of every request queued for it), objects let go, objects
+    /// read that the full cache did not keep (``AdmissionFilter``), and the estimate of the bytes
+    /// the cache's objects take (written by the writer).
     let cacheMissCount = Atomic<Int>(0)
     let cacheReadCount = Atomic<Int>(0)
     let cacheEvictionCount = Atomic<Int>(0)
+    let cacheDeclinedCount = Atomic<Int>(0)
     let cacheBytes = Atomic<Int>(0)
     /// Over a shared database: what the watcher last saw there (``databaseHolds(_:applied:)``).
     let database = Mutex(DatabaseSight())
@@ -68,6 +71,7 @@ final class EngineMeters: Sendable {
         cacheMisses = Counter(label: MetricNames.cacheMisses)
         cacheReads = Counter(label: MetricNames.cacheReads)
         cacheEvictions = Counter(label: MetricNames.cacheEvictions)
+        cacheDeclined = Counter(label: MetricNames.cacheDeclined)
         let syncs = journalSyncs
         JournalSyncTimes.observe { nanoseconds in syncs.recordNanoseconds(nanoseconds) }
     }
@@ -111,6 +115,13 @@ final class EngineMeters: Sendable {
             cacheEvictionCount.add(count, ordering: .relaxed)
         }
         cacheBytes.store(bytes, ordering: .relaxed)
+    }
+
+    /// The full cache did not keep `count` objects read after a miss (``AdmissionFilter``).
+    func cacheDeclined(_ count: Int) {
+        guard count > 0 else { return }
+        cacheDeclined.increment(by: Int64(count))
+        cacheDeclinedCount.add(count, ordering: .relaxed)
     }
 
     /// A subscription ended with `resync`.

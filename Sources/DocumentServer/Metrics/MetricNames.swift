@@ -24,6 +24,9 @@ enum MetricNames {
     static let cacheReads = "docserver_cache_reads_total"
     /// Counter: with `--cache-bytes`, objects let go to keep the cache within its budget.
     static let cacheEvictions = "docserver_cache_evictions_total"
+    /// Counter: with `--cache-bytes`, objects read after a miss that the full cache did not keep
+    /// (they had not missed before lately).
+    static let cacheDeclined = "docserver_cache_declined_total"
 
     // Gauges, read when scraped.
 

@@ -98,6 +98,7 @@ final class ServerStatus: Sendable {
                 ("misses", integer(engine.cacheMissCount.load(ordering: .relaxed))),
                 ("reads", integer(engine.cacheReadCount.load(ordering: .relaxed))),
                 ("evictions", integer(engine.cacheEvictionCount.load(ordering: .relaxed))),
+                ("declined", integer(engine.cacheDeclinedCount.load(ordering: .relaxed))),
             ])),
             ("clients", .object([
                 ("connections", integer(figures.connections)), ("subscriptions", integer(figures.subscriptions)),

@@ -48,6 +48,35 @@ struct BoundedCacheTests {
         #expect((missing["missing"] as? [String])?.count == 1)
     }
 
+    @Test func aFullCacheKeepsAnObjectReadAfterAMissOnlyAtItsSecondMiss() throws {
+        let servers = try DatabaseServers(count: 1)
+        let ids = try insertTags(60, through: try servers.connect(0))
+        // 4 KiB holds about 16 Tags: the cache is full after the first ones read.
+        let cached = try DatabaseServers.server(on: servers.database, arguments: ["--cache-bytes", "4096"])
+        let client = try WireClient(port: cached.port)
+        func cache() throws -> [String: Any] { try client.result("stats")["cache"] as? [String: Any] ?? [:] }
+        func get(_ id: String) throws {
+            let got = try client.result("get", ["ids": [id]])
+            #expect(got.objects.first??["id"] as? String == id)
+        }
+        for id in ids { try get(id) }
+        let figures = try cache()
+        let declined = figures["declined"] as? Int ?? -1
+        #expect(declined >= 30, "objects read once into a full cache were kept: \(figures)")
+        // The last one missed once: its second miss keeps it, and it is found in the cache from
+        // then on (once the writer has published it).
+        let last = try #require(ids.last)
+        try get(last)
+        var hit = false
+        for _ in 0..<50 where !hit {
+            let misses = try cache()["misses"] as? Int ?? -1
+            try get(last)
+            hit = try cache()["misses"] as? Int == misses
+            if !hit { usleep(20_000) }
+        }
+        #expect(hit, "the object kept at its second miss is not found in the cache")
+    }
+
     @Test func aCachedObjectFollowsTheUpdatesOfAnotherServer() throws {
         let servers = try DatabaseServers(count: 2, arguments: ["--cache-bytes", "1048576"])
         let a = try servers.connect(0), b = try servers.connect(1)
