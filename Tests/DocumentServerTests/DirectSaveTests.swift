@@ -85,4 +85,21 @@ import Testing
         #expect(saved > 3)
         try pair.stop()
     }
+
+    @Test func aServerWithATokenTakesAPlainSaveOnlyAfterHello() throws {
+        let directory = try TemporaryDirectory()
+        let server = try ServerProcess(in: directory, arguments: ["--auth-token", "secret"])
+        let client = try server.connect()
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"save","params":{"insert":[{"id":"t","entity":"Tag","values":{"label":"x"}}]}}"#
+        let refused = try client.request(line)
+        #expect(refused["error"]["code"].int == -32004)
+        _ = try client.result("hello", ["token": "secret", "client": "tester"])
+        let saved = try client.request(line)
+        let id = try #require(saved["result"]["ids"]["t"].string)
+        // The connection's client is the save's author, as on the general way.
+        let history = try client.result("changes", ["since": 0])
+        #expect(history["changes"][0]["author"].string == "tester", "\(history)")
+        #expect(id.hasPrefix("graph://"))
+        try server.stop()
+    }
 }

@@ -45,18 +45,21 @@ extension SaveCall {
     }
 }
 
-/// The objects a save updates or deletes, to refuse one named twice: a few are compared one
-/// by one, more are kept in a set.
+/// The objects a save updates or deletes, to refuse one named twice: one needs no list (the
+/// usual save), a few are compared one by one, more are kept in a set.
 private struct NamedIDs {
+    private let expected: Int
     private var few: [ObjectID] = []
     private var many: Set<ObjectID>?
 
     init(expected: Int) {
-        if expected > 8 { many = Set(minimumCapacity: expected) } else { few.reserveCapacity(expected) }
+        self.expected = expected
+        if expected > 8 { many = Set(minimumCapacity: expected) } else if expected > 1 { few.reserveCapacity(expected) }
     }
 
     /// Whether `id` was not named before (it is now).
     mutating func insert(_ id: ObjectID) -> Bool {
+        if expected <= 1 { return true }
         if many != nil { return many?.insert(id).inserted ?? false }
         guard !few.contains(id) else { return false }
         few.append(id)
