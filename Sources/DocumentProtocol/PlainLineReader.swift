@@ -1,13 +1,14 @@
 /// A cursor over a request line for the server's fast paths (``GetRequestLine``,
-/// ``FetchRequestLine``): it reads the plain JSON those requests usually are, and each step
-/// returns nil (or false) on anything unusual, so that the line goes the general way
+/// ``FetchRequestLine``, ``SaveRequestLine``): it reads the plain JSON those requests usually
+/// are, and each step returns nil (or false) on anything unusual, so that the line goes the general way
 /// (`JSONValue.parse`, then ``RPCRequest/parse(_:)``), which answers it or its error.
 ///
 /// Plain means: strings of printable ASCII without escapes, integers without fraction or
 /// exponent, JSON whitespace between the tokens.
 struct PlainLineReader {
     let bytes: UnsafeRawBufferPointer
-    private(set) var position = 0
+    /// Where the next token starts; the readers of each request move it.
+    var position = 0
 
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes

@@ -4,16 +4,33 @@ import JSONCore
 /// Reads the named parameters of a method, each error naming the parameter's path
 /// (`params.sort[0].key`) and what was expected.
 struct Params {
-    let path: String
+    /// Where the object is (`params.sort[0]`): made only when asked, for an error or a path
+    /// kept (a save names many objects, and their paths cost more than their checks).
+    var path: String { index.map { "\(base)[\($0)]" } ?? base }
+    /// The path, or that of the list the object is an element of.
+    private let base: String
+    /// The object's place in the list at `base`; nil: the object is at `base`.
+    private let index: Int?
     private let pairs: [(key: String, value: JSONValue)]
 
     /// The members of an object at `path`; refuses a value that is not an object, and
     /// (with `allowed`) members the method does not know, to catch misspelled names.
     init(_ value: JSONValue, path: String = "params", allowed: [String]? = nil) throws(RPCError) {
+        try self.init(value, base: path, index: nil, allowed: allowed)
+    }
+
+    /// The members of element `index` of the list at `list` (`params.update`, 0: the
+    /// object at `params.update[0]`), as ``init(_:path:allowed:)`` reads them.
+    init(_ value: JSONValue, list: String, index: Int, allowed: [String]? = nil) throws(RPCError) {
+        try self.init(value, base: list, index: index, allowed: allowed)
+    }
+
+    private init(_ value: JSONValue, base: String, index: Int?, allowed: [String]?) throws(RPCError) {
         guard case .object(let pairs) = value else {
-            throw .invalidParams(path, "must be an object, not \(value.kindDescription)")
+            throw .invalidParams(index.map { "\(base)[\($0)]" } ?? base, "must be an object, not \(value.kindDescription)")
         }
-        self.path = path
+        self.base = base
+        self.index = index
         self.pairs = pairs
         if let allowed {
             for (key, _) in pairs where !allowed.contains(key) {

@@ -98,6 +98,12 @@ struct SaveCall: Sendable {
         }
     }
 
+    /// The members `params`, an insert, an update and a delete may have.
+    private static let members = ["insert", "update", "delete"]
+    private static let insertMembers = ["id", "entity", "values"]
+    private static let updateMembers = ["id", "version", "values"]
+    private static let deleteMembers = ["id", "version"]
+
     static func parse(_ value: JSONValue, model: ObjectModel) throws(RPCError) -> SaveCall {
         var ids = ObjectIDReader(model: model)
         return try parse(value, ids: &ids)
@@ -107,14 +113,14 @@ struct SaveCall: Sendable {
     /// entity of the last URI, so that the usual ID is read from its bytes without a lookup).
     static func parse(_ value: JSONValue, ids: inout ObjectIDReader) throws(RPCError) -> SaveCall {
         let model = ids.model
-        let params = try Params(value, allowed: ["insert", "update", "delete"])
+        let params = try Params(value, allowed: Self.members)
         var call = SaveCall()
         let inserts = try params.optionalArray("insert") ?? []
         // Temporary IDs first: values may refer to an insert that comes later in the list.
         var temporaryEntities: [String: EntityDescription] = [:]
         var insertParams: [(Params, EntityDescription, String)] = []
         for (index, element) in inserts.enumerated() {
-            let insert = try Params(element, path: "params.insert[\(index)]", allowed: ["id", "entity", "values"])
+            let insert = try Params(element, list: "params.insert", index: index, allowed: Self.insertMembers)
             let temporaryID = try insert.string("id")
             guard !temporaryID.hasPrefix("graph://"), !temporaryID.isEmpty else {
                 throw .invalidParams(insert.path("id"), "a temporary ID must be a non-empty string that does not start with graph://")
@@ -140,14 +146,14 @@ struct SaveCall: Sendable {
         }
         var named = Set<ObjectID>()
         for (index, element) in (try params.optionalArray("update") ?? []).enumerated() {
-            let update = try Params(element, path: "params.update[\(index)]", allowed: ["id", "version", "values"])
+            let update = try Params(element, list: "params.update", index: index, allowed: Self.updateMembers)
             let id = try reader.existingID(update, named: &named)
             let version = try reader.version(update)
             let values = try reader.values(update["values"], of: id.entity, path: update.path("values"))
             call.updates.append(Update(id: id, version: version, values: values))
         }
         for (index, element) in (try params.optionalArray("delete") ?? []).enumerated() {
-            let delete = try Params(element, path: "params.delete[\(index)]", allowed: ["id", "version"])
+            let delete = try Params(element, list: "params.delete", index: index, allowed: Self.deleteMembers)
             let id = try reader.existingID(delete, named: &named)
             call.deletes.append(Delete(id: id, version: try reader.version(delete)))
         }
@@ -183,13 +189,13 @@ private struct AssignmentReader {
         return version
     }
 
-    mutating func values(_ json: JSONValue?, of entity: EntityDescription, path: String) throws(RPCError) -> [(key: String, value: SaveCall.Assignment)] {
+    mutating func values(_ json: JSONValue?, of entity: EntityDescription, path: @autoclosure () -> String) throws(RPCError) -> [(key: String, value: SaveCall.Assignment)] {
         guard let json, json != .null else { return [] }
-        guard case .object(let pairs) = json else { throw .invalidParams(path, "must be an object of property values, not \(json.kindDescription)") }
+        guard case .object(let pairs) = json else { throw .invalidParams(path(), "must be an object of property values, not \(json.kindDescription)") }
         var result: [(key: String, value: SaveCall.Assignment)] = []
         for (key, value) in pairs {
             // Made only where it is kept (a relationship's reference) or reported.
-            var keyPath: String { "\(path).\(RPCError.capped(key))" }
+            var keyPath: String { "\(path()).\(RPCError.capped(key))" }
             guard let property = entity.property(named: key) else {
                 throw .invalidParams(keyPath, "entity '\(entity.name)' has no property '\(RPCError.capped(key))' (properties: \(entity.properties.map(\.name).joined(separator: ", ")))")
             }

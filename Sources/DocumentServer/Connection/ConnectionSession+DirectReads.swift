@@ -69,7 +69,7 @@ extension ConnectionSession {
     }
 
     /// The request's `id` from its text in the line (a plain string with its quotes, or an integer).
-    private static func requestID(_ range: Range<Int>, in bytes: UnsafeRawBufferPointer) -> JSONValue {
+    static func requestID(_ range: Range<Int>, in bytes: UnsafeRawBufferPointer) -> JSONValue {
         let text = UnsafeRawBufferPointer(rebasing: bytes[range])
         return text.first == UInt8(ascii: "\"")
             ? .string(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))

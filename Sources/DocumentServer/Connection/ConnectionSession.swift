@@ -80,6 +80,7 @@ final class ConnectionSession {
         }
         let started = RequestMeter.now()
         if let answer = directRead(line, started: started) { return .finished(answer) }
+        if let step = directSave(line, started: started) { return step }
         let message: JSONValue
         do {
             message = try line.withUnsafeReadableBytes { try JSONValue.parse($0, maximumDepth: 128) }

@@ -20,6 +20,7 @@ final class RequestMeter: Sendable {
     static func slot(_ method: String) -> Int { slots[method] ?? methods.count - 1 }
     static let getSlot = slot(ProtocolMethod.get.rawValue)
     static let fetchSlot = slot(ProtocolMethod.fetch.rawValue)
+    static let saveSlot = slot(ProtocolMethod.save.rawValue)
     static let otherSlot = methods.count - 1
 
     private final class Count: Sendable {
