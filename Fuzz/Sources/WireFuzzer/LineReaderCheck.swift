@@ -3,13 +3,13 @@ import FuzzSupport
 import JSONCore
 import NIOCore
 
-/// A line the server's fast readers take (``GetRequestLine``, ``FetchRequestLine``) must be
-/// JSON that the general path reads as the same request: the method, the id, and each
-/// member of `params` the reader gave, with the same value.
+/// A line the server's fast readers take (``GetRequestLine``, ``FetchRequestLine``,
+/// ``SaveRequestLine``) must be JSON that the general path reads as the same request: the
+/// method, the id, and each member of `params` the reader gave, with the same value.
 func checkLineReaders(_ line: ByteBuffer) {
     line.withUnsafeReadableBytes { bytes in
-        let get = GetRequestLine.read(bytes), fetch = FetchRequestLine.read(bytes)
-        guard get != nil || fetch != nil else { return }
+        let get = GetRequestLine.read(bytes), fetch = FetchRequestLine.read(bytes), save = SaveRequestLine.read(bytes)
+        guard get != nil || fetch != nil || save != nil else { return }
         let text = String(decoding: bytes, as: UTF8.self)
         guard let message = try? JSONValue.parse(bytes, maximumDepth: 128), case .object = message,
               message["jsonrpc"] == .string("2.0"), case .object(let params)? = message["params"] else {
@@ -58,6 +58,56 @@ func checkLineReaders(_ line: ByteBuffer) {
             let named = Set(params.map(\.key))
             if !same || named.count != params.count || !named.isSuperset(of: expected.keys) {
                 fuzzFailure("FetchRequestLine read \(fetch) from a line the general path reads otherwise: \(text)")
+            }
+        }
+        if let save {
+            func value(_ read: SaveRequestLine.Value) -> JSONValue {
+                switch read {
+                case .string(let range): string(range)
+                case .number(let range): .number(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+                case .bool(let flag): .bool(flag)
+                case .null: .null
+                case .strings(let ranges): .array(ranges.map(string))
+                }
+            }
+            func values(_ members: [SaveRequestLine.Member]) -> [String: JSONValue] {
+                var all: [String: JSONValue] = [:]
+                for member in members { all[String(decoding: UnsafeRawBufferPointer(rebasing: bytes[member.key]), as: UTF8.self)] = value(member.value) }
+                return all
+            }
+            /// The members of one element of the tree, each once, as a dictionary (nil for a key given twice).
+            func members(_ element: JSONValue?) -> [String: JSONValue]? {
+                guard case .object(let pairs)? = element else { return nil }
+                var all: [String: JSONValue] = [:]
+                for (key, value) in pairs where all.updateValue(value, forKey: key) != nil { return nil }
+                return all
+            }
+            func valuesMatch(_ read: [SaveRequestLine.Member], _ given: JSONValue?) -> Bool {
+                guard let given, given != .null else { return read.isEmpty }
+                return members(given) == values(read)
+            }
+            func list(_ key: String) -> [JSONValue] {
+                if case .array(let elements)? = message["params"]?[key] { return elements }
+                return []
+            }
+            var same = message["method"] == .string("save") && idMatches(save.id)
+                && Set(params.map(\.key)).isSubset(of: ["insert", "update", "delete"])
+            let inserts = list("insert"), updates = list("update"), deletes = list("delete")
+            same = same && inserts.count == save.inserts.count && updates.count == save.updates.count && deletes.count == save.deletes.count
+            for (element, insert) in zip(inserts, save.inserts) {
+                guard let given = members(element), given["id"] == string(insert.id), given["entity"] == string(insert.entity),
+                      Set(given.keys).isSubset(of: ["id", "entity", "values"]), valuesMatch(insert.values, given["values"]) else { same = false; continue }
+            }
+            for (element, update) in zip(updates, save.updates) {
+                guard let given = members(element), given["id"] == string(update.id), given["version"] == .number(String(update.version)),
+                      Set(given.keys).isSubset(of: ["id", "version", "values"]), valuesMatch(update.values, given["values"]) else { same = false; continue }
+            }
+            for (element, delete) in zip(deletes, save.deletes) {
+                guard let given = members(element), given["id"] == string(delete.id), given["version"] == .number(String(delete.version)),
+                      Set(given.keys).isSubset(of: ["id", "version"]) else { same = false; continue }
+            }
+            if !same {
+                fuzzFailure("SaveRequestLine read \(save) from a line the general path reads otherwise: \(text)")
             }
         }
     }
