@@ -6,7 +6,7 @@ import JSONCore
 struct Params {
     /// Where the object is (`params.sort[0]`): made only when asked, for an error or a path
     /// kept (a save names many objects, and their paths cost more than their checks).
-    var path: String { index.map { "\(base)[\($0)]" } ?? base }
+    var path: String { Self.path(base, index) }
     /// The path, or that of the list the object is an element of.
     private let base: String
     /// The object's place in the list at `base`; nil: the object is at `base`.
@@ -25,9 +25,14 @@ struct Params {
         try self.init(value, base: list, index: index, allowed: allowed)
     }
 
+    /// `base`, or element `index` of the list at `base` (`params.update[0]`).
+    private static func path(_ base: String, _ index: Int?) -> String {
+        index.map { "\(base)[\($0)]" } ?? base
+    }
+
     private init(_ value: JSONValue, base: String, index: Int?, allowed: [String]?) throws(RPCError) {
         guard case .object(let pairs) = value else {
-            throw .invalidParams(index.map { "\(base)[\($0)]" } ?? base, "must be an object, not \(value.kindDescription)")
+            throw .invalidParams(Self.path(base, index), "must be an object, not \(value.kindDescription)")
         }
         self.base = base
         self.index = index
