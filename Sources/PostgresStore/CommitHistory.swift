@@ -19,13 +19,17 @@ struct HistoryRow {
 /// no reader can see commit n + 1 while commit n is not visible yet. Only the short end of a
 /// save (the history rows and `COMMIT`) is serialized; the rows are written before, in parallel.
 ///
-/// Each commit also sends `NOTIFY "_graph_commits"` with its last number, delivered to
-/// listeners when it commits.
+/// Each commit also sends `NOTIFY "_graph_commits"`, delivered to listeners when it commits:
+/// its rows as a JSON array of `[seq, committed_at, author, entities, refs, kinds]` (what a
+/// listening server needs to take the commit without reading this table: ``CommitNotices``), or,
+/// when that is longer than ``noticeBytes``, only its last number.
 enum CommitHistory {
     static let table = "_graph_history"
     /// The channel of the commit notifications.
     static let channel = "_graph_commits"
     static let lockKey: Int64 = 0x6772_6170_6868_6973  // "graphhis"
+    /// The longest notification that carries the rows (PostgreSQL refuses payloads of 8,000 bytes).
+    static let noticeBytes = 7_900
 
     /// The statement that creates the table (also run on databases made before it existed).
     static let creationStatement = """
@@ -71,8 +75,12 @@ enum CommitHistory {
             SELECT last.seq + p.n, \(insert.parameter(milliseconds)), p.author, \
             (\(flatEntities))[p.lo::int : p.hi::int], (\(flatReferences))[p.lo::int : p.hi::int], p.kinds \
             FROM last, unnest(\(insert.parameter(authors)), \(insert.parameter(firsts)), \(insert.parameter(lasts)), \
-            \(insert.parameter(kinds))) WITH ORDINALITY AS p(author, lo, hi, kinds, n) RETURNING seq) \
-            SELECT min(seq), max(seq), pg_notify('\(channel)', max(seq)::text) FROM added
+            \(insert.parameter(kinds))) WITH ORDINALITY AS p(author, lo, hi, kinds, n) \
+            RETURNING seq, committed_at, author, entities, refs, kinds), \
+            notice AS (SELECT min(seq) AS lo, max(seq) AS hi, json_agg(json_build_array(seq, committed_at, author, \
+            entities, refs, kinds) ORDER BY seq)::text AS rows FROM added) \
+            SELECT lo, hi, pg_notify('\(channel)', CASE WHEN octet_length(rows) <= \(noticeBytes) THEN rows ELSE hi::text END) \
+            FROM notice
             """
         // The numbers come from the database: checked to be exactly `parts.count` in a row
         // (first <= last, their difference without overflow) before they are listed.

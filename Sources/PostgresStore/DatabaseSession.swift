@@ -14,6 +14,8 @@ import PostgresNIO
 final class DatabaseSession {
     let address: DatabaseURL
     let statementTimeoutSeconds: Int
+    /// What the connection says it is to PostgreSQL (`application_name`, in `pg_stat_activity`).
+    let applicationName: String
     private let logger: Logger
     private var connection: PostgresConnection?
     /// The connection that began the transaction in progress, if any.
@@ -29,9 +31,11 @@ final class DatabaseSession {
     /// one holds memory in PostgreSQL's backend until the connection ends).
     static let preparedLimit = 256
 
-    init(address: DatabaseURL, statementTimeoutSeconds: Int, logger: Logger = Logger(label: "PostgresStore")) {
+    init(address: DatabaseURL, statementTimeoutSeconds: Int, applicationName: String = "docserver",
+         logger: Logger = Logger(label: "PostgresStore")) {
         self.address = address
         self.statementTimeoutSeconds = statementTimeoutSeconds
+        self.applicationName = applicationName
         self.logger = logger
     }
 
@@ -112,10 +116,10 @@ final class DatabaseSession {
 
     /// Has PostgreSQL send the notifications of `channel` to this session's connection (made
     /// now when needed) and calls `handler` on an event loop thread for each, while that
-    /// connection lasts (``isOpen``).
-    func listen(on channel: String, handler: @escaping @Sendable () -> Void) throws(PostgresStoreError) {
+    /// connection lasts (``isOpen``), with the notification's payload.
+    func listen(on channel: String, handler: @escaping @Sendable (String) -> Void) throws(PostgresStoreError) {
         let connection = try open()
-        connection.addListener(channel: channel) { _, _ in handler() }
+        connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
         // A statement after LISTEN: once it is answered, the LISTEN was too.
         try run("SELECT 1")
     }
@@ -149,6 +153,7 @@ final class DatabaseSession {
         nextConnectionID += 1
         var configuration = try address.configuration()
         configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         let made: PostgresConnection
         do {
             made = try PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID, logger: logger).wait()

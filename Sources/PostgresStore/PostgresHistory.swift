@@ -16,6 +16,8 @@ public final class PostgresHistory: CommitHistoryReader, @unchecked Sendable {
     private var idle: [DatabaseSession]? = []
     /// The connection that listens for commits, if any.
     private var listener: DatabaseSession?
+    /// The commits the listening connection received with their notifications.
+    private let notices = CommitNotices()
 
     /// The history of the database at `url` (`postgresql://user:password@host:port/database`).
     /// Nothing is sent before the first call.
@@ -38,28 +40,39 @@ public final class PostgresHistory: CommitHistoryReader, @unchecked Sendable {
         try withSession { try CommitHistory.latest(session: $0) }
     }
 
-    /// Up to `limit` commits after number `after` (and up to `through`, when given), in order.
+    /// Up to `limit` commits after number `after` (and up to `through`, when given), in order:
+    /// from the notifications received while listening when they hold them (``CommitNotices``),
+    /// else from the history table.
     ///
     /// - Throws: ``PostgresStoreError`` (no connection, a statement refused, a damaged row).
     public func commits(after: Int64, through: Int64? = nil, limit: Int = 1000) throws -> [StoreCommit] {
-        try withSession { try CommitHistory.commits(after: after, through: through, limit: limit, session: $0) }
+        if let noticed = notices.commits(after: after, through: through, limit: limit) { return noticed }
+        return try withSession { try CommitHistory.commits(after: after, through: through, limit: limit, session: $0) }
     }
 
     /// Calls `onCommit` (on a thread of postgres-nio's: it must return at once) after each
     /// commit any store on the database writes with history rows (`LISTEN "_graph_commits"`),
+    /// with its last number (nil when the notification could not be read), once the commits the
+    /// notification carries are kept for ``commits(after:through:limit:)``,
     /// on a connection of its own, while that connection lasts: ``isListening`` says whether
     /// it still does; call again to listen again.
     ///
     /// - Throws: ``PostgresStoreError`` when the connection cannot be made.
-    public func listenForCommits(_ onCommit: @escaping @Sendable () -> Void) throws {
-        let session = DatabaseSession(address: address, statementTimeoutSeconds: statementTimeoutSeconds)
-        try session.listen(on: CommitHistory.channel, handler: onCommit)
+    public func listenForCommits(_ onCommit: @escaping @Sendable (_ last: Int64?) -> Void) throws {
+        let session = DatabaseSession(address: address, statementTimeoutSeconds: statementTimeoutSeconds,
+                                      applicationName: Self.listenerName)
+        try session.listen(on: CommitHistory.channel) { [notices] payload in
+            onCommit(notices.receive(payload))
+        }
         let previous = lock.withLock {
             defer { listener = session }
             return listener
         }
         previous?.close()
     }
+
+    /// The `application_name` of the connection that listens for commits.
+    public static let listenerName = "docserver listener"
 
     /// Whether the connection of ``listenForCommits(_:)`` is there.
     public var isListening: Bool {

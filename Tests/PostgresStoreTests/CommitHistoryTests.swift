@@ -74,12 +74,48 @@ struct CommitHistoryTests {
         let history = try PostgresHistory(url: fixture.url)
         defer { history.close() }
         let told = DispatchSemaphore(value: 0)
-        try history.listenForCommits { told.signal() }
+        try history.listenForCommits { _ in told.signal() }
         #expect(history.isListening)
         let artist = try fixture.context.insert("Artist", values: ["name": "Nina"])
         try fixture.context.save()
         try artist.set("name", "Nina S.")
         try fixture.context.save(metadata: parts(([artist], nil)))
         #expect(told.wait(timeout: .now() + 20) == .success)
+    }
+}
+
+/// A commit's notification carries its history rows, so that a listening server takes another
+/// server's commit without reading the history table; what it reads is the same either way.
+@Suite(.enabled(if: PostgresCluster.isInstalled, PostgresCluster.skipMessage))
+struct CommitNotificationTests {
+    @Test func aListenerReadsTheSameCommitsAsTheHistoryTableIncludingOnesTooLongToCarry() throws {
+        let fixture = try PostgresFixture()
+        let listening = try PostgresHistory(url: fixture.url), table = try PostgresHistory(url: fixture.url)
+        defer {
+            listening.close()
+            table.close()
+        }
+        let told = DispatchSemaphore(value: 0)
+        try listening.listenForCommits { _ in told.signal() }
+        let artist = try fixture.context.insert("Artist", values: ["name": "Nina"])
+        try fixture.context.save()
+        try artist.set("name", "Nina S.")
+        try fixture.context.save(metadata: CommitMetadata(parts: [CommitPart(author: "ann \"the\" writer", objects: [artist.objectID]),
+                                                                  CommitPart(author: nil)]))
+        // 400 inserts in one part: rows longer than a notification may carry.
+        let many = try (0..<400).map { try fixture.context.insert("Artist", values: ["name": .string("artist \($0)")]) }
+        try fixture.context.save(metadata: CommitMetadata(parts: [CommitPart(author: "bulk", objects: many.map(\.objectID))]))
+        try artist.set("name", "Nina Simone")
+        try fixture.context.save(metadata: CommitMetadata(parts: [CommitPart(author: "é", objects: [artist.objectID])]))
+        for _ in 0..<3 { #expect(told.wait(timeout: .now() + 20) == .success) }
+
+        let expected = try table.commits(after: 0)
+        #expect(expected.map(\.sequence) == [1, 2, 3, 4])
+        #expect(expected[2].objects.count == 400)
+        #expect(try listening.commits(after: 0) == expected)
+        #expect(try listening.commits(after: 0, through: 2) == Array(expected.prefix(2)))
+        #expect(try listening.commits(after: 2, through: 4) == Array(expected.suffix(2)))
+        #expect(try listening.commits(after: 3, limit: 1) == [expected[3]])
+        #expect(try listening.commits(after: 4).isEmpty)
     }
 }

@@ -97,6 +97,8 @@ extension ServerBenchmark {
     /// driving them all): the answers per second of them together and the servers' CPU per answer.
     func postgresLoad(servers: [DocServer], connections: Int, workload: @escaping WorkloadFactory) async throws -> PostgresLoadFigure {
         let cpuBefore = servers.map { ProcessCPU.seconds(pid: $0.processIdentifier) }
+        let machineBefore = ProcessCPU.machineBusySeconds(), ownBefore = ProcessCPU.seconds(pid: getpid())
+        let began = MonotonicClock.nanoseconds()
         let share = connections / max(servers.count, 1)
         let measurements = try await withThrowingTaskGroup(of: Measurement.self) { tasks in
             for (index, server) in servers.enumerated() {
@@ -109,6 +111,9 @@ extension ServerBenchmark {
             return all
         }
         let cpu = zip(servers, cpuBefore).reduce(0) { $0 + ProcessCPU.seconds(pid: $1.0.processIdentifier) - $1.1 }
+        let wall = Double(MonotonicClock.nanoseconds() - began) / 1e9
+        let machine = (ProcessCPU.machineBusySeconds() - machineBefore) / wall
+        let generator = (ProcessCPU.seconds(pid: getpid()) - ownBefore) / wall
         let rate = measurements.reduce(0) { $0 + $1.requestsPerSecond }
         let errors = measurements.reduce(0) { $0 + $1.errors }
         let answered = measurements.reduce(0) { $0 + $1.answers - $1.errors }
@@ -118,7 +123,8 @@ extension ServerBenchmark {
         let warmupShare = Double(options.warmup.nanoseconds) / Double(options.duration.nanoseconds)
         let cpuPerAnswer = answered > 0 ? cpu / (Double(answered) * (1 + warmupShare)) * 1e6 : 0
         let firstError = measurements.compactMap(\.firstError).first
-        return PostgresLoadFigure(rate: rate, p99: p99, errors: errors, cpuPerAnswer: cpuPerAnswer, firstError: firstError)
+        return PostgresLoadFigure(rate: rate, p99: p99, errors: errors, cpuPerAnswer: cpuPerAnswer, firstError: firstError,
+                                  cores: CoreShares(machine: machine, servers: cpu / wall, generator: generator))
     }
 }
 
@@ -129,9 +135,27 @@ struct PostgresLoadFigure {
     let errors: Int
     let cpuPerAnswer: Double
     let firstError: String?
+    let cores: CoreShares
 
     var line: String {
-        "\(grouped(Int(rate))) req/s, p99 \(fixed(p99, 2)) ms, server CPU per answer \(fixed(cpuPerAnswer, 1)) µs"
+        "\(grouped(Int(rate))) req/s, p99 \(fixed(p99, 2)) ms, server CPU per answer \(fixed(cpuPerAnswer, 1)) µs; \(cores.line)"
             + (errors > 0 ? "; WITH \(grouped(errors)) ERRORS, first: \(firstError ?? "?")" : "")
+    }
+}
+
+/// Where a load run's CPU went, in cores (CPU seconds per second of the run, warm-up included):
+/// on a machine whose cores are all busy, a second server can only take CPU from the first,
+/// from PostgreSQL or from the load generator.
+struct CoreShares {
+    /// Every process of the machine.
+    let machine: Double
+    /// The docservers.
+    let servers: Double
+    /// This process (the load generator's event loop).
+    let generator: Double
+
+    var line: String {
+        "cores busy \(fixed(machine, 2)) of \(ProcessInfo.processInfo.activeProcessorCount): docservers \(fixed(servers, 2)), "
+            + "load generator \(fixed(generator, 2)), PostgreSQL and the rest \(fixed(max(0, machine - servers - generator), 2))"
     }
 }

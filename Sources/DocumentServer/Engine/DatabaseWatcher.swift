@@ -12,15 +12,16 @@ final class DatabaseWatcher: @unchecked Sendable {
     private let history: any CommitHistoryReader
     private let publisher: StatePublisher
     private let interval: TimeInterval
-    private let wake: @Sendable () -> Void
+    private let wake: @Sendable (_ noticed: Int64?) -> Void
     private let condition = NSCondition()
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
 
     /// A watcher of `history` that calls `wake` when it holds a commit newer than
-    /// `publisher`'s state.
-    init(history: any CommitHistoryReader, publisher: StatePublisher, interval: TimeInterval = 1, wake: @escaping @Sendable () -> Void) {
+    /// `publisher`'s state, with that commit's number when known.
+    init(history: any CommitHistoryReader, publisher: StatePublisher, interval: TimeInterval = 1,
+         wake: @escaping @Sendable (_ noticed: Int64?) -> Void) {
         self.history = history
         self.publisher = publisher
         self.interval = interval
@@ -48,8 +49,17 @@ final class DatabaseWatcher: @unchecked Sendable {
         if wasStarted { finished.wait() }
     }
 
+    /// What a notified commit does: wakes the writer, unless the state already holds the commit
+    /// (the usual case for this server's own commits, whose notifications come back to it too).
+    private var onCommit: @Sendable (Int64?) -> Void {
+        { [publisher, wake] last in
+            if let last, last <= publisher.current.sequence { return }
+            wake(last)
+        }
+    }
+
     private func run() {
-        try? history.listenForCommits(wake)
+        try? history.listenForCommits(onCommit)
         while true {
             condition.lock()
             if !stopped { _ = condition.wait(until: Date().addingTimeInterval(interval)) }
@@ -57,10 +67,10 @@ final class DatabaseWatcher: @unchecked Sendable {
             condition.unlock()
             if done { break }
             // Failures are tried again at the next turn (reads report their own).
-            if !history.isListening { try? history.listenForCommits(wake) }
+            if !history.isListening { try? history.listenForCommits(onCommit) }
             let latest = try? history.latestSequence()
             if let latest { EngineMeters.shared.databaseHolds(latest, applied: publisher.current.sequence) }
-            if let latest, latest > publisher.current.sequence { wake() }
+            if let latest, latest > publisher.current.sequence { wake(latest) }
         }
         finished.signal()
     }

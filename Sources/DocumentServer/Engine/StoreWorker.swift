@@ -65,6 +65,11 @@ final class StoreWorker: @unchecked Sendable {
     /// Whether a catch-up was asked for without a commit to wait for (a notification, the poll)
     /// since the last one started.
     private var catchUpAskedDuringRun = false
+    /// The last commit the notifications and polls that asked for a catch-up since the last one
+    /// named, or nil when one named none or a waiter asked: a catch-up asked for only by them is
+    /// skipped when the published state already holds that commit (taken meanwhile before a
+    /// save of this server, or this server's own commit notified back to it).
+    private var catchUpNoticed: Int64? = 0
     private var watcher: DatabaseWatcher?
     /// How long a read with `after` waits for the writer to take that commit from a shared
     /// database (``ServerConfiguration/readAfterWait``).
@@ -154,7 +159,9 @@ final class StoreWorker: @unchecked Sendable {
         thread.stackSize = 16 << 20  // deep predicates and cascades recurse
         thread.start()
         if let sharedHistory {
-            watcher = DatabaseWatcher(history: sharedHistory, publisher: publisher) { [weak self] in self?.requestCatchUp(then: nil) }
+            watcher = DatabaseWatcher(history: sharedHistory, publisher: publisher) { [weak self] in
+                self?.requestCatchUp(noticed: $0, then: nil)
+            }
             watcher?.start()
         }
     }
@@ -168,8 +175,9 @@ final class StoreWorker: @unchecked Sendable {
 
     /// Has the writer take the other servers' commits from a shared database; `then` runs
     /// once it did, or once the published state holds commit `through` when one is named (or at
-    /// once when the engine is not running).
-    func requestCatchUp(through: Int64? = nil, then: (@Sendable () -> Void)?) {
+    /// once when the engine is not running). `noticed`: the last commit a notification or the
+    /// poll saw, when the request is theirs.
+    func requestCatchUp(through: Int64? = nil, noticed: Int64? = nil, then: (@Sendable () -> Void)?) {
         condition.lock()
         guard state == .running else {
             condition.unlock()
@@ -177,6 +185,11 @@ final class StoreWorker: @unchecked Sendable {
             return
         }
         catchUpWanted = true
+        if then == nil, let noticed, let before = catchUpNoticed {
+            catchUpNoticed = max(before, noticed)
+        } else {
+            catchUpNoticed = nil
+        }
         if let then { catchUpWaiters.append((through, then)) }
         if then == nil || through == nil { catchUpAskedDuringRun = true }
         condition.signal()
@@ -391,11 +404,17 @@ final class StoreWorker: @unchecked Sendable {
             }
             if catchUpWanted {
                 let waiters = catchUpWaiters.map(\.then)
+                let noticed = catchUpNoticed
                 catchUpWanted = false
                 catchUpWaiters = []
                 catchUpAskedDuringRun = false
+                catchUpNoticed = 0
                 condition.unlock()
-                takeOtherCommits(then: waiters)
+                if let noticed, noticed <= publisher.current.sequence {
+                    for waiter in waiters { waiter() }
+                } else {
+                    takeOtherCommits(then: waiters)
+                }
                 condition.lock()
                 // Asked during that catch-up: a waiter whose commit it took is done; the others,
                 // and a new notification, have the next one.

@@ -132,8 +132,9 @@ public protocol CommitHistoryReader: AnyObject, Sendable {
     /// Up to `limit` commits after number `after` (and up to `through`, when given), in order.
     func commits(after: Int64, through: Int64?, limit: Int) throws -> [StoreCommit]
     /// Calls `onCommit` (on a thread of the reader's: it must return at once) after each commit
-    /// any writer makes, while the listening connection lasts (``isListening``); call again to listen again.
-    func listenForCommits(_ onCommit: @escaping @Sendable () -> Void) throws
+    /// any writer makes, with the commit's last number when known, while the listening connection
+    /// lasts (``isListening``); call again to listen again.
+    func listenForCommits(_ onCommit: @escaping @Sendable (_ last: Int64?) -> Void) throws
     /// Whether ``listenForCommits(_:)`` still listens.
     var isListening: Bool { get }
     /// Closes every connection; calls made afterwards fail.

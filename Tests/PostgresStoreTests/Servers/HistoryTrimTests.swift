@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 import PostgresTestSupport
 import ServerTestSupport
 import Testing
@@ -43,9 +44,12 @@ struct HistoryTrimTests {
         let first = try a.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "seen by both"]]]])
         #expect(try b.result("get", ["ids": [try first.id("t")], "after": first.seq]).objects.first??["id"] as? String == (try first.id("t")))
 
-        // B stops while A saves three times and the history is trimmed to the last commit.
+        // B stops, loses its listening connection (notifications carry the commits: with it, B
+        // would take them from there), A saves three times and the history is trimmed to the last commit.
         let paused = pair.servers[1].process.processIdentifier
         #expect(kill(paused, SIGSTOP) == 0)
+        _ = try PostgresCluster.shared().psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                                              + "AND application_name = '\(PostgresHistory.listenerName)'", database: pair.database.lastPathComponent)
         var last = first
         for index in 0..<3 {
             last = try a.result("save", ["insert": [["id": "t", "entity": "Tag", "values": ["label": "missed \(index)"]]]])

@@ -1,0 +1,63 @@
+import Foundation
+import GraphCore
+@testable import PostgresStore
+import Testing
+
+/// The commits kept from notifications answer only with an unbroken run right after the number
+/// asked for (and reaching the last one asked for); anything else is left to the history table.
+struct CommitNoticesTests {
+    /// A payload of commits numbered `numbers`, each updating the Song with its number.
+    private func payload(_ numbers: ClosedRange<Int64>) -> String {
+        "[" + numbers.map { #"[\#($0), 1700000000123, "ann", ["Song"], [\#($0 * 10)], "u"]"# }.joined(separator: ", ") + "]"
+    }
+
+    @Test func aPayloadIsReadIntoCommits() throws {
+        let commits = try #require(CommitNotices.commits(in: #"[[7, 1700000000123, null, ["Song", "Album"], [3, 4], "id"]]"#))
+        #expect(commits == [StoreCommit(sequence: 7, time: Date(timeIntervalSince1970: 1_700_000_000.123), author: nil,
+                                        objects: [CommittedObject(entity: "Song", reference: 3, kind: .inserted),
+                                                  CommittedObject(entity: "Album", reference: 4, kind: .deleted)])])
+    }
+
+    @Test(arguments: [
+        "12", "", "[", "[]x", #"[[1, 2, null, ["Song"], [1, 2], "u"]]"#, #"[[1, 2, null, ["Song"], [1], "x"]]"#,
+        #"[[1, 2, null, ["Song"], [1], "uu"]]"#, #"[[1, 2, null, ["Song"], [1.5], "u"]]"#, #"[[1, 2, null]]"#,
+        #"[[1, 2, null, [], [], ""], [3, 2, null, [], [], ""]]"#, #"[[99999999999999999999, 2, null, [], [], ""]]"#,
+    ])
+    func aPayloadThatIsNotCommitsInARowIsIgnored(payload: String) {
+        #expect(CommitNotices.commits(in: payload) == nil)
+        let notices = CommitNotices()
+        notices.receive(payload)
+        #expect(notices.commits(after: 0, through: nil, limit: 10) == nil)
+    }
+
+    @Test func onlyAnUnbrokenRunRightAfterTheNumberAskedForIsAnswered() throws {
+        let notices = CommitNotices()
+        notices.receive(payload(5...6))
+        notices.receive(payload(7...7))
+        notices.receive("8")  // too long to carry: only its number
+        notices.receive(payload(9...10))
+        #expect(notices.commits(after: 3, through: nil, limit: 10) == nil)  // 4 was not received
+        #expect(notices.commits(after: 4, through: nil, limit: 10)?.map(\.sequence) == [5, 6, 7])
+        #expect(notices.commits(after: 4, through: 6, limit: 10)?.map(\.sequence) == [5, 6])
+        #expect(notices.commits(after: 4, through: 9, limit: 10) == nil)  // 8 is missing: the table has it
+        #expect(notices.commits(after: 4, through: 9, limit: 2)?.map(\.sequence) == [5, 6])
+        #expect(notices.commits(after: 8, through: 10, limit: 10)?.map(\.sequence) == [9, 10])
+        // Passed numbers are dropped.
+        #expect(notices.commits(after: 4, through: nil, limit: 10) == nil)
+        #expect(notices.commits(after: 10, through: nil, limit: 10) == nil)
+        #expect(notices.commits(after: .max, through: nil, limit: 10) == nil)
+        #expect(notices.commits(after: 0, through: nil, limit: 0) == nil)
+    }
+
+    @Test func numbersThatGoBackStartTheListOverAndTheListIsBounded() throws {
+        let notices = CommitNotices()
+        notices.receive(payload(20...21))
+        notices.receive(payload(3...4))  // a database restored, or a listener made again
+        #expect(notices.commits(after: 2, through: nil, limit: 10)?.map(\.sequence) == [3, 4])
+        #expect(notices.commits(after: 19, through: nil, limit: 10) == nil)  // 20 and 21 were dropped
+        for first in stride(from: Int64(22), through: 10_000, by: 5) { notices.receive(payload(first...(first + 4))) }
+        #expect(notices.commits(after: 21, through: nil, limit: 10) == nil)  // dropped first
+        let last = try #require(notices.commits(after: 10_001 - Int64(CommitNotices.capacity / 2), through: nil, limit: .max))
+        #expect(last.last?.sequence == 10_001)
+    }
+}
