@@ -1,4 +1,5 @@
 import Foundation
+import GraphCore
 
 /// Finds `\u` escapes of a high surrogate (`\uD800`...`\uDBFF`) that are not followed by a
 /// `\u` escape of a low surrogate (`\uDC00`...`\uDFFF`).
@@ -84,14 +85,8 @@ struct SurrogateEscapeScanner {
     private static func hex(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
         var value = 0
         for byte in bytes[index..<(index + 4)] {
-            let digit: Int
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
-            default: return nil
-            }
-            value = value * 16 + digit
+            guard let digit = HexDigits.value(of: byte) else { return nil }
+            value = value * 16 + Int(digit)
         }
         return value
     }

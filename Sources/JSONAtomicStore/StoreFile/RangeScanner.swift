@@ -1,3 +1,4 @@
+import GraphCore
 import JSONCore
 #if canImport(Glibc)
 import Glibc
@@ -299,14 +300,7 @@ struct RangeScanner<Handler: JSONEventHandler> {
     private static func hex4(_ p: UnsafeRawPointer) -> UInt32? {
         var value: UInt32 = 0
         for index in 0..<4 {
-            let byte = p.load(fromByteOffset: index, as: UInt8.self)
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = HexDigits.value(of: p.load(fromByteOffset: index, as: UInt8.self)) else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return value
