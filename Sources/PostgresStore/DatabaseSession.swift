@@ -23,7 +23,7 @@ final class DatabaseSession {
     private var nextConnectionID = 0
     /// The names of the statements prepared on `connection`, by their text and parameter types
     /// (``runPrepared(_:)``: a text may bind values it does not use).
-    private var preparedNames: [String: String] = [:]
+    private var preparedNames: [PreparedKey: String] = [:]
     /// The names given on `connection` so far (those given up after a failure included: the
     /// statement may still be prepared there).
     private var nextPreparedName = 0

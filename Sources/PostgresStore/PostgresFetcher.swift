@@ -33,7 +33,7 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         /// Set once made (to see that it closed).
         var made: PostgresConnection?
         var running = 0
-        var preparedNames: [String: String] = [:]
+        var preparedNames: [PreparedKey: String] = [:]
         var namesGiven = 0
         init(_ connection: EventLoopFuture<PostgresConnection>) { self.connection = connection }
     }
@@ -94,7 +94,12 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         defer { lock.withLock { link.running -= 1 } }
         let connection: PostgresConnection
         do {
-            connection = try await link.connection.get()
+            // Made: no wait (an await of a future even once fulfilled hops through the executor).
+            if let made = lock.withLock({ link.made }) {
+                connection = made
+            } else {
+                connection = try await link.connection.get()
+            }
         } catch {
             drop(link)
             throw .connectionFailed(address: store.address.description, reason: DatabaseSession.reason(error))

@@ -41,21 +41,54 @@ extension PostgresStore {
 
     /// The plan of `request`; with `readingCommit`, its rows also hold the number of the last
     /// commit their snapshot holds, and whole objects their to-many relationships (one statement
-    /// answers a server's fetch).
+    /// answers a server's fetch). A plan made for a request of the same shape is bound to this
+    /// request's values (``FetchPlanCache``).
     func plan(for request: FetchRequest, readingCommit: Bool = false) throws -> Plan {
+        var shape: PredicateShape?
+        var constants: [Value] = []
+        if let predicate = request.predicate {
+            let marked = PredicateShape.of(predicate, storeIdentifier: identifier)
+            shape = marked.shape
+            constants = marked.constants
+        }
+        let key = FetchPlanCache.Shape(request, predicate: shape, readingCommit: readingCommit)
+        switch fetchPlans[key] {
+        case .plan(let kept, let sources)?:
+            if let binds = BindSource.binds(sources, constants: constants, request: request) {
+                var plan = kept
+                plan.statement = kept.statement.rebound(binds)
+                return plan
+            }
+            return try makePlan(for: request, marked: shape, constants: constants, readingCommit: readingCommit)
+        case .planAnew?:
+            return try makePlan(for: request, marked: shape, constants: constants, readingCommit: readingCommit)
+        case nil:
+            var plan = try makePlan(for: request, marked: shape, constants: constants, readingCommit: readingCommit)
+            guard let sources = plan.statement.sources, !sources.contains(.unknown) else {
+                fetchPlans.keep(.planAnew, for: key)
+                return plan
+            }
+            plan.statement.knownPreparedKey = plan.statement.preparedKey
+            fetchPlans.keep(.plan(plan, sources), for: key)
+            return plan
+        }
+    }
+
+    /// The plan of `request` made anew, its predicate translated from its marked shape and constants.
+    private func makePlan(for request: FetchRequest, marked: PredicateShape?, constants: [Value], readingCommit: Bool) throws -> Plan {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
         guard let entity = model.entity(named: request.entityName) else { throw GraphError.unknownEntity(request.entityName) }
         let layout = try layout
         let root = TableLayout.root(of: entity)
-        var statement = SQLStatement()
+        var statement = SQLStatement.recordingSources()
         var conditions: [String] = []
         let kinds = layout.kinds(of: entity, includingSubentities: request.includesSubentities)
         if kinds.count != layout.kinds(of: root, includingSubentities: true).count {
-            conditions.append("t.\"_entity\" = ANY(\(statement.parameter(kinds)))")
+            conditions.append("t.\"_entity\" = ANY(\(statement.parameter(kinds, from: .kinds(kinds))))")
         }
         var exact = true
-        if let predicate = request.predicate {
-            var translator = PredicateTranslator(layout: layout, storeIdentifier: identifier)
+        if let predicate = marked?.marked {
+            var translator = PredicateTranslator(layout: layout, storeIdentifier: identifier, constants: constants)
             let condition = translator.condition(predicate, entity: entity, alias: "t", into: &statement)
             conditions.append("(\(condition.sql))")
             exact = condition.isExact
@@ -82,8 +115,8 @@ extension PostgresStore {
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if let order, !order.isEmpty { sql += " ORDER BY " + order }
         if paged {
-            if request.fetchLimit > 0 { sql += " LIMIT \(statement.parameter(Int64(request.fetchLimit)))" }
-            if request.fetchOffset > 0 { sql += " OFFSET \(statement.parameter(Int64(request.fetchOffset)))" }
+            if request.fetchLimit > 0 { sql += " LIMIT \(statement.parameter(Int64(request.fetchLimit), from: .limit))" }
+            if request.fetchOffset > 0 { sql += " OFFSET \(statement.parameter(Int64(request.fetchOffset), from: .offset))" }
         }
         if counts { sql = "SELECT count(*)\(readingCommit ? ", " + CommitHistory.latestExpression : "") FROM (\(sql)) counted" }
         statement.text = sql

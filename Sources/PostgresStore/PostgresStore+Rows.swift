@@ -54,16 +54,7 @@ extension PostgresStore {
     /// of its targets, the next one holding their entities).
     func readRows(_ rows: [PostgresRow], root: String, toMany: [String: Int]? = nil) throws -> [ObjectSnapshot] {
         guard let model else { throw GraphError.store("the store's coordinator is gone") }
-        let layout = try layout
-        let columns = layout.columns[root] ?? []
-        var position: [String: Int] = [:]
-        var entityPosition: [String: Int] = [:]
-        for (index, column) in columns.enumerated() { position[column.name] = 3 + index }
-        var next = 3 + columns.count
-        for column in columns where column.destinationRoot != nil {
-            entityPosition[column.name] = next
-            next += 1
-        }
+        let reading = try rowReading(root: root, toMany: toMany)
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(rows.count)
         for row in rows {
@@ -72,30 +63,25 @@ extension PostgresStore {
                   let entityName = try ColumnReader.text(cells[1], what: "_entity"),
                   let version = try ColumnReader.integer(cells[2], what: "_version")
             else { throw PostgresStoreError.damagedSchema("a row of \(root) has no _id, _entity or _version") }
-            guard let entity = model.entity(named: entityName) else {
+            guard let (entity, properties) = reading.entities[entityName] else {
                 throw PostgresStoreError.unreadableValue(entity: root, key: "_entity", reason: "the model has no entity \(entityName)")
             }
-            var values = [Value](repeating: .null, count: entity.properties.count)
-            for (index, property) in entity.properties.enumerated() {
+            var values = [Value](repeating: .null, count: properties.count)
+            for (index, property) in properties.enumerated() {
                 switch property {
-                case .attribute(let attribute):
-                    guard let at = position[attribute.name] else { values[index] = .null; continue }
-                    values[index] = try ColumnReader.value(cells[at], type: attribute.type, entity: entityName, key: attribute.name)
-                case .relationship(let relationship):
-                    if relationship.isToMany {
-                        // From the row's own cells, or from the join table below.
-                        guard let toMany, let table = layout.joinTable(of: relationship.name, in: entity), let at = toMany[table.name] else {
-                            values[index] = .objects([])
-                            continue
-                        }
-                        values[index] = .objects(try targets(cells[at], entities: cells[at + 1], model: model, what: relationship.name))
-                        continue
-                    }
-                    guard let at = position[relationship.name], let entityAt = entityPosition[relationship.name],
-                          let target = try ColumnReader.integer(cells[at], what: relationship.name),
-                          let targetName = try ColumnReader.text(cells[entityAt], what: relationship.name),
-                          let targetEntity = model.entity(named: targetName)
-                    else { values[index] = .null; continue }
+                case .absent:
+                    continue
+                case .attribute(let at, let type, let key):
+                    values[index] = try ColumnReader.value(cells[at], type: type, entity: entityName, key: key)
+                case .toMany(let at, let key):
+                    values[index] = .objects(try targets(cells[at], entities: cells[at + 1], model: model, what: key))
+                case .toManyLater:
+                    values[index] = .objects([])
+                case .toOne(let at, let entityAt, let key):
+                    guard let target = try ColumnReader.integer(cells[at], what: key),
+                          let targetName = try ColumnReader.text(cells[entityAt], what: key),
+                          let targetEntity = reading.entities[targetName]?.entity
+                    else { continue }
                     values[index] = .object(newObjectID(for: targetEntity, referenceObject: .int(target)))
                 }
             }
@@ -103,6 +89,18 @@ extension PostgresStore {
         }
         if toMany == nil { try fillToMany(&snapshots) }
         return snapshots
+    }
+
+    /// How rows of `root`'s table are read (with `toMany`, their to-many relationships from their
+    /// own cells), made at the first read and kept: `toMany` is always the one
+    /// ``selectListWithToMany(root:)`` gives for `root`.
+    private func rowReading(root: String, toMany: [String: Int]?) throws -> RowReading {
+        let key = toMany == nil ? root : root + "\u{0}toMany"
+        if let made = rowReadings[key] { return made }
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        let made = RowReading(model: model, layout: try layout, root: root, toMany: toMany)
+        rowReadings[key] = made
+        return made
     }
 
     /// The targets of a to-many relationship from two array cells: their references and entities, in order.

@@ -48,6 +48,12 @@ public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchec
     private var cachedLayout: TableLayout?
     /// ``selectListWithToMany(root:)`` by root entity, made once (a server's reads repeat them).
     var objectSelectLists: [String: (list: String, toMany: [String: Int], width: Int)] = [:]
+    /// How rows of a table are read into objects, by table (``RowReading``).
+    var rowReadings: [String: RowReading] = [:]
+    /// Fetch plans by shape, so that fetches of one shape are translated once (``FetchPlanCache``).
+    var fetchPlans = FetchPlanCache(limit: PostgresStore.fetchShapesKept)
+    /// The most fetch shapes a store keeps the plans of.
+    static let fetchShapesKept = 256
 
     /// The seconds a statement may take (the `statementTimeout` option).
     let statementTimeoutSeconds: Int

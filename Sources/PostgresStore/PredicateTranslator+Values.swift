@@ -3,8 +3,10 @@ import GraphCore
 
 extension PredicateTranslator {
     /// `operand op value` as SQL, or nil when SQL cannot say it (GraphCore then judges it).
-    func test(_ target: Operand, _ op: Comparison.Operator, _ value: Value, options: Comparison.Options,
+    /// `slot` numbers the constant `value` (``PredicateShape``): the parameters bound from it say so.
+    func test(_ target: Operand, _ op: Comparison.Operator, _ value: Value, slot: Int, options: Comparison.Options,
               into statement: inout SQLStatement) -> SQLCondition? {
+        func from(_ form: BindSource.BindForm) -> BindSource { .constant(slot: slot, form) }
         let e = target.sql
         if value.isNull {
             switch op {
@@ -15,27 +17,27 @@ extension PredicateTranslator {
             default: return nil
             }
         }
-        guard let type = target.type else { return object(e, op, value, into: &statement) }
+        guard let type = target.type else { return object(e, op, value, slot: slot, into: &statement) }
         switch (type, value) {
         case (.int16, .int(let c)), (.int32, .int(let c)), (.int64, .int(let c)):
-            return ordered(e, op, statement.parameter(c))
+            return ordered(e, op, statement.parameter(c, from: from(.int)))
         case (.double, .double(let c)), (.float, .double(let c)):
             guard !c.isNaN else { return nil }
-            return withoutNaN(e, op, statement.parameter(c))
+            return withoutNaN(e, op, statement.parameter(c, from: from(.double)))
         case (.double, .int(let c)), (.float, .int(let c)):
             guard c.magnitude <= 1 << 53 else { return nil }
-            return withoutNaN(e, op, statement.parameter(Double(c)))
+            return withoutNaN(e, op, statement.parameter(Double(c), from: from(.intAsDouble)))
         case (.date, .date(let d)):
             guard !d.timeIntervalSinceReferenceDate.isNaN else { return nil }
-            return ordered(e, op, statement.parameter(d.timeIntervalSinceReferenceDate))
+            return ordered(e, op, statement.parameter(d.timeIntervalSinceReferenceDate, from: from(.date)))
         case (.bool, .bool(let b)):
             guard op == .equal || op == .notEqual else { return nil }
-            return ordered(e, op, statement.parameter(b))
+            return ordered(e, op, statement.parameter(b, from: from(.bool)))
         case (.uuid, .uuid(let u)):
             guard op == .equal || op == .notEqual else { return nil }
-            return ordered(e, op, statement.parameter(u))
+            return ordered(e, op, statement.parameter(u, from: from(.uuid)))
         case (.string, .string(let s)):
-            return string(e, op, s, options: options, into: &statement)
+            return string(e, op, s, slot: slot, options: options, into: &statement)
         default:
             return nil
         }
@@ -71,21 +73,23 @@ extension PredicateTranslator {
     }
 
     /// A to-one relationship compared with an object of this store.
-    private func object(_ e: String, _ op: Comparison.Operator, _ value: Value, into statement: inout SQLStatement) -> SQLCondition? {
+    private func object(_ e: String, _ op: Comparison.Operator, _ value: Value, slot: Int, into statement: inout SQLStatement) -> SQLCondition? {
         guard case .object(let id) = value, op == .equal || op == .notEqual else { return nil }
         guard !id.isTemporary, id.storeIdentifier == storeIdentifier, case .int(let reference) = id.referenceObject else {
             // An object of no store or another store is no object of this table.
             return SQLCondition(sql: op == .equal ? "FALSE" : "TRUE", isExact: true)
         }
-        return ordered(e, op, statement.parameter(reference))
+        return ordered(e, op, statement.parameter(reference, from: .constant(slot: slot, .objectReference)))
     }
 
-    private func string(_ e: String, _ op: Comparison.Operator, _ s: String, options: Comparison.Options,
+    /// Only the exact comparisons say where their parameter comes from (the others bind values made
+    /// from the constant, and their plans are made anew for each request).
+    private func string(_ e: String, _ op: Comparison.Operator, _ s: String, slot: Int, options: Comparison.Options,
                         into statement: inout SQLStatement) -> SQLCondition? {
         if options.isEmpty, let sql = Self.sqlOperator(op) {
             // Swift compares strings as canonically equivalent Unicode, in code point order.
             // (`COLLATE "C"` for `==` too: the same answer, and a fetch index of the column serves both.)
-            let parameter = "normalize(\(statement.parameter(s)), NFC)"
+            let parameter = "normalize(\(statement.parameter(s, from: .constant(slot: slot, .string))), NFC)"
             let subject = TableLayout.stringKey(e)
             if op == .notEqual { return SQLCondition(sql: "\(subject) IS DISTINCT FROM \(parameter)", isExact: true) }
             return SQLCondition(sql: "\(subject) \(sql) \(parameter) AND \(e) IS NOT NULL", isExact: true)

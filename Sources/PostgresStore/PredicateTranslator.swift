@@ -32,16 +32,25 @@ struct PredicateTranslator {
     let layout: TableLayout
     /// The store whose objects a to-one relationship may be compared with.
     let storeIdentifier: String
+    /// The predicate's constants: the predicate translated is marked (``PredicateShape``), its
+    /// constants read from here by their marker, and each parameter notes the constant it binds.
+    let constants: [Value]
     /// Values that are not plain ASCII without line breaks: GraphCore judges these.
     static let notPlainPattern = "[^\\x01-\\x09\\x0B\\x0C\\x0E-\\x7F]"
     private var aliases = 0
 
-    init(layout: TableLayout, storeIdentifier: String) {
+    init(layout: TableLayout, storeIdentifier: String, constants: [Value]) {
         self.layout = layout
         self.storeIdentifier = storeIdentifier
+        self.constants = constants
     }
 
-    /// The condition for `predicate` on objects of `entity` in the table aliased `alias`.
+    /// The constant a marker stands for, and its number.
+    private func constant(_ expression: GraphCore.Expression) -> (value: Value, slot: Int)? {
+        PredicateShape.constant(of: expression, in: constants)
+    }
+
+    /// The condition for a marked `predicate` (``PredicateShape``) on objects of `entity` in the table aliased `alias`.
     mutating func condition(_ predicate: GraphCore.Predicate, entity: EntityDescription, alias: String, into statement: inout SQLStatement) -> SQLCondition {
         translate(predicate, entity: entity, alias: alias, into: &statement) ?? .always
     }
@@ -98,21 +107,21 @@ struct PredicateTranslator {
             if items.isEmpty { return SQLCondition(sql: "FALSE", isExact: true) }
             var pieces: [SQLCondition] = []
             for item in items {
-                guard case .constant(let value) = item,
-                      let piece = test(target, .equal, value, options: comparison.options, into: &statement) else { return nil }
+                guard let (value, slot) = constant(item),
+                      let piece = test(target, .equal, value, slot: slot, options: comparison.options, into: &statement) else { return nil }
                 pieces.append(piece)
             }
             return SQLCondition(sql: pieces.map { "(\($0.sql))" }.joined(separator: " OR "), isExact: pieces.allSatisfy(\.isExact))
         case .between:
             guard case .array(let bounds) = comparison.right, bounds.count == 2,
-                  case .constant(let low) = bounds[0], case .constant(let high) = bounds[1],
-                  let lower = test(target, .greaterThanOrEqual, low, options: comparison.options, into: &statement),
-                  let upper = test(target, .lessThanOrEqual, high, options: comparison.options, into: &statement)
+                  let (low, lowSlot) = constant(bounds[0]), let (high, highSlot) = constant(bounds[1]),
+                  let lower = test(target, .greaterThanOrEqual, low, slot: lowSlot, options: comparison.options, into: &statement),
+                  let upper = test(target, .lessThanOrEqual, high, slot: highSlot, options: comparison.options, into: &statement)
             else { return nil }
             return SQLCondition(sql: "(\(lower.sql)) AND (\(upper.sql))", isExact: lower.isExact && upper.isExact)
         default:
-            guard case .constant(let value) = comparison.right else { return nil }
-            return test(target, comparison.op, value, options: comparison.options, into: &statement)
+            guard let (value, slot) = constant(comparison.right) else { return nil }
+            return test(target, comparison.op, value, slot: slot, options: comparison.options, into: &statement)
         }
     }
 
@@ -179,9 +188,9 @@ struct PredicateTranslator {
                        into statement: inout SQLStatement) -> SQLCondition? {
         guard case .relationship(let relationship)? = entity.property(named: name), relationship.isToMany,
               let join = layout.joinTable(of: name, in: entity),
-              case .constant(.int(let value)) = comparison.right,
+              let (number, slot) = constant(comparison.right), case .int(let value) = number,
               let op = Self.sqlOperator(comparison.op) else { return nil }
         let counted = "(SELECT count(*) FROM \(TableLayout.quoted(join.name)) c WHERE c.owner = \(alias).\"_id\")"
-        return SQLCondition(sql: "\(counted) \(op) \(statement.parameter(value))", isExact: true)
+        return SQLCondition(sql: "\(counted) \(op) \(statement.parameter(value, from: .constant(slot: slot, .int)))", isExact: true)
     }
 }

@@ -10,6 +10,41 @@ struct SQLStatement {
     /// once and run many times (``DatabaseSession/runPrepared(_:)``).
     private(set) var parameterTypes: [PostgresDataType] = []
     var parameterCount: Int { parameterTypes.count }
+    /// Where each parameter's value came from, when the statement keeps count
+    /// (``recordingSources()``): a fetch's plan is kept by its shape only when every one is known
+    /// (``FetchPlanCache``).
+    private(set) var sources: [BindSource]?
+    /// The source of the next parameter bound (then forgotten).
+    private var nextSource: BindSource?
+    /// ``preparedKey``, when known (a plan kept for its shape makes it once).
+    var knownPreparedKey: PreparedKey?
+
+    /// A statement that keeps where its parameters' values come from.
+    static func recordingSources() -> SQLStatement {
+        var statement = SQLStatement()
+        statement.sources = []
+        return statement
+    }
+
+    /// The statement with other values for its parameters, of the same types.
+    func rebound(_ binds: PostgresBindings) -> SQLStatement {
+        var statement = self
+        statement.binds = binds
+        statement.sources = nil
+        return statement
+    }
+
+    /// Binds `value`, noting where it came from, and returns its placeholder.
+    mutating func parameter(_ value: some PostgresNonThrowingEncodable, from source: BindSource) -> String {
+        nextSource = source
+        return parameter(value)
+    }
+
+    private mutating func noteSource() {
+        defer { nextSource = nil }
+        guard sources != nil else { return }
+        sources?.append(nextSource ?? .unknown)
+    }
 
     /// PostgreSQL's limit on the parameters of one statement.
     static let maximumParameters = 65_535
@@ -18,14 +53,15 @@ struct SQLStatement {
 
     /// What tells two prepared statements apart on a connection: the text and the parameters'
     /// types (a text may bind values it does not use).
-    var preparedKey: String {
-        text + "\u{0}" + parameterTypes.map { String($0.rawValue) }.joined(separator: ",")
+    var preparedKey: PreparedKey {
+        knownPreparedKey ?? PreparedKey(text + "\u{0}" + parameterTypes.map { String($0.rawValue) }.joined(separator: ","))
     }
 
     /// Binds a value and returns its placeholder.
     mutating func parameter(_ value: some PostgresNonThrowingEncodable) -> String {
         binds.append(value)
         parameterTypes.append(value.psqlType)
+        noteSource()
         return "$\(parameterCount)"
     }
 
@@ -33,6 +69,7 @@ struct SQLStatement {
     mutating func parameter(throwing value: some PostgresThrowingDynamicTypeEncodable) throws -> String {
         try binds.append(value)
         parameterTypes.append(value.psqlType)
+        noteSource()
         return "$\(parameterCount)"
     }
 
@@ -41,6 +78,7 @@ struct SQLStatement {
     mutating func parameter(_ column: ColumnArray) -> String {
         binds.append(column)
         parameterTypes.append(column.psqlType)
+        noteSource()
         return "$\(parameterCount)\(column.cast)"
     }
 
@@ -48,6 +86,7 @@ struct SQLStatement {
     mutating func nullParameter() -> String {
         binds.appendNull()
         parameterTypes.append(.null)
+        noteSource()
         return "$\(parameterCount)"
     }
 
@@ -77,6 +116,25 @@ struct SQLStatement {
             throw PostgresStoreError.unreadableValue(entity: entity, key: key, reason: "a to-many value where a column's value is expected")
         }
     }
+}
+
+/// What tells two prepared statements apart (``SQLStatement/preparedKey``): their text and
+/// parameter types, hashed once (a fetch's text is a kilobyte, and a kept plan's key is looked up
+/// on every run).
+struct PreparedKey: Hashable {
+    let text: String
+    private let hashValueOfText: Int
+
+    init(_ text: String) {
+        self.text = text
+        hashValueOfText = text.hashValue
+    }
+
+    static func == (a: PreparedKey, b: PreparedKey) -> Bool {
+        a.hashValueOfText == b.hashValueOfText && a.text == b.text
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hashValueOfText) }
 }
 
 /// Reading a column's value back into a graph value.

@@ -52,7 +52,10 @@ extension ConnectionSession {
     /// any error (an unknown entity or result type, a predicate that does not parse), which
     /// the general way answers.
     private func directFetch(_ request: FetchRequestLine, in bytes: UnsafeRawBufferPointer) -> (id: JSONValue, reply: Reply)? {
-        guard let format = request.predicate.map({ Self.text(bytes, $0) }),
+        // A state without every object (a bounded cache) has no indexes to answer from: the
+        // general way runs it as SQL, and reading the predicate here first was work thrown away.
+        let reader = shared.worker.reader
+        guard reader.state.isComplete, let format = request.predicate.map({ Self.text(bytes, $0) }),
               let entity = shared.model.entity(named: Self.text(bytes, request.entity)),
               let resultType = FetchCall.ResultType(rawValue: request.resultType.map { Self.text(bytes, $0) } ?? "objects") else { return nil }
         let arguments: [PredicateValue] = request.arguments.map { argument in
@@ -62,7 +65,7 @@ extension ConnectionSession {
             }
         }
         guard let predicate = try? shared.predicates.predicate(format: format, arguments: arguments),
-              let reply = shared.worker.reader.equalityFetch(predicate, of: entity, limit: request.limit ?? 0, offset: request.offset ?? 0,
+              let reply = reader.equalityFetch(predicate, of: entity, limit: request.limit ?? 0, offset: request.offset ?? 0,
                                                              resultType: resultType)
         else { return nil }
         return (Self.requestID(request.id, in: bytes), reply)
