@@ -5,22 +5,25 @@ import NIOCore
 
 /// The fast paths of the two most frequent requests: a plain `get` of a few objects and a
 /// plain `fetch` by one indexed equality, read straight from their lines (no JSON tree) and
-/// answered on the connection's thread from the latest published state. Each answer is byte
-/// for byte the one the general way gives; any other line goes the general way.
+/// answered on the connection's thread from the latest published state; and, over a bounded
+/// cache, a plain `fetch` read from its line and handed to the engine, which runs it as SQL.
+/// Each answer is byte for byte the one the general way gives; any other line goes the
+/// general way.
 extension ConnectionSession {
-    /// The answer of a line one of the fast paths takes, or nil when the line must go the
+    /// The step of a line one of the fast paths takes, or nil when the line must go the
     /// general way: it is anything else, or the general way has more to do (authenticate, log
     /// each request, hand the request to a reader thread).
     /// `started`: when the line was read, to time the request (``RequestMeter``).
-    func directRead(_ line: ByteBuffer, started: UInt64) -> Outcome? {
+    func directRead(_ line: ByteBuffer, started: UInt64) -> Step? {
         guard authenticated, principal == nil, logger.logLevel > .debug else { return nil }  // a user with rules: the general way
-        return line.withUnsafeReadableBytes { bytes -> Outcome? in
+        return line.withUnsafeReadableBytes { bytes -> Step? in
             let slot: Int
             let reply: (id: JSONValue, reply: Reply)?
             if let request = GetRequestLine.read(bytes) {
                 slot = RequestMeter.getSlot
                 reply = directGet(request, in: bytes)
             } else if let request = FetchRequestLine.read(bytes) {
+                if !shared.worker.reader.state.isComplete { return databaseFetch(request, in: bytes, line: line, started: started) }
                 slot = RequestMeter.fetchSlot
                 reply = directFetch(request, in: bytes)
             } else {
@@ -29,7 +32,47 @@ extension ConnectionSession {
             guard let reply else { return nil }
             // The parameters are read again only when the request was slow (for the slow log).
             shared.meter.record(slot: slot, ok: reply.reply.isResult, started: started, params: { (try? JSONValue.parse(bytes))?["params"] })
-            return .answer(shared.encode(id: reply.id, reply.reply))
+            return .finished(.answer(shared.encode(id: reply.id, reply.reply)))
+        }
+    }
+
+    /// Over a bounded cache: the `fetch` the general way makes of the same line (``FetchCall/parse``),
+    /// handed to the engine as it would hand it (the engine runs it as SQL); nil for anything
+    /// the general way answers with an error (an unknown entity or result type, a predicate that
+    /// does not parse), which it then answers.
+    private func databaseFetch(_ request: FetchRequestLine, in bytes: UnsafeRawBufferPointer, line: ByteBuffer, started: UInt64) -> Step? {
+        guard let entity = shared.model.entity(named: Self.text(bytes, request.entity)),
+              let resultType = FetchCall.ResultType(rawValue: request.resultType.map { Self.text(bytes, $0) } ?? "objects") else { return nil }
+        var fetch = FetchRequest(entityName: entity.name)
+        let format = request.predicate.map { Self.text(bytes, $0) }
+        if let format {
+            guard let predicate = try? shared.predicates.predicate(format: format, arguments: Self.arguments(request, in: bytes)) else { return nil }
+            fetch.predicate = predicate
+        } else if !request.arguments.isEmpty {
+            return nil  // arguments without a predicate: refused the general way
+        }
+        fetch.fetchLimit = request.limit ?? 0
+        fetch.fetchOffset = request.offset ?? 0
+        fetch.includesSubentities = true
+        let call = FetchCall(request: fetch, resultType: resultType, explain: false, timeLimit: nil)
+        let id = Self.requestID(request.id, in: bytes)
+        let shared = self.shared
+        return .store(.fetch(call)) { reply in
+            let placed = PredicatePosition.placed(reply, in: format)
+            // The parameters are read again only when the request was slow (for the slow log).
+            shared.meter.record(slot: RequestMeter.fetchSlot, ok: placed.isResult, started: started,
+                                params: { line.withUnsafeReadableBytes { (try? JSONValue.parse($0))?["params"] } })
+            return .answer(shared.encode(id: id, placed))
+        }
+    }
+
+    /// The predicate's arguments as the general way reads them (``WireValues/argument(_:model:path:)``).
+    private static func arguments(_ request: FetchRequestLine, in bytes: UnsafeRawBufferPointer) -> [PredicateValue] {
+        request.arguments.map { argument in
+            switch argument {
+            case .integer(let number): .value(.int(number))
+            case .string(let range): .value(.string(text(bytes, range)))
+            }
         }
     }
 
@@ -58,13 +101,7 @@ extension ConnectionSession {
         guard reader.state.isComplete, let format = request.predicate.map({ Self.text(bytes, $0) }),
               let entity = shared.model.entity(named: Self.text(bytes, request.entity)),
               let resultType = FetchCall.ResultType(rawValue: request.resultType.map { Self.text(bytes, $0) } ?? "objects") else { return nil }
-        let arguments: [PredicateValue] = request.arguments.map { argument in
-            switch argument {
-            case .integer(let number): .value(.int(number))
-            case .string(let range): .value(.string(Self.text(bytes, range)))
-            }
-        }
-        guard let predicate = try? shared.predicates.predicate(format: format, arguments: arguments),
+        guard let predicate = try? shared.predicates.predicate(format: format, arguments: Self.arguments(request, in: bytes)),
               let reply = reader.equalityFetch(predicate, of: entity, limit: request.limit ?? 0, offset: request.offset ?? 0,
                                                              resultType: resultType)
         else { return nil }

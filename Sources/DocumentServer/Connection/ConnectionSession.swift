@@ -79,7 +79,7 @@ final class ConnectionSession {
             }
         }
         let started = RequestMeter.now()
-        if let answer = directRead(line, started: started) { return .finished(answer) }
+        if let step = directRead(line, started: started) { return step }
         if let step = directSave(line, started: started) { return step }
         let message: JSONValue
         do {

@@ -73,6 +73,39 @@ struct LoopFetchTests {
         #expect(unknown.errorCode == -32602, "\(unknown)")
     }
 
+    @Test func aPlainFetchReadFromItsLineIsAnsweredByteForByteAsTheGeneralWayAnswersIt() throws {
+        let servers = try DatabaseServers(count: 1)
+        _ = try insertSongs(through: try servers.connect(0))
+        // The same cache on the same database; debug logging sends every line the general way.
+        let fast = try DatabaseServers.server(on: servers.database, arguments: ["--cache-bytes", "65536"])
+        let general = try DatabaseServers.server(on: servers.database, arguments: ["--cache-bytes", "65536", "--log-level", "debug"])
+        let fastClient = try WireClient(port: fast.port), generalClient = try WireClient(port: general.port)
+        func fetch(_ params: String, id: String = "7") -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"fetch","params":{\#(params)}}"# }
+        let lines = [
+            fetch(#""entity":"Song","predicate":"title == %@","arguments":["song 5"]"#),
+            fetch(#""entity":"Song","predicate":"title == %@","arguments":["song 6"]"#, id: #""a-string-id""#),
+            fetch(#""entity":"Song","predicate":"plays >= %@ AND plays < %@","arguments":[10,14],"limit":2,"offset":1"#),
+            fetch(#""entity":"Song","predicate":"plays < %@","arguments":[5],"resultType":"ids""#),
+            fetch(#""entity":"Song","predicate":"plays < %@","arguments":[50],"resultType":"count""#),
+            fetch(#""entity":"Album""#),
+            fetch(#""entity":"Song","predicate":"title BEGINSWITH %@","arguments":["song 29"],"limit":3"#),
+            fetch(#""entity":"Song","predicate":"album.title == %@","arguments":["album 1"],"resultType":"count""#),
+            fetch(#""entity":"Song","predicate":"plays == %@","arguments":[9223372036854775807]"#),
+            // Errors: each answered by the general way, the same.
+            fetch(#""entity":"Nope""#),
+            fetch(#""entity":"Song","resultType":"rows""#),
+            fetch(#""entity":"Song","predicate":"colour == %@","arguments":["blue"]"#),
+            fetch(#""entity":"Song","predicate":"title ==","arguments":[]"#),
+            fetch(#""entity":"Song","predicate":"title == %@","arguments":[]"#),
+            fetch(#""entity":"Song","arguments":[1]"#),
+            fetch(#""entity":"Song","predicate":"title == %@","arguments":["x"],"limit":-1"#),
+        ]
+        for line in lines {
+            let answers = (fast: try fastClient.exchange(line), general: try generalClient.exchange(line))
+            #expect(answers.fast == answers.general, "\(line)")
+        }
+    }
+
     @Test func aConnectionTheDatabaseEndsIsMadeAgain() throws {
         let servers = try DatabaseServers(count: 1)
         let ids = try insertSongs(through: try servers.connect(0))

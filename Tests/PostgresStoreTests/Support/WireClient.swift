@@ -39,12 +39,7 @@ final class WireClient: @unchecked Sendable {
         let request: [String: Any] = ["jsonrpc": "2.0", "id": id, "method": method, "params": params]
         var bytes = Array(try JSONSerialization.data(withJSONObject: request))
         bytes.append(0x0A)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw HarnessError("send failed: errno \(errno)") }
-            sent += count
-        }
+        try send(bytes)
         while true {
             let answer = try readMessage(timeout: timeout)
             if answer["id"] as? Int == id { return answer }
@@ -59,6 +54,22 @@ final class WireClient: @unchecked Sendable {
         return result
     }
 
+    /// Sends `line` as it is and returns the next line the server writes, as it is (for
+    /// comparing answers byte for byte; no notification may come first).
+    func exchange(_ line: String, timeout: Double = 20) throws -> String {
+        try send(Array(line.utf8) + [0x0A])
+        return String(decoding: try readLine(timeout: timeout), as: UTF8.self)
+    }
+
+    private func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw HarnessError("send failed: errno \(errno)") }
+            sent += count
+        }
+    }
+
     /// Notifications read while waiting for answers, oldest first.
     private var notifications: [[String: Any]] = []
 
@@ -70,15 +81,20 @@ final class WireClient: @unchecked Sendable {
     }
 
     private func readMessage(timeout: Double) throws -> [String: Any] {
+        let line = try readLine(timeout: timeout)
+        guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+            throw HarnessError("not an object: \(String(decoding: line, as: UTF8.self))")
+        }
+        return object
+    }
+
+    private func readLine(timeout: Double) throws -> [UInt8] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
-                guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-                    throw HarnessError("not an object: \(String(decoding: line, as: UTF8.self))")
-                }
-                return object
+                return line
             }
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else { throw HarnessError("no answer within \(timeout) s") }
