@@ -3,7 +3,7 @@ import NIOCore
 /// Where a connection's subscriptions write their notifications: its channel, on its event
 /// loop, each subscription with a bounded buffer.
 ///
-/// The feed thread hands every notification over with ``deliver(_:seq:bytes:)``; on the event
+/// The feed thread hands every notification over with ``deliver(_:seq:line:)``; on the event
 /// loop it is written (and flushed) when its subscription is still open. The bytes written
 /// and not yet taken by the socket count against the subscription's buffer: a notification
 /// that would pass it is not written; a `resync` notification is, and the subscription ends
@@ -60,17 +60,19 @@ final class SubscriptionSink: @unchecked Sendable {
         }
     }
 
-    /// Writes a notification of subscription `number` (commit `seq`), unless it ended.
-    func deliver(_ number: Int, seq: Int64, bytes: [UInt8]) {
-        loop.execute { self.write(number, seq: seq, bytes: bytes) }
+    /// Writes a notification of subscription `number` (commit `seq`), unless it ended: `line`
+    /// is its whole line, `\n` included, written as it is (other connections may write the
+    /// same buffer).
+    func deliver(_ number: Int, seq: Int64, line: ByteBuffer) {
+        loop.execute { self.write(number, seq: seq, line: line) }
     }
 
-    /// ``deliver(_:seq:bytes:)`` on the event loop already (the feed hands a commit's
+    /// ``deliver(_:seq:line:)`` on the event loop already (the feed hands a commit's
     /// notifications for one loop over in one task).
-    func write(_ number: Int, seq: Int64, bytes: [UInt8]) {
+    func write(_ number: Int, seq: Int64, line: ByteBuffer) {
         loop.assertInEventLoop()
         guard var entry = open[number], channel.isActive else { return }
-        let size = bytes.count + 1
+        let size = line.readableBytes
         if entry.pendingBytes > 0, entry.pendingBytes + size > bufferBytes {
             open[number] = nil
             let reason = "the client did not read its notifications: more than \(bufferBytes) bytes waited for it; "
@@ -87,7 +89,7 @@ final class SubscriptionSink: @unchecked Sendable {
         promise.futureResult.whenComplete { _ in
             self.open[number]?.pendingBytes -= size
         }
-        send(bytes, promise: promise)
+        channel.writeAndFlush(line, promise: promise)
         EngineMeters.shared.notificationWritten()
     }
 
