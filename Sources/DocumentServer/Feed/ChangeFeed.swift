@@ -93,18 +93,20 @@ final class ChangeFeed: @unchecked Sendable {
 
     private func take(_ sets: [ChangeSet], state: ReadState) {
         latest = state
+        var outbox = FeedOutbox()
         for set in sets {
             if let last = history.last?.sequence ?? Optional(oldest), set.sequence != last + 1 {
                 history.removeAll()  // a gap (commits without change sets): history starts again
                 oldest = set.sequence - 1
             }
             history.append(set)
-            dispatch(set)
+            dispatch(set, into: &outbox)
             if history.count > Self.statesKept {
                 let index = history.count - 1 - Self.statesKept
                 if history[index].states != nil { history[index] = history[index].withoutStates() }
             }
         }
+        outbox.send()
         if sets.isEmpty, history.isEmpty { oldest = state.sequence }
         trim(now: Date())
     }
@@ -119,10 +121,9 @@ final class ChangeFeed: @unchecked Sendable {
         }
     }
 
-    /// Hands `set` to every subscription it concerns.
-    private func dispatch(_ set: ChangeSet) {
-        // One task per event loop for the commit, not one per subscriber.
-        var byLoop: [ObjectIdentifier: (loop: any EventLoop, notes: [(SubscriptionSink, Int, ByteBuffer)])] = [:]
+    /// Puts the notifications of `set` for every subscription it concerns in `outbox` (sent
+    /// once for the group commit: one task per event loop, not one per subscriber).
+    private func dispatch(_ set: ChangeSet, into outbox: inout FeedOutbox) {
         // Each judgement once, for every kind that shares it; each object encoded once.
         var judged: [Int: Result<FeedFilter.Record, FeedFilter.TooSlow>] = [:]
         var notifications: CommitNotifications?
@@ -137,6 +138,7 @@ final class ChangeFeed: @unchecked Sendable {
                 judged[group.judging] = judgement
             }
             guard case .success(let record) = judgement else {
+                outbox.send()  // the notifications of earlier commits go before the resync
                 for (sink, number) in group.members { endTooSlow(number, of: sink, at: set.sequence) }
                 groups[kind] = nil
                 continue
@@ -155,14 +157,7 @@ final class ChangeFeed: @unchecked Sendable {
                     line = FeedRecordWriter.notificationLine(subscription: number, members: members)
                     lines[number] = line
                 }
-                byLoop[ObjectIdentifier(sink.loop), default: (sink.loop, [])].notes.append((sink, number, line))
-            }
-        }
-        let seq = set.sequence
-        for (_, batch) in byLoop {
-            let notes = batch.notes
-            batch.loop.execute {
-                for (sink, number, line) in notes { sink.write(number, seq: seq, line: line) }
+                outbox.add(line, number: number, of: sink, seq: set.sequence)
             }
         }
     }
