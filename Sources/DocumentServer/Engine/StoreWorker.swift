@@ -93,7 +93,7 @@ final class StoreWorker: @unchecked Sendable {
         self.readAfterWait = readAfterWait
         self.writerNice = min(max(writerNice, 0), CurrentThread.lowestNice)
         self.graph = graph
-        feed = ChangeFeed(state: graph.state, history: history, limits: feedLimits)
+        feed = ChangeFeed(state: graph.state, history: history, limits: feedLimits, cache: graph.cache)
         graph.feed = feed
         publisher = graph.publisher
         cache = graph.cache

@@ -123,25 +123,43 @@ final class WireObjectCache: Sendable {
     /// Holds `entry` as the wire form of `id`, in place of the one held before, evicting
     /// others when the cache is full. An entry larger than the whole cache is not held.
     func insert(_ entry: Entry, for id: ObjectID) {
-        let cost = Self.cost(entry)
         state.withLockedValue { state in
-            // Removed first: an equal ID of another entity of the hierarchy must not keep its key.
-            Self.remove(id, from: &state)
-            guard cost <= byteLimit else { return }
-            while state.bytes + cost > byteLimit, Self.evictOne(from: &state) {}
-            let position: Int
-            if let reused = state.free.popLast() {
-                position = reused
-                state.ring[position] = id
-                state.referenced[position] = false
-            } else {
-                position = state.ring.count
-                state.ring.append(id)
-                state.referenced.append(false)
-            }
-            state.held[id] = Held(entry: entry, position: position)
-            state.bytes += cost
+            Self.insert(entry, for: id, into: &state, byteLimit: byteLimit)
         }
+    }
+
+    /// ``insert(_:for:)`` unless the entry held for `id`, of the same entity, is of a later
+    /// version: for a writer that may lag behind the commits (the change feed encodes a
+    /// commit's objects after the writer went on), so that it never puts an older form in the
+    /// place of a newer one a reader encoded.
+    func insertUnlessNewer(_ entry: Entry, for id: ObjectID) {
+        state.withLockedValue { state in
+            if let index = state.held.index(forKey: id) {
+                let (heldID, held) = state.held[index]
+                if heldID.entity === id.entity, held.entry.version > entry.version { return }
+            }
+            Self.insert(entry, for: id, into: &state, byteLimit: byteLimit)
+        }
+    }
+
+    private static func insert(_ entry: Entry, for id: ObjectID, into state: inout State, byteLimit: Int) {
+        let cost = Self.cost(entry)
+        // Removed first: an equal ID of another entity of the hierarchy must not keep its key.
+        remove(id, from: &state)
+        guard cost <= byteLimit else { return }
+        while state.bytes + cost > byteLimit, evictOne(from: &state) {}
+        let position: Int
+        if let reused = state.free.popLast() {
+            position = reused
+            state.ring[position] = id
+            state.referenced[position] = false
+        } else {
+            position = state.ring.count
+            state.ring.append(id)
+            state.referenced.append(false)
+        }
+        state.held[id] = Held(entry: entry, position: position)
+        state.bytes += cost
     }
 
     /// Evicts the first entry the hand finds unread since it last passed, or, after

@@ -10,8 +10,10 @@ import NIOCore
 ///
 /// The writer hands each commit's change sets over (``publish(_:state:)``) and goes on; the
 /// feed thread appends them to the history, judges them for every subscription (entity,
-/// live-query predicate on the states before and after), encodes each notification once per
-/// kind of filter and hands it to the subscriber's ``SubscriptionSink``. One thread, taking
+/// live-query predicate on the states before and after: once per ``FeedFilter/JudgementKey``),
+/// encodes each notification once per kind of filter (each object once per commit:
+/// ``CommitNotifications``) and hands its line to the subscribers' ``SubscriptionSink``s, one
+/// buffer for every subscription of the same number. One thread, taking
 /// commits in order, keeps commit order for every subscription; a subscription starts on it
 /// too, between two commits, so that its history and its live commits meet without a gap or a
 /// duplicate.
@@ -21,6 +23,9 @@ final class ChangeFeed: @unchecked Sendable {
     /// and encoded once for all of them.
     private struct Group {
         let filter: FeedFilter
+        /// The number of its filter's judgement: equal for kinds that differ only in whether
+        /// objects carry values, which judge a commit once for all.
+        let judging: Int
         var members: [(sink: SubscriptionSink, number: Int)] = []
     }
 
@@ -46,13 +51,20 @@ final class ChangeFeed: @unchecked Sendable {
     /// A number for each kind of filter seen, and the next number.
     private var kinds: [FeedFilter.Key: Int] = [:]
     private var nextKind = 0
+    /// A number for each judgement seen, and the next number.
+    private var judgings: [FeedFilter.JudgementKey: Int] = [:]
+    private var nextJudging = 0
+    /// Where notifications take objects' wire forms from, and leave those they encode.
+    private let cache: WireObjectCache?
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var groups: [Int: Group] = [:]
 
     /// A feed whose history starts with `history` (commits read back from the journal, in
-    /// order, the last being `state`'s) after `state`, the state of the store now.
-    init(state: ReadState, history loaded: [ChangeSet] = [], limits: FeedLimits) {
+    /// order, the last being `state`'s) after `state`, the state of the store now; `cache`
+    /// holds the wire forms of objects (nil: notifications encode every object).
+    init(state: ReadState, history loaded: [ChangeSet] = [], limits: FeedLimits, cache: WireObjectCache? = nil) {
         self.limits = limits
+        self.cache = cache
         latest = state
         oldest = state.sequence
         var expected = state.sequence
@@ -81,18 +93,20 @@ final class ChangeFeed: @unchecked Sendable {
 
     private func take(_ sets: [ChangeSet], state: ReadState) {
         latest = state
+        var outbox = FeedOutbox()
         for set in sets {
             if let last = history.last?.sequence ?? Optional(oldest), set.sequence != last + 1 {
                 history.removeAll()  // a gap (commits without change sets): history starts again
                 oldest = set.sequence - 1
             }
             history.append(set)
-            dispatch(set)
+            dispatch(set, into: &outbox)
             if history.count > Self.statesKept {
                 let index = history.count - 1 - Self.statesKept
                 if history[index].states != nil { history[index] = history[index].withoutStates() }
             }
         }
+        outbox.send()
         if sets.isEmpty, history.isEmpty { oldest = state.sequence }
         trim(now: Date())
     }
@@ -107,51 +121,44 @@ final class ChangeFeed: @unchecked Sendable {
         }
     }
 
-    /// Hands `set` to every subscription it concerns.
-    private func dispatch(_ set: ChangeSet) {
-        // One task per event loop for the commit, not one per subscriber.
-        var byLoop: [ObjectIdentifier: (loop: any EventLoop, notes: [(SubscriptionSink, Int, [UInt8])])] = [:]
+    /// Puts the notifications of `set` for every subscription it concerns in `outbox` (sent
+    /// once for the group commit: one task per event loop, not one per subscriber).
+    private func dispatch(_ set: ChangeSet, into outbox: inout FeedOutbox) {
+        // Each judgement once, for every kind that shares it; each object encoded once.
+        var judged: [Int: Result<FeedFilter.Record, FeedFilter.TooSlow>] = [:]
+        var notifications: CommitNotifications?
         for (kind, group) in groups {
-            let members: [UInt8]
-            switch judge(set, filter: group.filter) {
-            case .nothing: continue
-            case .send(let bytes): members = bytes
-            case .tooSlow:
+            let judgement: Result<FeedFilter.Record, FeedFilter.TooSlow>
+            if let known = judged[group.judging] {
+                judgement = known
+            } else {
+                judgement = Result { () throws(FeedFilter.TooSlow) in
+                    try group.filter.record(for: set, latest: latest, timeLimit: limits.predicateTimeLimit)
+                }
+                judged[group.judging] = judgement
+            }
+            guard case .success(let record) = judgement else {
+                outbox.send()  // the notifications of earlier commits go before the resync
                 for (sink, number) in group.members { endTooSlow(number, of: sink, at: set.sequence) }
                 groups[kind] = nil
                 continue
             }
+            guard !record.isEmpty else { continue }
+            let encoder = notifications ?? CommitNotifications(set, cache: cache)
+            notifications = encoder
+            guard let members = try? encoder.members(record, filter: group.filter) else { continue }
+            // One line for each subscription number: most connections' subscriptions have the same few.
+            var lines: [Int: ByteBuffer] = [:]
             for (sink, number) in group.members {
-                let note = (sink, number, FeedRecordWriter.notification(subscription: number, members: members))
-                byLoop[ObjectIdentifier(sink.loop), default: (sink.loop, [])].notes.append(note)
+                let line: ByteBuffer
+                if let made = lines[number] {
+                    line = made
+                } else {
+                    line = FeedRecordWriter.notificationLine(subscription: number, members: members)
+                    lines[number] = line
+                }
+                outbox.add(line, number: number, of: sink, seq: set.sequence)
             }
-        }
-        let seq = set.sequence
-        for (_, batch) in byLoop {
-            let notes = batch.notes
-            batch.loop.execute {
-                for (sink, number, bytes) in notes { sink.write(number, seq: seq, bytes: bytes) }
-            }
-        }
-    }
-
-    /// What a commit means for a kind of filter.
-    private enum Judgement {
-        /// Nothing it watches: no notification.
-        case nothing
-        /// The members of the notification (after `subscription`).
-        case send([UInt8])
-        /// The live query's predicate ran past its time limit.
-        case tooSlow
-    }
-
-    private func judge(_ set: ChangeSet, filter: FeedFilter) -> Judgement {
-        do {
-            let record = try filter.record(for: set, latest: latest, timeLimit: limits.predicateTimeLimit)
-            guard !record.isEmpty, let bytes = try? FeedRecordWriter.memberBytes(set, record, filter: filter) else { return .nothing }
-            return .send(bytes)
-        } catch {
-            return .tooSlow
         }
     }
 
@@ -185,20 +192,27 @@ final class ChangeFeed: @unchecked Sendable {
             let kind = self.kind(of: call.filter.key)
             entry.open[number] = kind
             self.connections[key] = entry
-            self.groups[kind, default: Group(filter: call.filter)].members.append((sink, number))
+            if self.groups[kind] == nil {
+                self.groups[kind] = Group(filter: call.filter, judging: self.judging(of: call.filter.judgementKey))
+            }
+            self.groups[kind]?.members.append((sink, number))
             sink.start(number, after: start)
             completion(.result(Array(JSONValue.object([(ChangeMembers.subscription, .integer(Int64(number))),
                                                        (ChangeMembers.seq, .integer(start))]).jsonText.utf8)))
             for set in self.history where set.sequence > start {
-                switch self.judge(set, filter: call.filter) {
-                case .nothing: continue
-                case .send(let members):
-                    sink.deliver(number, seq: set.sequence, bytes: FeedRecordWriter.notification(subscription: number, members: members))
-                case .tooSlow:
+                let record: FeedFilter.Record
+                do {
+                    record = try call.filter.record(for: set, latest: self.latest, timeLimit: self.limits.predicateTimeLimit)
+                } catch {
                     _ = self.close(number, of: sink)
                     self.endTooSlow(number, of: sink, at: set.sequence)
                     return
                 }
+                // Without the wire cache: it keeps the objects' latest forms, not a past commit's.
+                guard !record.isEmpty, let members = try? CommitNotifications(set, cache: nil).members(record, filter: call.filter) else {
+                    continue
+                }
+                sink.deliver(number, seq: set.sequence, line: FeedRecordWriter.notificationLine(subscription: number, members: members))
             }
         }
     }
@@ -212,6 +226,16 @@ final class ChangeFeed: @unchecked Sendable {
         nextKind += 1
         kinds[key] = nextKind
         return nextKind
+    }
+
+    /// The number of a judgement: the same for filters with equal judgement keys, so that a
+    /// commit is judged once for all their kinds. Emptied past 4,096 as ``kind(of:)``'s table.
+    private func judging(of key: FeedFilter.JudgementKey) -> Int {
+        if let known = judgings[key] { return known }
+        if judgings.count >= 4096 { judgings.removeAll() }
+        nextJudging += 1
+        judgings[key] = nextJudging
+        return nextJudging
     }
 
     /// The `seq` a subscription or a pull starts after: `since`, or the latest commit.

@@ -40,6 +40,17 @@ struct FeedFilter: Sendable {
 
     var key: Key { Key(entity: entity?.name, predicate: predicate, includeValues: includeValues, readAccess: readAccess) }
 
+    /// Filters with equal judgement keys make the same records, with values or without: the
+    /// feed judges a commit once for all of them (a live query's predicate runs once per
+    /// commit, whatever the number of kinds that share it).
+    struct JudgementKey: Hashable {
+        let entity: String?
+        let predicate: GraphCore.Predicate?
+        let readAccess: ReadAccess?
+    }
+
+    var judgementKey: JudgementKey { JudgementKey(entity: entity?.name, predicate: predicate, readAccess: readAccess) }
+
     /// A live query's predicate ran past its time limit on one commit.
     struct TooSlow: Error {}
 

@@ -2,10 +2,11 @@ import DocumentProtocol
 import Foundation
 import GraphCore
 import JSONCore
+import NIOCore
 
 /// Writes change records: the members of a `changes` notification after `subscription`
 /// (`"seq"`, `"author"`, `"timestamp"`, `"inserted"`, `"updated"`, `"deleted"`, and
-/// `"removed"` for a live query), and whole notifications.
+/// `"removed"` for a live query), and the lines of notifications.
 enum FeedRecordWriter {
     /// The record's members, without the braces (so that a notification can put its
     /// `subscription` before them).
@@ -36,26 +37,23 @@ enum FeedRecordWriter {
         try out.closeObject()
     }
 
-    /// The bytes of the record's members (see ``members(_:_:includeValues:liveQuery:to:)``).
-    static func memberBytes(_ set: ChangeSet, _ record: FeedFilter.Record, filter: FeedFilter) throws -> [UInt8] {
-        // Written as an object, then the braces are cut off.
-        let bytes = try JSONText.make { out in
-            try out.openObject()
-            try members(set, record, includeValues: filter.includeValues, liveQuery: filter.isLiveQuery, to: out)
-            try out.closeObject()
-        }
-        return Array(bytes.dropFirst().dropLast())
+    /// The line of a `changes` notification for `subscription`, `\n` included, around `members`
+    /// (``CommitNotifications/members(_:filter:)``): one buffer for every connection that
+    /// writes it.
+    static func notificationLine(subscription: Int, members: [UInt8]) -> ByteBuffer {
+        let number = String(subscription).utf8
+        var line = allocator.buffer(capacity: notificationStart.count + number.count + 1 + members.count + notificationEnd.count)
+        line.writeBytes(notificationStart)
+        line.writeBytes(number)
+        line.writeInteger(UInt8(ascii: ","))
+        line.writeBytes(members)
+        line.writeBytes(notificationEnd)
+        return line
     }
 
-    /// The line of a `changes` notification for `subscription` (no `\n`).
-    static func notification(subscription: Int, members: [UInt8]) -> [UInt8] {
-        var bytes = Array(#"{"jsonrpc":"2.0","method":"changes","params":{"subscription":"#.utf8)
-        bytes += Array(String(subscription).utf8)
-        bytes.append(UInt8(ascii: ","))
-        bytes += members
-        bytes += Array("}}".utf8)
-        return bytes
-    }
+    private static let allocator = ByteBufferAllocator()
+    private static let notificationStart = Array(#"{"jsonrpc":"2.0","method":"changes","params":{"subscription":"#.utf8)
+    private static let notificationEnd = Array("}}\n".utf8)
 
     /// The line of a `resync` notification (no `\n`).
     static func resync(subscription: Int, seq: Int64, reason: String) -> [UInt8] {
@@ -70,17 +68,22 @@ enum FeedRecordWriter {
             if includeValues {
                 try WireObjectEncoder.write(snapshot, to: out)
             } else {
-                try out.openObject()
-                try out.string(WireObjectMembers.id)
-                try WireObjectEncoder.writeURI(snapshot.objectID, to: out)
-                try out.string(WireObjectMembers.entity)
-                try out.string(snapshot.objectID.entityName)
-                try out.string(WireObjectMembers.version)
-                try out.integer(snapshot.version)
-                try out.closeObject()
+                try reference(snapshot, to: out)
             }
         }
         try out.closeArray()
+    }
+
+    /// `{"id":…,"entity":…,"version":n}`: an object of a subscription without values.
+    static func reference(_ snapshot: ObjectSnapshot, to out: JSONGenerator) throws {
+        try out.openObject()
+        try out.string(WireObjectMembers.id)
+        try WireObjectEncoder.writeURI(snapshot.objectID, to: out)
+        try out.string(WireObjectMembers.entity)
+        try out.string(snapshot.objectID.entityName)
+        try out.string(WireObjectMembers.version)
+        try out.integer(snapshot.version)
+        try out.closeObject()
     }
 
     private static func ids(_ ids: [ObjectID], to out: JSONGenerator) throws {

@@ -3,13 +3,14 @@ import NIOCore
 /// Where a connection's subscriptions write their notifications: its channel, on its event
 /// loop, each subscription with a bounded buffer.
 ///
-/// The feed thread hands every notification over with ``deliver(_:seq:bytes:)``; on the event
-/// loop it is written (and flushed) when its subscription is still open. The bytes written
+/// The feed thread hands a notification over with ``deliver(_:seq:line:)``, or a group commit's
+/// all at once (``FeedOutbox``); on the event loop each is written when its subscription is
+/// still open, and the connection flushed once after them. The bytes written
 /// and not yet taken by the socket count against the subscription's buffer: a notification
 /// that would pass it is not written; a `resync` notification is, and the subscription ends
 /// (the connection, the other subscriptions and the writer go on).
 final class SubscriptionSink: @unchecked Sendable {
-    // @unchecked: `open` is touched only on `loop`; the rest is immutable or Sendable.
+    // @unchecked: `open` and `unflushed` are touched only on `loop`; the rest is immutable or Sendable.
     private struct Open {
         /// Bytes written to the channel and not yet written to the socket.
         var pendingBytes = 0
@@ -22,6 +23,8 @@ final class SubscriptionSink: @unchecked Sendable {
     /// The most bytes one subscription may have waiting for the client.
     let bufferBytes: Int
     private var open: [Int: Open] = [:]
+    /// Notifications were written and not flushed yet (on the event loop).
+    private var unflushed = false
     /// Told when a subscription ends by itself (a `resync`).
     private let ended: @Sendable (SubscriptionSink, Int) -> Void
 
@@ -60,17 +63,23 @@ final class SubscriptionSink: @unchecked Sendable {
         }
     }
 
-    /// Writes a notification of subscription `number` (commit `seq`), unless it ended.
-    func deliver(_ number: Int, seq: Int64, bytes: [UInt8]) {
-        loop.execute { self.write(number, seq: seq, bytes: bytes) }
+    /// Writes a notification of subscription `number` (commit `seq`), unless it ended: `line`
+    /// is its whole line, `\n` included, written as it is (other connections may write the
+    /// same buffer).
+    func deliver(_ number: Int, seq: Int64, line: ByteBuffer) {
+        loop.execute {
+            self.write(number, seq: seq, line: line)
+            self.flushWritten()
+        }
     }
 
-    /// ``deliver(_:seq:bytes:)`` on the event loop already (the feed hands a commit's
-    /// notifications for one loop over in one task).
-    func write(_ number: Int, seq: Int64, bytes: [UInt8]) {
+    /// ``deliver(_:seq:line:)`` on the event loop already, without the flush: the feed hands a
+    /// group commit's notifications for one loop over in one task (``FeedOutbox``), and
+    /// flushes each connection once after them with ``flushWritten()``.
+    func write(_ number: Int, seq: Int64, line: ByteBuffer) {
         loop.assertInEventLoop()
         guard var entry = open[number], channel.isActive else { return }
-        let size = bytes.count + 1
+        let size = line.readableBytes
         if entry.pendingBytes > 0, entry.pendingBytes + size > bufferBytes {
             open[number] = nil
             let reason = "the client did not read its notifications: more than \(bufferBytes) bytes waited for it; "
@@ -87,8 +96,17 @@ final class SubscriptionSink: @unchecked Sendable {
         promise.futureResult.whenComplete { _ in
             self.open[number]?.pendingBytes -= size
         }
-        send(bytes, promise: promise)
+        channel.write(line, promise: promise)
+        unflushed = true
         EngineMeters.shared.notificationWritten()
+    }
+
+    /// Flushes what ``write(_:seq:line:)`` wrote (nothing when it wrote nothing since).
+    func flushWritten() {
+        loop.assertInEventLoop()
+        guard unflushed else { return }
+        unflushed = false
+        channel.flush()
     }
 
     private func send(_ bytes: [UInt8], promise: EventLoopPromise<Void>?) {
