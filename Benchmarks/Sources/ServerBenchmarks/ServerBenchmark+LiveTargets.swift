@@ -38,6 +38,17 @@ extension ServerBenchmark {
                                       measured: "\(megabytes(memory.before)) -> \(megabytes(memory.after))",
                                       met: growth < 64 << 20, hasErrors: false))
         }
+        if let latency = liveLatency, let before = reports["live-save-0"], let with = reports["live-save-100"] {
+            let runs = [before] + (reports["live-save-0-again"].map { [$0] } ?? [])
+            let without = runs.map(\.measurement.requestsPerSecond).reduce(0, +) / Double(runs.count)
+            let perSave = { (report: FigureReport) in report.cpu.server / max(report.measurement.requestsPerSecond, 1e-9) * 1e6 }
+            let redis = redisPubSubLatency.map { "; Redis pub/sub p99 \(fixed($0.percentile(0.99), 2)) ms" } ?? ""
+            recordFigure("change notifications: 100 subscribers while 50 clients save", data: with.data,
+                         result: "save sent → notification read p99 \(fixed(latency.percentile(0.99), 2)) ms\(redis); saves/s "
+                            + "\(fixed(100 * (1 - with.measurement.requestsPerSecond / max(without, 1e-9)), 1)) % lower with the subscribers "
+                            + "(server CPU \(fixed(perSave(with), 1)) against \(fixed(runs.map(perSave).reduce(0, +) / Double(runs.count), 1)) µs "
+                            + "per save); targets p99 < 5 ms, cost ≤ 15 %")
+        }
         guard !checks.isEmpty else { return }
         say("Live-changes targets (issue 16):")
         for check in checks { say(check.line) }
