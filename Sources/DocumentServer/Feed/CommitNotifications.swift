@@ -85,12 +85,7 @@ final class CommitNotifications {
         let set = set
         let object = try encode { out in
             try out.openObject()
-            try out.string(ChangeMembers.seq)
-            try out.integer(set.sequence)
-            try out.string(ChangeMembers.author)
-            if let author = set.author { try out.string(author) } else { try out.null() }
-            try out.string(ChangeMembers.timestamp)
-            try ValueForm.write(.date(set.timestamp), as: .date, to: out)
+            try FeedRecordWriter.header(set, to: out)
             try out.closeObject()
         }
         let made = Array(object.dropFirst().dropLast())  // the braces cut off

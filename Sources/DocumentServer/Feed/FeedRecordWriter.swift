@@ -12,12 +12,7 @@ enum FeedRecordWriter {
     /// `subscription` before them).
     static func members(_ set: ChangeSet, _ record: FeedFilter.Record, includeValues: Bool, liveQuery: Bool,
                         to out: JSONGenerator) throws {
-        try out.string(ChangeMembers.seq)
-        try out.integer(set.sequence)
-        try out.string(ChangeMembers.author)
-        if let author = set.author { try out.string(author) } else { try out.null() }
-        try out.string(ChangeMembers.timestamp)
-        try ValueForm.write(.date(set.timestamp), as: .date, to: out)
+        try header(set, to: out)
         try out.string(ChangeMembers.inserted)
         try objects(record.inserted, includeValues: includeValues, to: out)
         try out.string(ChangeMembers.updated)
@@ -28,6 +23,16 @@ enum FeedRecordWriter {
             try out.string(ChangeMembers.removed)
             try ids(record.removed, to: out)
         }
+    }
+
+    /// The members every record of a commit starts with: `"seq"`, `"author"`, `"timestamp"`.
+    static func header(_ set: ChangeSet, to out: JSONGenerator) throws {
+        try out.string(ChangeMembers.seq)
+        try out.integer(set.sequence)
+        try out.string(ChangeMembers.author)
+        if let author = set.author { try out.string(author) } else { try out.null() }
+        try out.string(ChangeMembers.timestamp)
+        try ValueForm.write(.date(set.timestamp), as: .date, to: out)
     }
 
     /// A record as `changes` answers it: `{"seq",…}`.
