@@ -15,7 +15,10 @@ extension CommitNotices {
         return payload.withUTF8 { bytes in
             var scanner = NoticeScanner(bytes: bytes)
             guard let commits = scanner.commits(), scanner.atEnd else { return nil }
-            for (earlier, later) in zip(commits, commits.dropFirst()) where later.sequence != earlier.sequence &+ 1 { return nil }
+            // Without wrapping past the largest number.
+            for (earlier, later) in zip(commits, commits.dropFirst()) where earlier.sequence == .max || later.sequence != earlier.sequence + 1 {
+                return nil
+            }
             return commits.isEmpty ? nil : commits
         }
     }

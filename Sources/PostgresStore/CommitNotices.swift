@@ -48,14 +48,15 @@ final class CommitNotices: @unchecked Sendable {
             // The ones at or before `after` are not asked for again.
             let passed = received.prefix { $0.sequence <= after }.count
             if passed > 0 { received.removeFirst(passed) }
-            guard let first = received.first, first.sequence == after &+ 1 else { return nil }
+            guard after < .max, let first = received.first, first.sequence == after + 1 else { return nil }
             var run: [StoreCommit] = []
             var expected = first.sequence
             for commit in received {
                 guard commit.sequence == expected, run.count < limit else { break }
                 if let through, commit.sequence > through { break }
                 run.append(commit)
-                expected &+= 1
+                if expected == .max { break }
+                expected += 1
             }
             if let through, let last = run.last, last.sequence < through, run.count < limit { return nil }
             return run

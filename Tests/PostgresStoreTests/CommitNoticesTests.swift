@@ -22,12 +22,41 @@ struct CommitNoticesTests {
         "12", "", "[", "[]x", #"[[1, 2, null, ["Song"], [1, 2], "u"]]"#, #"[[1, 2, null, ["Song"], [1], "x"]]"#,
         #"[[1, 2, null, ["Song"], [1], "uu"]]"#, #"[[1, 2, null, ["Song"], [1.5], "u"]]"#, #"[[1, 2, null]]"#,
         #"[[1, 2, null, [], [], ""], [3, 2, null, [], [], ""]]"#, #"[[99999999999999999999, 2, null, [], [], ""]]"#,
+        #"[[9223372036854775807, 2, null, [], [], ""], [-9223372036854775808, 2, null, [], [], ""]]"#,
     ])
     func aPayloadThatIsNotCommitsInARowIsIgnored(payload: String) {
         #expect(CommitNotices.commits(in: payload) == nil)
         let notices = CommitNotices()
         notices.receive(payload)
         #expect(notices.commits(after: 0, through: nil, limit: 10) == nil)
+    }
+
+    /// Any client of the database may `NOTIFY` on the channel: a payload cut or changed anywhere
+    /// reads as nothing or as commits in a row, never traps.
+    @Test func cutAndChangedPayloadsAreReadAsNothingOrAsCommitsInARow() {
+        var random = SystemRandomNumberGenerator()
+        let base = Array(#"[[9223372036854775806, -9223372036854775808, "a\"\u00e9\ud83d\ude00", ["Song", "Album"], [3, -4], "iu"], [9223372036854775807, 0, null, [], [], ""]]"#.utf8)
+        #expect(CommitNotices.commits(in: String(decoding: base, as: UTF8.self))?.map(\.sequence) == [9_223_372_036_854_775_806, .max])
+        let pieces = Array(#"[]{}",:-0123456789eE.\u nul"#.utf8) + [0x00, 0xFF, 0x0A]
+        for _ in 0..<20_000 {
+            var bytes = base
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[at] = pieces[Int.random(in: 0..<pieces.count, using: &random)]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(pieces[Int.random(in: 0..<pieces.count, using: &random)], at: at)
+                }
+                if bytes.isEmpty { break }
+            }
+            if Bool.random(using: &random) { bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &random))) }
+            let payload = String(decoding: bytes, as: UTF8.self)
+            if let commits = CommitNotices.commits(in: payload) {
+                #expect(!commits.isEmpty)
+                #expect(zip(commits, commits.dropFirst()).allSatisfy { $1.sequence == $0.sequence + 1 }, "\(payload)")
+            }
+            CommitNotices().receive(payload)
+        }
     }
 
     @Test func onlyAnUnbrokenRunRightAfterTheNumberAskedForIsAnswered() throws {
