@@ -19,6 +19,13 @@ struct HistoryRow {
 /// no reader can see commit n + 1 while commit n is not visible yet. Only the short end of a
 /// save (the history rows and `COMMIT`) is serialized; the rows are written before, in parallel.
 ///
+/// The lock is taken inside the statement that writes the rows, by the function
+/// ``nextFunction``: a `VOLATILE` function reads `max(seq)` in a snapshot of its own, taken
+/// after the lock is granted, where the statement's own snapshot was taken before it waited.
+/// The lock is then held for one round trip to the database (the `COMMIT`) besides the flush,
+/// not three (lock, rows, `COMMIT`). Servers that take the lock in a statement of its own
+/// number alike beside it: the lock is the same.
+///
 /// Each commit also sends `NOTIFY "_graph_commits"`, delivered to listeners when it commits:
 /// its rows as a JSON array of `[seq, committed_at, author, entities, refs, kinds]` (what a
 /// listening server needs to take the commit without reading this table: ``CommitNotices``), or,
@@ -37,18 +44,29 @@ enum CommitHistory {
         entities text[] NOT NULL, refs bigint[] NOT NULL, kinds text NOT NULL)
         """
 
+    /// The function that takes the numbering lock and then answers the last number (0 before
+    /// the first commit), read after the lock is granted.
+    static let nextFunction = "_graph_history_last"
+
+    /// The statement that creates ``nextFunction`` (run when a database opened has none).
+    static let functionCreationStatement = """
+        CREATE FUNCTION "\(nextFunction)"() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $body$ \
+        BEGIN PERFORM pg_advisory_xact_lock(\(lockKey)); \
+        RETURN (SELECT coalesce(max(seq), 0) FROM "\(table)"); END $body$
+        """
+
+    /// Whether the database holds ``nextFunction``.
+    static let functionExistsStatement = "SELECT to_regprocedure('\"\(nextFunction)\"()') IS NOT NULL"
+
     /// Writes one row per part, in the transaction under way, and returns their numbers.
     ///
     /// One statement for every part, its text the same for every commit: the parts' columns go
     /// as arrays (each part's objects a slice of one flattened array), so the statement is
-    /// prepared once per connection and PostgreSQL neither parses nor plans it again. It runs
-    /// under the numbering lock, which every server's commit waits for: its cost is paid once
-    /// per commit of the whole database.
+    /// prepared once per connection and PostgreSQL neither parses nor plans it again. It takes
+    /// the numbering lock (``nextFunction``), which every server's commit waits for: its cost
+    /// is paid once per commit of the whole database.
     static func record(_ parts: [HistoryRow], time: Date, session: DatabaseSession) throws -> [Int64] {
         guard !parts.isEmpty else { return [] }
-        var lock = SQLStatement()
-        lock.text = "SELECT pg_advisory_xact_lock(\(lock.parameter(lockKey)))"
-        _ = try session.runPrepared(lock)
         let milliseconds = Int64(exactly: (time.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
         let objectCount = parts.reduce(0) { $0 + $1.objects.count }
         var authors = ColumnArray(.text, capacity: parts.count), kinds = ColumnArray(.text, capacity: parts.count)
@@ -70,7 +88,7 @@ enum CommitHistory {
         var insert = SQLStatement()
         let flatEntities = insert.parameter(entities), flatReferences = insert.parameter(references)
         insert.text = """
-            WITH last AS (SELECT coalesce(max(seq), 0) AS seq FROM "\(table)"), \
+            WITH last AS MATERIALIZED (SELECT "\(nextFunction)"() AS seq), \
             added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds) \
             SELECT last.seq + p.n, \(insert.parameter(milliseconds)), p.author, \
             (\(flatEntities))[p.lo::int : p.hi::int], (\(flatReferences))[p.lo::int : p.hi::int], p.kinds \

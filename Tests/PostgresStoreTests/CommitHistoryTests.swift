@@ -69,6 +69,48 @@ struct CommitHistoryTests {
         #expect(try history.commits(after: 0).map(\.sequence) == [1, 2])
     }
 
+    /// Three coordinators save at once while a reader watches the table: every save gets a
+    /// number of its own, the numbers run 1...N, and the reader never sees a number before every
+    /// smaller one (the lock is taken inside the statement that numbers, and the last number is
+    /// read after it is granted).
+    @Test func concurrentSavesOfSeveralCoordinatorsAreNumberedInCommitOrderWithoutGaps() throws {
+        let fixture = try PostgresFixture()
+        let fixtures = [fixture, try fixture.secondCoordinator(), try fixture.secondCoordinator()]
+        let history = try PostgresHistory(url: fixture.url)
+        defer { history.close() }
+        let savesEach = 40
+        let numbers = SavedNumbers()
+        let done = DispatchGroup()
+        for (index, fixture) in fixtures.enumerated() {
+            // Each coordinator is used by its one thread only.
+            nonisolated(unsafe) let saver = fixture
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                do {
+                    for save in 0..<savesEach {
+                        let artist = try saver.context.insert("Artist", values: ["name": .string("saver \(index) save \(save)")])
+                        let metadata = CommitMetadata(parts: [CommitPart(author: "saver \(index)", objects: [artist.objectID])])
+                        numbers.append(try saver.context.save(metadata: metadata).sequences)
+                    }
+                } catch {
+                    numbers.fail("saver \(index): \(error)")
+                }
+            }
+        }
+        var views = 0
+        while done.wait(timeout: .now()) == .timedOut {
+            let seen = try history.commits(after: 0).map(\.sequence)
+            #expect(seen == Array(0..<seen.count).map { Int64($0) + 1 }, "the history showed a gap")
+            views += 1
+        }
+        let total = fixtures.count * savesEach
+        #expect(numbers.failures.isEmpty, "\(numbers.failures)")
+        #expect(numbers.all.sorted() == (1...total).map(Int64.init))
+        #expect(try history.commits(after: 0).map(\.sequence) == (1...total).map(Int64.init))
+        #expect(views > 0)
+    }
+
     @Test func aListenerIsToldOfEachCommitWithHistory() throws {
         let fixture = try PostgresFixture()
         let history = try PostgresHistory(url: fixture.url)
@@ -118,4 +160,15 @@ struct CommitNotificationTests {
         #expect(try listening.commits(after: 3, limit: 1) == [expected[3]])
         #expect(try listening.commits(after: 4).isEmpty)
     }
+}
+
+/// Numbers and failures gathered from several threads.
+private final class SavedNumbers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var numbers: [Int64] = [], errors: [String] = []
+
+    func append(_ more: [Int64]) { lock.withLock { numbers += more } }
+    func fail(_ message: String) { lock.withLock { errors.append(message) } }
+    var all: [Int64] { lock.withLock { numbers } }
+    var failures: [String] { lock.withLock { errors } }
 }
