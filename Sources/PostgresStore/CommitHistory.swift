@@ -58,15 +58,16 @@ enum CommitHistory {
     /// Whether the database holds ``nextFunction``.
     static let functionExistsStatement = "SELECT to_regprocedure('\"\(nextFunction)\"()') IS NOT NULL"
 
-    /// Writes one row per part, in the transaction under way, and returns their numbers.
+    /// The statement that writes one row per part, as the last of the transaction under way
+    /// (nil for no parts: a save without parts writes no row), sent with the `COMMIT`
+    /// (``DatabaseSession/pipelinedTransaction(_:)``); ``numbers(in:count:)`` reads its answer.
     ///
     /// One statement for every part, its text the same for every commit: the parts' columns go
-    /// as arrays (each part's objects a slice of one flattened array), so the statement is
-    /// prepared once per connection and PostgreSQL neither parses nor plans it again. It takes
-    /// the numbering lock (``nextFunction``), which every server's commit waits for: its cost
-    /// is paid once per commit of the whole database.
-    static func record(_ parts: [HistoryRow], time: Date, session: DatabaseSession) throws -> [Int64] {
-        guard !parts.isEmpty else { return [] }
+    /// as arrays (each part's objects a slice of one flattened array). It takes the numbering
+    /// lock (``nextFunction``), which every server's commit waits for, after PostgreSQL has
+    /// parsed and planned it: under the lock, the rows' insertion and the `COMMIT` alone.
+    static func statement(for parts: [HistoryRow], time: Date) throws -> SQLStatement? {
+        guard !parts.isEmpty else { return nil }
         let milliseconds = Int64(exactly: (time.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
         let objectCount = parts.reduce(0) { $0 + $1.objects.count }
         var authors = ColumnArray(.text, capacity: parts.count), kinds = ColumnArray(.text, capacity: parts.count)
@@ -100,23 +101,32 @@ enum CommitHistory {
             SELECT lo, hi, pg_notify('\(channel)', CASE WHEN octet_length(rows) <= \(noticeBytes) THEN rows ELSE hi::text END) \
             FROM notice
             """
-        // The numbers come from the database: checked to be exactly `parts.count` in a row
-        // (first <= last, their difference without overflow) before they are listed.
-        guard let row = try session.runPrepared(insert).first,
+        return insert
+    }
+
+    /// The numbers of the rows written by ``statement(for:time:)`` for `count` parts, from its
+    /// answer, checked to be exactly `count` in a row (first <= last, their difference without
+    /// overflow).
+    ///
+    /// The transaction has committed by then: unreadable numbers mean a save that took place
+    /// but whose numbers this server cannot tell, and the error says so.
+    static func numbers(in rows: [PostgresRow], count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        guard let row = rows.first,
               let first = try ColumnReader.integer(row.makeRandomAccess()[0], what: "min(seq)"),
               let last = try ColumnReader.integer(row.makeRandomAccess()[1], what: "max(seq)"),
               first <= last, case let (span, overflow) = last.subtractingReportingOverflow(first), !overflow,
-              span == Int64(exactly: parts.count - 1) else {
-            throw PostgresStoreError.damagedSchema("the table \(table) did not number \(parts.count) commits in a row")
+              span == Int64(exactly: count - 1) else {
+            throw PostgresStoreError.damagedSchema("the table \(table) did not number \(count) commits in a row (the save was committed)")
         }
         return Array(first...last)
     }
 
-    /// The number of the last commit (0 before the first).
     /// The number of the last commit as a scalar subquery (0 before the first): a column of a
     /// statement that reads objects says which commits the statement's snapshot holds.
     static let latestExpression = "(SELECT coalesce(max(seq), 0) FROM \"\(table)\")"
 
+    /// The number of the last commit (0 before the first).
     static func latest(session: DatabaseSession) throws -> Int64 {
         let rows = try session.runPrepared(SQLStatement("SELECT \(latestExpression)"))
         guard let row = rows.first else { return 0 }

@@ -105,13 +105,71 @@ final class DatabaseSession {
             if let connection, connection === transactionConnection, !connection.isClosed { _ = try? run("ROLLBACK") }
             throw error
         }
+        try commit()
+        return result
+    }
+
+    /// Runs `body` inside a transaction, then ends it with the statement `body` returns and
+    /// `COMMIT` sent back to back, and returns that statement's rows (none when `body` returns
+    /// nil: then `COMMIT` alone ends it).
+    ///
+    /// The database starts the `COMMIT` as soon as the statement is done, without waiting for
+    /// this thread to read the statement's answer and send it: a round trip less at the end of
+    /// the transaction, which every other transaction waiting for a lock the statement took
+    /// waits for too (``CommitHistory``). When the statement fails, PostgreSQL answers that
+    /// `COMMIT` by rolling the transaction back, and the statement's error is thrown, as when
+    /// `body` throws.
+    func pipelinedTransaction(_ body: () throws -> SQLStatement?) throws -> [PostgresRow] {
+        try run("BEGIN")
+        transactionConnection = connection
+        defer { transactionConnection = nil }
+        let last: SQLStatement?
+        do {
+            last = try body()
+        } catch {
+            if let connection, connection === transactionConnection, !connection.isClosed { _ = try? run("ROLLBACK") }
+            throw error
+        }
+        guard let last else {
+            try commit()
+            return []
+        }
+        let connection = try open()
+        let answer = connection.query(PostgresQuery(unsafeSQL: last.text, binds: last.binds), logger: logger)
+        let ending = connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: logger)
+        let rows: [PostgresRow]
+        do {
+            rows = try answer.wait().rows
+        } catch {
+            _ = try? ending.wait()  // PostgreSQL rolled the transaction back
+            throw failure(error, statement: last.text)
+        }
+        let ended: PostgresQueryResult
+        do {
+            ended = try ending.wait()
+        } catch {
+            throw Self.lostDuringCommit(failure(error, statement: "COMMIT"))
+        }
+        // A transaction that failed after all would be answered ROLLBACK, not an error.
+        guard ended.metadata.command == "COMMIT" else {
+            throw PostgresStoreError.statementFailed(sqlState: nil, message: "the transaction was rolled back (\(ended.metadata.command))",
+                                                     statement: "COMMIT")
+        }
+        return rows
+    }
+
+    private func commit() throws(PostgresStoreError) {
         do {
             try run("COMMIT")
-        } catch PostgresStoreError.connectionFailed(let address, let reason) {
-            throw PostgresStoreError.connectionFailed(
-                address: address, reason: "\(reason); the connection was lost during COMMIT, so the save may or may not have been applied")
+        } catch {
+            throw Self.lostDuringCommit(error)
         }
-        return result
+    }
+
+    /// `error`, thrown by `COMMIT`, saying that the outcome is unknown when the connection was lost.
+    private static func lostDuringCommit(_ error: PostgresStoreError) -> PostgresStoreError {
+        guard case .connectionFailed(let address, let reason) = error else { return error }
+        return .connectionFailed(address: address, reason: "\(reason); the connection was lost during COMMIT, so the save may or may not have been applied")
     }
 
     /// Has PostgreSQL send the notifications of `channel` to this session's connection (made

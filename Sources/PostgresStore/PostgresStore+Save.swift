@@ -116,13 +116,13 @@ extension PostgresStore {
     }
 
     /// Writes the rows (set-based: a statement per table or entity, not per object), then the
-    /// history rows of `history` (their numbers are returned).
+    /// history rows of `history`, sent with the `COMMIT` (their numbers are returned).
     ///
     /// The rows of every object read, written or deleted are locked first, table by table in
     /// ID order, so that two servers' saves over the same objects lock them in one order.
     private func write(inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ObjectSnapshot], locked: [ObjectSnapshot],
                        history: [HistoryRow], time: Date, versions: inout [ObjectID: Int64]) throws -> [Int64] {
-        try session.transaction {
+        let answer = try session.pipelinedTransaction {
             var seen = Set<ObjectID>()
             let lockedIDs = (locked + updated + deleted).map(\.objectID).filter { seen.insert($0).inserted }
             let current = lockedIDs.isEmpty ? [:] : try lockRows(lockedIDs)
@@ -146,8 +146,9 @@ extension PostgresStore {
             try insertRows(inserted)
             try writeToManyRows(inserted: inserted, updated: updated)
             // Last: the history's lock is held only from here to COMMIT.
-            return try CommitHistory.record(history, time: time, session: session)
+            return try CommitHistory.statement(for: history, time: time)
         }
+        return try CommitHistory.numbers(in: answer, count: history.count)
     }
 
     /// The uniqueness violation a unique index refused, as GraphCore names it: the entity, the
