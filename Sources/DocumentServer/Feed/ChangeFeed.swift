@@ -128,6 +128,9 @@ final class ChangeFeed: @unchecked Sendable {
         var judged: [Int: Result<FeedFilter.Record, FeedFilter.TooSlow>] = [:]
         var notifications: CommitNotifications?
         for (kind, group) in groups {
+            // Nothing of its entity changed: nothing to judge (a predicate is not run on other
+            // entities' objects either, so no time limit can be passed).
+            if let entity = group.filter.entity, !set.changes(anyOf: entity) { continue }
             let judgement: Result<FeedFilter.Record, FeedFilter.TooSlow>
             if let known = judged[group.judging] {
                 judgement = known

@@ -61,6 +61,13 @@ struct ChangeSet: Sendable {
         ChangeSet(sequence: sequence, author: author, timestamp: timestamp, changes: changes, states: nil)
     }
 
+    /// Whether the commit changed an object of `entity` or of one of its sub-entities: a
+    /// filter of an entity that it did not change has nothing to judge (``FeedFilter`` skips
+    /// such objects first), which is most commits for most subscriptions.
+    func changes(anyOf entity: EntityDescription) -> Bool {
+        changes.contains { $0.id.entity.isKind(of: entity) }
+    }
+
     /// The snapshot of `id` after the commit as `get` would answer it then (references to
     /// deleted objects cleared).
     func wireSnapshot(_ change: Change) -> ObjectSnapshot? {
