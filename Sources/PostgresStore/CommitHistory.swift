@@ -19,12 +19,12 @@ struct HistoryRow {
 /// no reader can see commit n + 1 while commit n is not visible yet. Only the short end of a
 /// save (the history rows and `COMMIT`) is serialized; the rows are written before, in parallel.
 ///
-/// The lock is taken inside the statement that writes the rows, by the function
-/// ``nextFunction``: a `VOLATILE` function reads `max(seq)` in a snapshot of its own, taken
-/// after the lock is granted, where the statement's own snapshot was taken before it waited.
-/// The lock is then held for one round trip to the database (the `COMMIT`) besides the flush,
-/// not three (lock, rows, `COMMIT`). Servers that take the lock in a statement of its own
-/// number alike beside it: the lock is the same.
+/// The rows are written by the function ``writeFunction``, which takes the lock, then reads
+/// `max(seq)` (a `VOLATILE` function's statements take snapshots of their own, so it reads
+/// after the lock is granted), inserts the rows and sends the notification; the call is sent
+/// with the `COMMIT`, so that the lock is held for PostgreSQL's work and the WAL flush alone,
+/// with no round trip to the server in between (it was three: lock, rows, `COMMIT`). Servers
+/// that take the lock in a statement of its own number alike beside it: the lock is the same.
 ///
 /// Each commit also sends `NOTIFY "_graph_commits"`, delivered to listeners when it commits:
 /// its rows as a JSON array of `[seq, committed_at, author, entities, refs, kinds]` (what a
@@ -44,28 +44,48 @@ enum CommitHistory {
         entities text[] NOT NULL, refs bigint[] NOT NULL, kinds text NOT NULL)
         """
 
-    /// The function that takes the numbering lock and then answers the last number (0 before
-    /// the first commit), read after the lock is granted.
-    static let nextFunction = "_graph_history_last"
+    /// The function that numbers and writes a commit's history rows (its parameters: the
+    /// objects' entities and references, flattened; the time; each part's author, first and
+    /// last object (1-based, inclusive) and kinds) and answers their first and last numbers.
+    /// Its name carries the version of its text: a server that changes the text uses a new
+    /// name, and servers of both versions run beside one another.
+    static let writeFunction = "_graph_history_write_1"
 
-    /// The statement that creates ``nextFunction`` (run when a database opened has none).
+    /// The statement that creates ``writeFunction`` (run when a database opened has none).
+    ///
+    /// The notification is the rows as JSON when that fits ``noticeBytes``, else the last
+    /// number. plpgsql keeps the plans of the function's statements for the connection's life.
     static let functionCreationStatement = """
-        CREATE FUNCTION "\(nextFunction)"() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $body$ \
-        BEGIN PERFORM pg_advisory_xact_lock(\(lockKey)); \
-        RETURN (SELECT coalesce(max(seq), 0) FROM "\(table)"); END $body$
+        CREATE FUNCTION "\(writeFunction)"(p_entities text[], p_refs bigint[], p_at bigint, p_authors text[], \
+        p_firsts bigint[], p_lasts bigint[], p_kinds text[], OUT first_seq bigint, OUT last_seq bigint) \
+        LANGUAGE plpgsql VOLATILE AS $body$
+        DECLARE previous bigint; payload text;
+        BEGIN
+          PERFORM pg_advisory_xact_lock(\(lockKey));
+          SELECT coalesce(max(seq), 0) INTO previous FROM "\(table)";
+          WITH added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds)
+            SELECT previous + p.n, p_at, p.author, p_entities[p.lo::int : p.hi::int], p_refs[p.lo::int : p.hi::int], p.kinds
+            FROM unnest(p_authors, p_firsts, p_lasts, p_kinds) WITH ORDINALITY AS p(author, lo, hi, kinds, n)
+            RETURNING seq, committed_at, author, entities, refs, kinds)
+          SELECT min(seq), max(seq), json_agg(json_build_array(seq, committed_at, author, entities, refs, kinds) ORDER BY seq)::text
+            INTO first_seq, last_seq, payload FROM added;
+          PERFORM pg_notify('\(channel)', CASE WHEN octet_length(payload) <= \(noticeBytes) THEN payload ELSE last_seq::text END);
+        END $body$
         """
 
-    /// Whether the database holds ``nextFunction``.
-    static let functionExistsStatement = "SELECT to_regprocedure('\"\(nextFunction)\"()') IS NOT NULL"
+    /// Whether the database holds ``writeFunction``.
+    static let functionExistsStatement = """
+        SELECT to_regprocedure('"\(writeFunction)"(text[], bigint[], bigint, text[], bigint[], bigint[], text[])') IS NOT NULL
+        """
 
     /// The statement that writes one row per part, as the last of the transaction under way
     /// (nil for no parts: a save without parts writes no row), sent with the `COMMIT`
     /// (``DatabaseSession/pipelinedTransaction(_:)``); ``numbers(in:count:)`` reads its answer.
     ///
-    /// One statement for every part, its text the same for every commit: the parts' columns go
-    /// as arrays (each part's objects a slice of one flattened array). It takes the numbering
-    /// lock (``nextFunction``), which every server's commit waits for, after PostgreSQL has
-    /// parsed and planned it: under the lock, the rows' insertion and the `COMMIT` alone.
+    /// One statement for every part, its text the same for every commit: a call of
+    /// ``writeFunction`` with the parts' columns as arrays (each part's objects a slice of one
+    /// flattened array). The numbering lock that every server's commit waits for is taken in
+    /// the call, after PostgreSQL has parsed and planned the statement.
     static func statement(for parts: [HistoryRow], time: Date) throws -> SQLStatement? {
         guard !parts.isEmpty else { return nil }
         let milliseconds = Int64(exactly: (time.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
@@ -87,20 +107,9 @@ enum CommitHistory {
             lasts.append(position)
         }
         var insert = SQLStatement()
-        let flatEntities = insert.parameter(entities), flatReferences = insert.parameter(references)
-        insert.text = """
-            WITH last AS MATERIALIZED (SELECT "\(nextFunction)"() AS seq), \
-            added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds) \
-            SELECT last.seq + p.n, \(insert.parameter(milliseconds)), p.author, \
-            (\(flatEntities))[p.lo::int : p.hi::int], (\(flatReferences))[p.lo::int : p.hi::int], p.kinds \
-            FROM last, unnest(\(insert.parameter(authors)), \(insert.parameter(firsts)), \(insert.parameter(lasts)), \
-            \(insert.parameter(kinds))) WITH ORDINALITY AS p(author, lo, hi, kinds, n) \
-            RETURNING seq, committed_at, author, entities, refs, kinds), \
-            notice AS (SELECT min(seq) AS lo, max(seq) AS hi, json_agg(json_build_array(seq, committed_at, author, \
-            entities, refs, kinds) ORDER BY seq)::text AS rows FROM added) \
-            SELECT lo, hi, pg_notify('\(channel)', CASE WHEN octet_length(rows) <= \(noticeBytes) THEN rows ELSE hi::text END) \
-            FROM notice
-            """
+        let arguments = [insert.parameter(entities), insert.parameter(references), insert.parameter(milliseconds),
+                         insert.parameter(authors), insert.parameter(firsts), insert.parameter(lasts), insert.parameter(kinds)]
+        insert.text = "SELECT first_seq, last_seq FROM \"\(writeFunction)\"(\(arguments.joined(separator: ", ")))"
         return insert
     }
 

@@ -24,7 +24,7 @@ struct SchemaSetup {
             try session.run(lock.text, lock.binds)
             if try exists(TableLayout.metadataTable) {
                 try session.run(CommitHistory.creationStatement)  // a database made before the history existed
-                try createNumberingFunction()  // or before the function that numbers it
+                try createHistoryFunction()  // or before the function that numbers it
                 return try read(storeType: storeType)
             }
             guard mayCreate else { throw PostgresStoreError.noStore(address: session.address.description) }
@@ -35,9 +35,10 @@ struct SchemaSetup {
         }
     }
 
-    /// Creates the history's numbering function (``CommitHistory/nextFunction``) unless the
-    /// database holds it: a database may be opened by a role that may use it but not replace it.
-    private func createNumberingFunction() throws {
+    /// Creates the function that numbers and writes history rows (``CommitHistory/writeFunction``)
+    /// unless the database holds it: a database may be opened by a role that may call it but
+    /// not replace it.
+    private func createHistoryFunction() throws {
         let rows = try session.run(CommitHistory.functionExistsStatement)
         if let row = rows.first, (try? row.makeRandomAccess()[0].decode(Bool.self)) == true { return }
         try session.run(CommitHistory.functionCreationStatement)
@@ -54,7 +55,7 @@ struct SchemaSetup {
     /// Makes the model's tables, the history table when there is none, and the store's metadata.
     func create(storeType: String) throws -> StoreMetadata {
         for statement in layout.creationStatements + [CommitHistory.creationStatement] { try session.run(statement) }
-        try createNumberingFunction()
+        try createHistoryFunction()
         let metadata = StoreMetadata(storeType: storeType, entityVersionHashes: model.entityVersionHashes,
                                      modelVersionHash: model.versionHash)
         let entries = [("storeIdentifier", metadata.storeIdentifier), ("storeType", storeType),
