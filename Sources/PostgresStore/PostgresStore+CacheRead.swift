@@ -68,15 +68,38 @@ extension PostgresStore {
         var reads: [ObjectRead] = []
         for (root, all) in references.sorted(by: { $0.key < $1.key }) {
             guard let rootEntity = model.entity(named: root) else { continue }
-            let (objectList, positions, next) = try selectListWithToMany(root: rootEntity)
-            let list = objectList + ", \(CommitHistory.latestExpression)"
+            let made = try objectReadText(root: rootEntity)
             for start in stride(from: 0, to: all.count, by: Self.objectsPerRead) {
-                var statement = SQLStatement()
-                let chunk = Array(all[start..<min(start + Self.objectsPerRead, all.count)])
-                statement.text = "SELECT \(list) FROM \(TableLayout.quoted(root)) t WHERE t.\"_id\" = ANY(\(statement.parameter(chunk)))"
-                reads.append(ObjectRead(statement: statement, root: root, toMany: positions, commitColumn: next))
+                var statement = SQLStatement(made.text)
+                _ = statement.parameter(Array(all[start..<min(start + Self.objectsPerRead, all.count)]))
+                statement.knownPreparedKey = made.key
+                reads.append(ObjectRead(statement: statement, root: root, toMany: made.toMany, commitColumn: made.commitColumn))
             }
         }
         return reads
+    }
+
+    /// The text of the statement that reads rows of one table by ID, and the key it is prepared
+    /// under on a connection: the same for every read of the table's misses. Made once per table:
+    /// joining its kilobyte of text (the select list with the to-many relationships and the last
+    /// commit) and hashing it for its key again for each read of misses took more of the
+    /// server's time than reading the rows it returned (`docs/SCALING.md`).
+    struct ObjectReadText {
+        let text: String
+        let key: PreparedKey
+        let toMany: [String: Int]
+        let commitColumn: Int
+    }
+
+    private func objectReadText(root: EntityDescription) throws -> ObjectReadText {
+        if let made = objectReadTexts[root.name] { return made }
+        let (objectList, positions, next) = try selectListWithToMany(root: root)
+        var statement = SQLStatement()
+        let references = statement.parameter([Int64]())  // the IDs' references, one array
+        statement.text = "SELECT \(objectList), \(CommitHistory.latestExpression) FROM \(TableLayout.quoted(root.name)) t "
+            + "WHERE t.\"_id\" = ANY(\(references))"
+        let made = ObjectReadText(text: statement.text, key: statement.preparedKey, toMany: positions, commitColumn: next)
+        objectReadTexts[root.name] = made
+        return made
     }
 }

@@ -48,6 +48,8 @@ public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchec
     private var cachedLayout: TableLayout?
     /// ``selectListWithToMany(root:)`` by root entity, made once (a server's reads repeat them).
     var objectSelectLists: [String: (list: String, toMany: [String: Int], width: Int)] = [:]
+    /// The statement of ``objectReads(of:)`` by root entity, made once (``ObjectReadText``).
+    var objectReadTexts: [String: ObjectReadText] = [:]
     /// How rows of a table are read into objects, by table (``RowReading``).
     var rowReadings: [String: RowReading] = [:]
     /// Fetch plans by shape, so that fetches of one shape are translated once (``FetchPlanCache``).

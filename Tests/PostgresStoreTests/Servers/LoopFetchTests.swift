@@ -6,7 +6,8 @@ import Testing
 /// A server with a bounded cache runs a fetch that one statement answers on the event loop of
 /// the client's connection, on connections to the database made there (docs/SCALING.md); any
 /// other fetch goes to a reader thread as before. Both give the same answers, errors included,
-/// and a connection the database ends is made again.
+/// and a connection the database ends is made again. A plain `get` line that misses goes from
+/// the fast path to the engine, and is answered as the general way answers it.
 @Suite(.serialized, .enabled(if: PostgresCluster.isInstalled, PostgresCluster.skipMessage))
 struct LoopFetchTests {
     /// 3 Albums and 300 Songs (`song N`, N plays, on album N % 3, titled so that their order by
@@ -99,6 +100,38 @@ struct LoopFetchTests {
             fetch(#""entity":"Song","predicate":"title == %@","arguments":[]"#),
             fetch(#""entity":"Song","arguments":[1]"#),
             fetch(#""entity":"Song","predicate":"title == %@","arguments":["x"],"limit":-1"#),
+        ]
+        for line in lines {
+            let answers = (fast: try fastClient.exchange(line), general: try generalClient.exchange(line))
+            #expect(answers.fast == answers.general, "\(line)")
+        }
+    }
+
+    @Test func aPlainGetThatMissesIsAnsweredByteForByteAsTheGeneralWayAnswersIt() throws {
+        let servers = try DatabaseServers(count: 1)
+        let ids = try insertSongs(through: try servers.connect(0))
+        // A cache of 64 KiB holds a few hundred objects at most: most of these gets miss, and the
+        // fast way hands them to the engine straight from their lines.
+        let fast = try DatabaseServers.server(on: servers.database, arguments: ["--cache-bytes", "65536"])
+        let general = try DatabaseServers.server(on: servers.database, arguments: ["--cache-bytes", "65536", "--log-level", "debug"])
+        let fastClient = try WireClient(port: fast.port), generalClient = try WireClient(port: general.port)
+        func get(_ ids: [String], id: String = "3") -> String {
+            let list = ids.map { "\"\($0)\"" }.joined(separator: ",")
+            return #"{"jsonrpc":"2.0","id":\#(id),"method":"get","params":{"ids":[\#(list)]}}"#
+        }
+        let song = ids[7], reference = song.split(separator: "/").last.map(String.init) ?? ""
+        let prefix = String(song.dropLast(reference.count))
+        let lines = [
+            get([ids[0]]),
+            get([ids[1], ids[2], ids[1]], id: #""a-string-id""#),
+            get(Array(ids[10..<74])),  // 64: the most the fast way takes
+            get(Array(ids[100..<165])),  // 65: the general way
+            get([ids[20], prefix + "999999", ids[21]]),  // no such Song: missing
+            get([prefix.replacingOccurrences(of: "/Song/", with: "/Album/") + reference]),  // a Song's reference as an Album's
+            get(["graph://00000000-0000-0000-0000-000000000000/Song/1"]),  // another store's
+            get([ids[30], "not an id"]),  // an error, answered by the general way
+            get([]),
+            get([ids[0]]),  // again: a hit or a miss, the same answer
         ]
         for line in lines {
             let answers = (fast: try fastClient.exchange(line), general: try generalClient.exchange(line))
