@@ -95,16 +95,8 @@ final class DatabaseSession {
     /// runs on a new connection outside it. A connection lost while `COMMIT` was in flight
     /// leaves the outcome unknown, and the error says so.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try run("BEGIN")
-        transactionConnection = connection
         defer { transactionConnection = nil }
-        let result: T
-        do {
-            result = try body()
-        } catch {
-            if let connection, connection === transactionConnection, !connection.isClosed { _ = try? run("ROLLBACK") }
-            throw error
-        }
+        let result = try begun(body)
         try commit()
         return result
     }
@@ -120,17 +112,8 @@ final class DatabaseSession {
     /// `COMMIT` by rolling the transaction back, and the statement's error is thrown, as when
     /// `body` throws.
     func pipelinedTransaction(_ body: () throws -> SQLStatement?) throws -> [PostgresRow] {
-        try run("BEGIN")
-        transactionConnection = connection
         defer { transactionConnection = nil }
-        let last: SQLStatement?
-        do {
-            last = try body()
-        } catch {
-            if let connection, connection === transactionConnection, !connection.isClosed { _ = try? run("ROLLBACK") }
-            throw error
-        }
-        guard let last else {
+        guard let last = try begun(body) else {
             try commit()
             return []
         }
@@ -141,8 +124,10 @@ final class DatabaseSession {
         do {
             rows = try answer.wait().rows
         } catch {
-            _ = try? ending.wait()  // PostgreSQL rolled the transaction back
-            throw failure(error, statement: last.text)
+            // Refused: PostgreSQL rolled the transaction back. The connection lost: the COMMIT
+            // was sent, so the outcome is unknown.
+            _ = try? ending.wait()
+            throw Self.lostDuringCommit(failure(error, statement: last.text))
         }
         let ended: PostgresQueryResult
         do {
@@ -156,6 +141,19 @@ final class DatabaseSession {
                                                      statement: "COMMIT")
         }
         return rows
+    }
+
+    /// Begins a transaction and runs `body` in it, on the connection that began it; rolls it
+    /// back when `body` throws. The caller ends it, and then forgets ``transactionConnection``.
+    private func begun<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN")
+        transactionConnection = connection
+        do {
+            return try body()
+        } catch {
+            if let connection, connection === transactionConnection, !connection.isClosed { _ = try? run("ROLLBACK") }
+            throw error
+        }
     }
 
     private func commit() throws(PostgresStoreError) {
