@@ -35,7 +35,10 @@ final class StoreWorker: @unchecked Sendable {
     private let maximumAnswerBytes: Int
     private let readers: ReaderPool
     private let condition = NSCondition()
-    private var saves: [(SaveCall, @Sendable (Reply) -> Void)] = []
+    /// The saves waiting for the next turn, each with its connection's event loop (if any).
+    private var saves: [(call: SaveCall, loop: (any EventLoop)?, reply: @Sendable (Reply) -> Void)] = []
+    /// The answers of each step of a turn, one task per event loop (used by the writer thread).
+    private let answers = AnswerBatch()
     /// Objects readers read from the database after their state missed them, for the writer to
     /// keep (a bounded cache), each batch with the commit of the state the reader had.
     private var admissions: [(snapshots: [ObjectSnapshot], readAt: Int64)] = []
@@ -242,7 +245,7 @@ final class StoreWorker: @unchecked Sendable {
                 completion(.error(.storeUnavailable("the server is shutting down")))
                 return
             }
-            saves.append((call, completion))
+            saves.append((call, loop, completion))
             condition.signal()
             condition.unlock()
         }
@@ -447,8 +450,11 @@ final class StoreWorker: @unchecked Sendable {
             condition.unlock()
 
             let started = ContinuousClock.now
-            for (call, reply) in turn { graph.stage(call, reply: reply) }
-            graph.commit()
+            // Each step's answers go to their connections' loops together (AnswerBatch).
+            for (call, loop, reply) in turn {
+                answers.gather { graph.stage(call, reply: answers.deferring(reply, on: loop)) }
+            }
+            answers.gather { graph.commit() }
             gathering.turned(saves: turn.count, took: ContinuousClock.now - started)
             graph.stepCheckpoint()
         }
