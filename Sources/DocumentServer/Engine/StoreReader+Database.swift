@@ -74,7 +74,7 @@ extension StoreReader {
     /// fetches of other requests on the connection's event loop (``LoopFetches``), answered as
     /// ``fetch(_:with:catchUp:)`` answers it alone; nil for any other fetch, or when the fetcher
     /// cannot read it with others (that one then answers it).
-    func equalityFetch(_ call: FetchCall, with fetches: LoopFetches, catchUp: (Int64) async -> ReadState?) async -> Reply? {
+    func fetchReadTogether(_ call: FetchCall, with fetches: LoopFetches, catchUp: (Int64) async -> ReadState?) async -> Reply? {
         guard let (equality, value) = LoopFetches.equality(of: call) else { return nil }
         do {
             guard let (found, through) = try await fetches.read(equality, value: value) else { return nil }

@@ -215,7 +215,7 @@ final class StoreWorker: @unchecked Sendable {
                                          onLoop: { reader, reads, catchUp in
                                              let started = call.started(timeLimit: limit)
                                              // A plain equality of a string: with the like fetches of other requests.
-                                             if let reply = await reader.equalityFetch(started, with: reads.fetches, catchUp: catchUp) { return reply }
+                                             if let reply = await reader.fetchReadTogether(started, with: reads.fetches, catchUp: catchUp) { return reply }
                                              return await reader.fetch(started, with: reads.fetcher, catchUp: catchUp)
                                          },
                                          otherwise: { reader in reader.fetch(call.started(timeLimit: limit)) }) { return }
