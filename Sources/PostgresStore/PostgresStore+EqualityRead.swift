@@ -14,8 +14,8 @@ extension PostgresStore {
     /// index of the attribute serves each value), each row with the position of the value it
     /// matched, its to-many relationships and the last commit (as a server's one-statement fetch
     /// reads them). Under load one statement then answers the fetches of many requests, where
-    /// each sent its own: postgres-nio's sending and reading of each statement, and PostgreSQL's
-    /// start of each, were most of a fetch's cost (`docs/SCALING.md`).
+    /// each sent its own (postgres-nio's sending and reading of each statement was about 30 % of
+    /// the server's CPU per fetch, `docs/SCALING.md`).
     struct EqualityRead {
         var statement: SQLStatement
         var root: String

@@ -7,8 +7,9 @@ import NIOCore
 /// fetches of one entity and key that come while they do wait and go in the next read, all in
 /// one statement (``GraphCore/DatabaseFetcher/fetchEqualities(entityName:key:values:)``), as
 /// ``LoopMisses`` reads the misses of `get`s. Each fetch gets the objects its own statement
-/// would have given. Under load a statement then answers many requests: sending and reading a
-/// statement in postgres-nio, and PostgreSQL's start of each, were most of a fetch's cost.
+/// would have given. Under load a statement then answers many requests: postgres-nio's sending
+/// and reading of each fetch's statement was about 30 % of the server's CPU in the fetches of
+/// a profile, besides its socket calls (`docs/SCALING.md`).
 ///
 /// Used on its loop only: its reads run as tasks on the loop's executor.
 final class LoopFetches: @unchecked Sendable {
