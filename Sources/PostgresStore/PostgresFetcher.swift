@@ -65,6 +65,15 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         return found.result
     }
 
+    func fetchEqualities(entityName: String, key: String, values: [String]) async throws -> (objects: [[ObjectSnapshot]], through: Int64)? {
+        guard !values.isEmpty, let read = try store.equalityRead(entityName: entityName, key: key, values: values) else { return nil }
+        let rows = try await run(read.statement)
+        let (objects, through) = try store.equalityResult(of: read, rows: rows, count: values.count)
+        if let through { return (objects, through) }
+        // No row: the history's last commit, read after the statement.
+        return (objects, try await latestCommit())
+    }
+
     /// The history's last commit.
     private func latestCommit() async throws -> Int64 {
         let rows = try await run(SQLStatement("SELECT \(CommitHistory.latestExpression)"))

@@ -52,6 +52,8 @@ public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchec
     var objectReadTexts: [String: ObjectReadText] = [:]
     /// How rows of a table are read into objects, by table (``RowReading``).
     var rowReadings: [String: RowReading] = [:]
+    /// The statement of ``equalityRead(entityName:key:values:)`` by entity and key, made once.
+    var equalityReadTexts: [EqualityReadKey: EqualityReadText?] = [:]
     /// Fetch plans by shape, so that fetches of one shape are translated once (``FetchPlanCache``).
     var fetchPlans = FetchPlanCache(limit: PostgresStore.fetchShapesKept)
     /// The most fetch shapes a store keeps the plans of.

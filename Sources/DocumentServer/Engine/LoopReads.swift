@@ -20,10 +20,12 @@ final class LoopReads: @unchecked Sendable {
         let executor: EventLoopExecutor
         let fetcher: any DatabaseFetcher
         let misses: LoopMisses
+        let fetches: LoopFetches
     }
 
     /// `open` makes the fetcher of a loop, at its first read; at most `missReads` reads of
-    /// misses run at once on a loop; `admit` hands what they read to the writer.
+    /// misses run at once on a loop, and as many reads of fetches read together
+    /// (``LoopFetches``); `admit` hands what the misses' reads read to the writer.
     init(open: @escaping () throws -> any DatabaseFetcher, missReads: Int,
          admit: @escaping @Sendable (_ found: [ObjectSnapshot], _ readAt: Int64, _ missed: Int) -> Void) {
         self.open = open
@@ -39,7 +41,8 @@ final class LoopReads: @unchecked Sendable {
             let executor = EventLoopExecutor(loop)
             let fetcher = try open()
             let made = Loop(executor: executor, fetcher: fetcher,
-                            misses: LoopMisses(executor: executor, fetcher: fetcher, readLimit: readLimit, admit: admit))
+                            misses: LoopMisses(executor: executor, fetcher: fetcher, readLimit: readLimit, admit: admit),
+                            fetches: LoopFetches(executor: executor, fetcher: fetcher, readLimit: readLimit))
             loops[key] = made
             return made
         }

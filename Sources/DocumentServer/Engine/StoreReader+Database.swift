@@ -70,6 +70,26 @@ extension StoreReader {
         }
     }
 
+    /// A fetch `key == value` (``LoopFetches/equality(of:)``) read together with the like
+    /// fetches of other requests on the connection's event loop (``LoopFetches``), answered as
+    /// ``fetch(_:with:catchUp:)`` answers it alone; nil for any other fetch, or when the fetcher
+    /// cannot read it with others (that one then answers it).
+    func fetchReadTogether(_ call: FetchCall, with fetches: LoopFetches, catchUp: (Int64) async -> ReadState?) async -> Reply? {
+        guard let (equality, value) = LoopFetches.equality(of: call) else { return nil }
+        do {
+            guard let (found, through) = try await fetches.read(equality, value: value) else { return nil }
+            // As on a reader thread: the connection's next reads come from a state that holds the
+            // commits the answer holds.
+            if through > state.sequence { _ = await catchUp(through) }
+            let examined = FetchPlan(access: .scan, isSortedByIndex: true, objectsExamined: found.count)
+            return try answer(call, Matches(plan: examined, page: found[...], databasePlan: nil))
+        } catch {
+            let classified = DatabaseReads.classified(error)
+            if let failure = classified as? DatabaseReads.Failure { return .error(.storeUnavailable(failure.description)) }
+            return Self.reply(to: classified, of: call)
+        }
+    }
+
     /// The request a fetch sends to the database: objects with their values (a count the
     /// database cannot make alone comes back as objects, counted here).
     private static func databaseRequest(of call: FetchCall) -> FetchRequest {

@@ -216,7 +216,10 @@ final class StoreWorker: @unchecked Sendable {
             // The clock starts when the loop or a reader takes the fetch, not while it waits in line.
             if !call.explain, readOnLoop(loop, after: call.after, completion: completion,
                                          onLoop: { reader, reads, catchUp in
-                                             await reader.fetch(call.started(timeLimit: limit), with: reads.fetcher, catchUp: catchUp)
+                                             let started = call.started(timeLimit: limit)
+                                             // A plain equality of a string: with the like fetches of other requests.
+                                             if let reply = await reader.fetchReadTogether(started, with: reads.fetches, catchUp: catchUp) { return reply }
+                                             return await reader.fetch(started, with: reads.fetcher, catchUp: catchUp)
                                          },
                                          otherwise: { reader in reader.fetch(call.started(timeLimit: limit)) }) { return }
             read(after: call.after, refused: completion) { reader in completion(reader.fetch(call.started(timeLimit: limit))) }

@@ -103,8 +103,22 @@ public protocol DatabaseFetcher: AnyObject, Sendable {
     func fetchInOneStatement(_ request: FetchRequest) async throws -> (result: StoreFetchResult, through: Int64)?
     /// The objects with these IDs, as ``DatabaseObjectReader/committedSnapshots(of:)`` reads them.
     func committedSnapshots(of ids: [ObjectID]) async throws -> (snapshots: [ObjectSnapshot], through: Int64)
+    /// The answers of many fetches `key == value` of `entityName` and its subentities, one for
+    /// each of `values` in their order, read together (one statement): for each value the
+    /// objects ``fetchInOneStatement(_:)`` gives for that fetch alone (a string attribute
+    /// compared plainly, no sort, no page), and the number of the last commit they may hold.
+    /// Nil when the fetcher cannot read them together (`key` is not a string attribute, …): the
+    /// caller then fetches each alone.
+    func fetchEqualities(entityName: String, key: String, values: [String]) async throws -> (objects: [[ObjectSnapshot]], through: Int64)?
     /// Closes its connections; a fetch made afterwards opens new ones.
     func close()
+}
+
+extension DatabaseFetcher {
+    /// None read together: each fetch alone.
+    public func fetchEqualities(entityName: String, key: String, values: [String]) async throws -> (objects: [[ObjectSnapshot]], through: Int64)? {
+        nil
+    }
 }
 
 /// Reads a shared database's committed objects on a connection of its own, for one thread at
