@@ -10,7 +10,9 @@ import HashTreeCollections
 /// allocation instead of 1,792: 40 bytes an object instead of 56 (a million objects: 16 MB).
 struct EntityObjects: Sendable {
     private var numbered: TreeDictionary<ReferenceNumber, ObjectSnapshot> = [:]
-    private var named: TreeDictionary<StateKey, ObjectSnapshot> = [:]
+    /// Nil while no object has a string reference (nearly always): a reader that copies an
+    /// entity's objects out of the state's map then retains one tree, not two.
+    private var named: TreeDictionary<StateKey, ObjectSnapshot>?
 
     init() {}
 
@@ -19,13 +21,17 @@ struct EntityObjects: Sendable {
         get {
             switch reference {
             case .int(let number): return numbered[ReferenceNumber(number)]
-            case .string: return named.isEmpty ? nil : named[StateKey(reference)]
+            case .string: return named?[StateKey(reference)]
             }
         }
         set {
             switch reference {
             case .int(let number): numbered[ReferenceNumber(number)] = newValue
-            case .string: named[StateKey(reference)] = newValue
+            case .string:
+                var tree = named ?? [:]
+                named = nil  // the tree alone holds its nodes: changed in place
+                tree[StateKey(reference)] = newValue
+                named = tree.isEmpty ? nil : tree
             }
         }
     }
@@ -36,26 +42,26 @@ struct EntityObjects: Sendable {
         set { self[id.referenceObject] = newValue }
     }
 
-    var count: Int { numbered.count + named.count }
+    var count: Int { numbered.count + (named?.count ?? 0) }
 
     /// The objects: integer references in increasing order (``ReferenceNumber``), then the others.
-    var values: Values { Values(numbered: numbered.values, named: named.values) }
+    var values: Values { Values(numbered: numbered.values, named: named?.values) }
 
     /// The objects of an ``EntityObjects``, in no particular order; a value that shares the trees.
     struct Values: Sequence, Sendable {
         let numbered: TreeDictionary<ReferenceNumber, ObjectSnapshot>.Values
-        let named: TreeDictionary<StateKey, ObjectSnapshot>.Values
+        let named: TreeDictionary<StateKey, ObjectSnapshot>.Values?
 
-        var count: Int { numbered.count + named.count }
-        var isEmpty: Bool { numbered.isEmpty && named.isEmpty }
+        var count: Int { numbered.count + (named?.count ?? 0) }
+        var isEmpty: Bool { numbered.isEmpty && named?.isEmpty != false }
 
         func makeIterator() -> Iterator {
-            Iterator(numbered: numbered.makeIterator(), named: named.makeIterator())
+            Iterator(numbered: numbered.makeIterator(), named: named?.makeIterator())
         }
 
         struct Iterator: IteratorProtocol {
             var numbered: TreeDictionary<ReferenceNumber, ObjectSnapshot>.Values.Iterator
-            var named: TreeDictionary<StateKey, ObjectSnapshot>.Values.Iterator
+            var named: TreeDictionary<StateKey, ObjectSnapshot>.Values.Iterator?
             var inNamed = false
 
             mutating func next() -> ObjectSnapshot? {
@@ -63,7 +69,7 @@ struct EntityObjects: Sendable {
                     if let next = numbered.next() { return next }
                     inNamed = true
                 }
-                return named.next()
+                return named?.next()
             }
         }
     }
