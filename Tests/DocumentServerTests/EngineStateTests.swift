@@ -157,4 +157,30 @@ struct EngineStateTests {
         #expect(state.objectCount == ids.count)
         #expect(ids.allSatisfy { state.storedSnapshot(of: $0)?.objectID == $0 })
     }
+
+    @Test("an entity's objects hold integer and string references apart, and walk the integer ones first")
+    func entityObjectsHoldBothKindsOfReference() throws {
+        let fixture = try Fixture()
+        let song = try #require(fixture.graph.model.entity(named: "Song"))
+        let store = fixture.graph.store.identifier
+        let references: [ReferenceObject] = [.string("b"), .int(3), .int(1), .string("a"), .int(40), .int(2)]
+        var objects = EntityObjects()
+        for reference in references {
+            let id = ObjectID(entity: song, storeIdentifier: store, reference: reference)
+            objects[id] = ObjectSnapshot(objectID: id, version: 1, values: song.properties.map { _ in .null })
+        }
+        #expect(objects.count == 6 && objects.values.count == 6 && !objects.values.isEmpty)
+        let walked = objects.values.map(\.objectID.referenceObject)
+        #expect(Set(walked.prefix(4).map(\.description)) == ["1", "2", "3", "40"])
+        #expect(Set(walked.suffix(2).map(\.description)) == ["a", "b"])
+        #expect(objects[ReferenceObject.string("a")]?.objectID.referenceObject == .string("a"))
+        #expect(objects[ReferenceObject.int(40)]?.version == 1)
+        #expect(objects[ReferenceObject.int(4)] == nil && objects[ReferenceObject.string("c")] == nil)
+        objects[ReferenceObject.string("a")] = nil
+        objects[ReferenceObject.int(3)] = nil
+        #expect(objects.count == 4)
+        #expect(objects.values.map(\.objectID.referenceObject).count == 4)
+        #expect(objects[ReferenceObject.int(3)] == nil && objects[ReferenceObject.string("a")] == nil)
+        #expect(EntityObjects().values.isEmpty)
+    }
 }

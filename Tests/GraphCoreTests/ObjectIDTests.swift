@@ -213,6 +213,27 @@ import Testing
         #expect(a.hashValue == b.hashValue)
     }
 
+    @Test("IDs of one entity in one store share one home; a maker's IDs are the store's")
+    func idsOfOneEntityInOneStoreShareTheirHome() throws {
+        let model = try MusicModel.make()
+        let song = try entity("Song", in: model)
+        let seven = ObjectID(entity: song, storeIdentifier: store, reference: .int(7))
+        let named = ObjectID(entity: song, storeIdentifier: store, reference: .string("eight"))
+        let album = ObjectID(entity: try entity("Album", in: model), storeIdentifier: store, reference: .int(7))
+        let elsewhere = ObjectID(entity: song, storeIdentifier: "another", reference: .int(7))
+        #expect(seven.storage.home === named.storage.home)
+        #expect(seven.storage.home !== album.storage.home)
+        #expect(seven.storage.home !== elsewhere.storage.home)
+        #expect(seven.storage.entity === song && seven.storage.store?.identifier == store)
+        let first = ObjectID.temporary(for: song), second = ObjectID.temporary(for: song)
+        #expect(first.storage.home === second.storage.home && first.storage.store == nil && first != second)
+        let maker = ObjectID.Maker(home: seven.storage.home)
+        #expect(maker.entity === song)
+        #expect(maker.id(7) == seven && maker.id(7).hashValue == seven.hashValue)
+        #expect(maker.id(7).uriRepresentation == "graph://\(store)/Song/7")
+        #expect(maker.id(8) != seven)
+    }
+
     // MARK: - The ASCII fast path of parsing
 
     @Test func aURIWithCharactersBeyondASCIIParsesAsItDidByCharacters() throws {

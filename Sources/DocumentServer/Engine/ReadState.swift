@@ -1,5 +1,4 @@
 import GraphCore
-import HashTreeCollections
 
 /// One committed state of the store, immutable: every object as an ``ObjectSnapshot``, by
 /// concrete entity, and the number of the commit that made it.
@@ -26,7 +25,7 @@ struct ReadState: Sendable {
     /// Relationships whose references may outlive their target, read as cleared.
     let dangling: DanglingReferences
     /// By concrete entity name (every non-abstract entity has an entry).
-    private var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>]
+    private var entities: [String: EntityObjects]
     /// The model's fetch indexes over these objects, advanced with them (persistent, like
     /// the maps): `fetch` reads them through GraphCore's planner.
     private(set) var indexes: SnapshotIndexes
@@ -47,9 +46,9 @@ struct ReadState: Sendable {
         clearingEpoch = 0
         // The maps and the indexes are built from the snapshots at the same time.
         (entities, indexes) = SideBySide.run({
-            var entities: [String: TreeDictionary<StateKey, ObjectSnapshot>] = [:]
-            for entity in model.entities where !entity.isAbstract { entities[entity.name] = [:] }
-            for snapshot in snapshots { entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot }
+            var entities: [String: EntityObjects] = [:]
+            for entity in model.entities where !entity.isAbstract { entities[entity.name] = EntityObjects() }
+            for snapshot in snapshots { entities[snapshot.objectID.entityName, default: EntityObjects()][snapshot.objectID] = snapshot }
             return entities
         }, {
             isComplete ? SnapshotIndexes(model: model, snapshots: snapshots) : SnapshotIndexes()
@@ -66,12 +65,12 @@ struct ReadState: Sendable {
         var deleted: [ObjectSnapshot] = []
         let indexed = !indexes.isEmpty
         for (id, snapshot) in changes {
-            let old = next.entities[id.entityName]?[StateKey(id)]
+            let old = next.entities[id.entityName]?[id]
             if indexed { next.indexes.apply(old: old, new: snapshot) }
             if let snapshot {
-                next.entities[id.entityName, default: [:]][StateKey(id)] = snapshot
+                next.entities[id.entityName, default: EntityObjects()][id] = snapshot
             } else {
-                next.entities[id.entityName]?[StateKey(id)] = nil
+                next.entities[id.entityName]?[id] = nil
                 if let old { deleted.append(old) }
             }
         }
@@ -93,17 +92,17 @@ struct ReadState: Sendable {
     /// the maps and the indexes (``clearDanglingReferences(changes:deleted:)``).
     mutating func replaceStored(_ old: ObjectSnapshot, with new: ObjectSnapshot) {
         if !indexes.isEmpty { indexes.apply(old: old, new: new) }
-        entities[new.objectID.entityName, default: [:]][StateKey(new.objectID)] = new
+        entities[new.objectID.entityName, default: EntityObjects()][new.objectID] = new
     }
 
     /// Keeps `snapshot` (a bounded cache's state: no indexes to keep up).
     mutating func store(_ snapshot: ObjectSnapshot) {
-        entities[snapshot.objectID.entityName, default: [:]][StateKey(snapshot.objectID)] = snapshot
+        entities[snapshot.objectID.entityName, default: EntityObjects()][snapshot.objectID] = snapshot
     }
 
     /// Lets object `id` go (a bounded cache's state).
     mutating func forget(_ id: ObjectID) {
-        entities[id.entityName]?[StateKey(id)] = nil
+        entities[id.entityName]?[id] = nil
     }
 
     // MARK: - Reading
@@ -112,28 +111,28 @@ struct ReadState: Sendable {
     var objectCount: Int { entities.values.reduce(0) { $0 + $1.count } }
 
     /// The objects of one concrete entity, in no particular order.
-    func objects(ofEntity name: String) -> TreeDictionary<StateKey, ObjectSnapshot>.Values {
-        (entities[name] ?? [:]).values
+    func objects(ofEntity name: String) -> EntityObjects.Values {
+        (entities[name] ?? EntityObjects()).values
     }
 
     /// Every object, by concrete entity name, as the store holds them (references not
     /// cleared): for a checkpoint writing the store's snapshot file from this state on a
     /// thread of its own (the values are immutable and `Sendable`).
-    var objectsByEntity: [String: TreeDictionary<StateKey, ObjectSnapshot>.Values] {
+    var objectsByEntity: [String: EntityObjects.Values] {
         entities.mapValues(\.values)
     }
 
     /// The stored snapshots of one concrete entity by reference, as the store holds them: how
     /// the fetch indexes' entries find their objects (``SnapshotFetch/ReferenceLookup``).
     func lookup(ofEntity name: String) -> (ReferenceObject) -> ObjectSnapshot? {
-        let objects = entities[name] ?? [:]
-        return { objects[StateKey($0)] }
+        let objects = entities[name] ?? EntityObjects()
+        return { objects[$0] }
     }
 
     /// The stored snapshot of an object, as the store holds it (references not cleared).
     func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == storeIdentifier else { return nil }
-        return entities[id.entityName]?[StateKey(id)]
+        return entities[id.entityName]?[id]
     }
 
     /// The committed state of an object, or nil when there is none. References to deleted
@@ -154,10 +153,10 @@ struct ReadState: Sendable {
     /// no such object (an ID naming a sibling entity names none).
     func canonicalSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == storeIdentifier else { return nil }
-        if let found = entities[id.entityName]?[StateKey(id)] { return found }
+        if let found = entities[id.entityName]?[id] { return found }
         // IDs of one hierarchy are equal: the same ID finds the object under its own entity.
         for entity in model.entities where entity.name != id.entityName && !entity.isAbstract && entity.isKind(of: id.entity) {
-            if let found = entities[entity.name]?[StateKey(id)] { return found }
+            if let found = entities[entity.name]?[id] { return found }
         }
         return nil
     }

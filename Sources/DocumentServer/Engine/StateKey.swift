@@ -33,6 +33,12 @@ struct StateKey: Hashable, Sendable {
             hasher.combine(self.reference)
             return hasher.finalize()
         }
+        return Self.orderedHash(reference)
+    }
+
+    /// The hash of integer reference `reference`: its low 30 bits, most significant 5-bit
+    /// group first, below the rest.
+    static func orderedHash(_ reference: Int64) -> Int {
         let bits = UInt64(bitPattern: reference)
         var hash = (bits >> 30) << 30
         for level in 0..<6 {

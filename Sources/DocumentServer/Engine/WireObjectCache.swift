@@ -27,25 +27,24 @@ final class WireObjectCache: Sendable {
         var epoch: Int64 = 0
     }
 
-    /// Bytes counted for each entry besides its wire form, estimated: its key and what is held
-    /// with it (40 bytes) in a table kept at most three-quarters full, its place in the ring
-    /// (9), and its byte array's 32-byte header with malloc's own.
+    /// Bytes counted for each entry besides its wire form, estimated: its key and its place in
+    /// the ring (12 bytes) in a table kept between three-eighths and three-quarters full, its
+    /// place in the ring (its ID, its entry and whether it was read: 33), and its byte array's
+    /// 32-byte header with malloc's rounding up to a size class.
     static let entryOverhead = 96
     /// The most entries one insert looks at for one to evict; past it the entry under the
     /// hand goes, read or not.
     static let sweepLimit = 32
 
-    /// An entry held, and where the hand finds it.
-    private struct Held {
-        var entry: Entry
-        var position: Int
-    }
-
     private struct State {
-        /// What a lookup reads: one hash probe, the entry beside its key.
-        var held: [ObjectID: Held] = [:]
+        /// What a lookup reads first: one hash probe, the entry's place in the ring. A table of
+        /// small values (4 bytes beside each 8-byte key), where the entries themselves, 24 bytes,
+        /// would be held in every bucket of a table kept at most three-quarters full.
+        var held: [ObjectID: UInt32] = [:]
         /// The IDs in the order the hand sweeps them; nil where an entry was removed.
         var ring: [ObjectID?] = []
+        /// By position in `ring`: the entries (an empty one where none is held).
+        var entries: [Entry] = []
         /// By position in `ring`: read since the hand last passed. Apart from the ring, so
         /// that the sweep walks one small array instead of probing the table for each entry.
         var referenced: [Bool] = []
@@ -102,10 +101,12 @@ final class WireObjectCache: Sendable {
     /// `graph://S/Dog/7` is `graph://S/Cat/7`), version and epoch, marked as read.
     private static func valid(_ state: inout State, _ snapshot: ObjectSnapshot, _ epoch: Int64) -> Entry? {
         guard let index = state.held.index(forKey: snapshot.objectID) else { return nil }
-        let (id, held) = state.held[index]
-        guard id.entity === snapshot.objectID.entity, held.entry.version == snapshot.version, held.entry.epoch == epoch else { return nil }
-        state.referenced[held.position] = true
-        return held.entry
+        let (id, place) = state.held[index]
+        let position = Int(place)
+        let entry = state.entries[position]
+        guard id.entity === snapshot.objectID.entity, entry.version == snapshot.version, entry.epoch == epoch else { return nil }
+        state.referenced[position] = true
+        return entry
     }
 
     /// The entries held for `ids`, whatever their version (for tests and diagnostics).
@@ -113,8 +114,8 @@ final class WireObjectCache: Sendable {
         state.withLockedValue { state in
             var found: [Entry] = []
             for id in ids {
-                guard let held = state.held[id] else { return nil }
-                found.append(held.entry)
+                guard let place = state.held[id] else { return nil }
+                found.append(state.entries[Int(place)])
             }
             return found
         }
@@ -135,8 +136,8 @@ final class WireObjectCache: Sendable {
     func insertUnlessNewer(_ entry: Entry, for id: ObjectID) {
         state.withLockedValue { state in
             if let index = state.held.index(forKey: id) {
-                let (heldID, held) = state.held[index]
-                if heldID.entity === id.entity, held.entry.version > entry.version { return }
+                let (heldID, place) = state.held[index]
+                if heldID.entity === id.entity, state.entries[Int(place)].version > entry.version { return }
             }
             Self.insert(entry, for: id, into: &state, byteLimit: byteLimit)
         }
@@ -152,13 +153,17 @@ final class WireObjectCache: Sendable {
         if let reused = state.free.popLast() {
             position = reused
             state.ring[position] = id
+            state.entries[position] = entry
             state.referenced[position] = false
         } else {
+            // Places are numbered in 32 bits: past that many entries, no more are held.
+            guard state.ring.count < Int(UInt32.max) else { return }
             position = state.ring.count
             state.ring.append(id)
+            state.entries.append(entry)
             state.referenced.append(false)
         }
-        state.held[id] = Held(entry: entry, position: position)
+        state.held[id] = UInt32(truncatingIfNeeded: position)
         state.bytes += cost
     }
 
@@ -186,10 +191,12 @@ final class WireObjectCache: Sendable {
 
     /// Drops the entry of `id`, if any.
     private static func remove(_ id: ObjectID, from state: inout State) {
-        guard let held = state.held.removeValue(forKey: id) else { return }
-        state.ring[held.position] = nil
-        state.free.append(held.position)
-        state.bytes -= cost(held.entry)
+        guard let place = state.held.removeValue(forKey: id) else { return }
+        let position = Int(place)
+        state.bytes -= cost(state.entries[position])
+        state.ring[position] = nil
+        state.entries[position] = Entry(version: 0, bytes: [])
+        state.free.append(position)
     }
 
     func remove(_ ids: some Sequence<ObjectID>) {

@@ -2,9 +2,9 @@
 /// does, for a caller that reads many (a server connection reading the IDs of its requests).
 ///
 /// The usual URI, `graph://<store>/<Entity>/<n>` in ASCII with a decimal integer reference,
-/// is read straight from its bytes: the store's key and the entity of the URI before are
-/// remembered, so that neither is looked up again (a store key is otherwise interned under a
-/// lock shared by every thread). Any other URI (a string or percent-encoded reference, a
+/// is read straight from its bytes: the store's key, the entity and the IDs' home (both in
+/// one object) of the URI before are remembered, so that none is looked up again (a store key
+/// and a home are otherwise interned under locks shared by every thread). Any other URI (a string or percent-encoded reference, a
 /// temporary ID, non-ASCII text, an unknown entity, a malformed URI) goes to
 /// ``ObjectID/init(uri:model:)``: the IDs made, and the errors thrown, are exactly its own.
 ///
@@ -21,6 +21,8 @@ public struct ObjectIDReader {
     private var lastStore: (identifier: [UInt8], key: StoreKey)?
     /// The entity part and entity of the last URI read.
     private var lastEntity: (name: [UInt8], entity: EntityDescription)?
+    /// The home (entity and store) of the last ID read, which the next one most often shares.
+    private var lastHome: ObjectID.Home?
 
     /// A reader for URIs of `model`'s entities.
     public init(model: ObjectModel) {
@@ -87,7 +89,12 @@ public struct ObjectIDReader {
             store = StoreKey.interned(String(decoding: bytes[storeRange], as: UTF8.self))
             lastStore = (Array(bytes[storeRange]), store)
         }
-        return ObjectID(entity: entity, store: store, reference: .int(number))
+        if let lastHome, lastHome.entity === entity, lastHome.store === store {
+            return ObjectID(home: lastHome, number: number)
+        }
+        let home = ObjectID.Home.of(entity: entity, store: store)
+        lastHome = home
+        return ObjectID(home: home, number: number)
     }
 
     /// The integer whose `String(n)` is exactly these bytes: digits without a leading zero

@@ -11,31 +11,73 @@ import Foundation
 public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     // One allocation per object, shared by every value that refers to it, keeps an ID at 8
     // bytes inside attribute and relationship storage. An integer reference (the common case)
-    // keeps the allocation at 40 bytes; a string reference takes the subclass below.
+    // keeps the allocation at 32 bytes (a size class of its own: 40 would take 48): what every
+    // ID of one entity in one store shares, its entity and its store, is one `Home` object
+    // that the IDs point to. A string reference takes the subclass below.
     class Storage: @unchecked Sendable {
         // Sendable: every stored property is an immutable `let` of a Sendable type.
-        let entity: EntityDescription
-        /// nil for a temporary ID.
-        let store: StoreKey?
+        let home: Home
         /// The integer reference (unused when `self` is a `StringStorage`). For a temporary ID
         /// made in this process, its number; one parsed from elsewhere keeps its "t<uuid>" string.
         let number: Int64
 
-        init(entity: EntityDescription, store: StoreKey?, number: Int64) {
-            self.entity = entity
-            self.store = store
+        init(home: Home, number: Int64) {
+            self.home = home
             self.number = number
         }
+
+        var entity: EntityDescription { home.entity }
+        /// nil for a temporary ID.
+        var store: StoreKey? { home.store }
 
         var reference: ReferenceObject { .int(number) }
 
         func hashReference(into hasher: inout Hasher) { hasher.combine(number) }
 
         static func make(entity: EntityDescription, store: StoreKey?, reference: ReferenceObject) -> Storage {
+            make(home: Home.of(entity: entity, store: store), reference: reference)
+        }
+
+        static func make(home: Home, reference: ReferenceObject) -> Storage {
             switch reference {
-            case .int(let number) where store == nil: return TemporaryStorage(entity: entity, store: nil, number: number)
-            case .int(let number): return Storage(entity: entity, store: store, number: number)
-            case .string(let string): return StringStorage(entity: entity, store: store, string: string)
+            case .int(let number) where home.store == nil: return TemporaryStorage(home: home, number: number)
+            case .int(let number): return Storage(home: home, number: number)
+            case .string(let string): return StringStorage(home: home, string: string)
+            }
+        }
+    }
+
+    /// The entity and the store of IDs: one object for each pair, made once and kept for the
+    /// process (there are as many as entities times stores opened), so that each ID holds one
+    /// pointer for both.
+    final class Home: @unchecked Sendable {
+        // Sendable: every stored property is an immutable `let` of a Sendable type.
+        let entity: EntityDescription
+        /// nil for temporary IDs.
+        let store: StoreKey?
+
+        private init(entity: EntityDescription, store: StoreKey?) {
+            self.entity = entity
+            self.store = store
+        }
+
+        private struct Key: Hashable {
+            let entity: ObjectIdentifier
+            let store: ObjectIdentifier?
+        }
+
+        /// Kept for the process: a home holds its entity (and so its model) and its store key,
+        /// which is interned for the process too, and no identifier is ever reused for another.
+        private static let table = Locked<[Key: Home]>([:])
+
+        /// The one home of `entity` in `store`.
+        static func of(entity: EntityDescription, store: StoreKey?) -> Home {
+            let key = Key(entity: ObjectIdentifier(entity), store: store.map(ObjectIdentifier.init))
+            return table.withLock { table in
+                if let home = table[key] { return home }
+                let home = Home(entity: entity, store: store)
+                table[key] = home
+                return home
             }
         }
     }
@@ -54,9 +96,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         /// these without a dynamic cast.
         static let marker = Int64.min
 
-        init(entity: EntityDescription, store: StoreKey?, string: String) {
+        init(home: Home, string: String) {
             self.string = string
-            super.init(entity: entity, store: store, number: StringStorage.marker)
+            super.init(home: home, number: StringStorage.marker)
         }
 
         override var reference: ReferenceObject { .string(string) }
@@ -82,10 +124,16 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// a random per-process prefix and the number, so they are unique across processes too.
     public static func temporary(for entity: EntityDescription) -> ObjectID {
         let number = temporaryCounter.withLock { counter -> UInt64 in counter &+= 1; return counter }
-        return ObjectID(storage: TemporaryStorage(entity: entity, store: nil, number: Int64(bitPattern: number)))
+        return ObjectID(storage: TemporaryStorage(home: Home.of(entity: entity, store: nil), number: Int64(bitPattern: number)))
     }
 
     private init(storage: Storage) { self.storage = storage }
+
+    /// A permanent ID of the entity and store that `home` stands for (a reader that keeps the
+    /// home of the IDs before at hand: no lookup).
+    init(home: Home, number: Int64) {
+        storage = .make(home: home, reference: .int(number))
+    }
 
     /// For a temporary ID whose object was given a permanent ID by its context: that ID.
     var forwardedPermanentID: ObjectID? {
@@ -261,6 +309,22 @@ final class StoreKey: Sendable {
             let key = StoreKey(identifier)
             table[identifier] = key
             return key
+        }
+    }
+}
+
+extension ObjectID {
+    /// Makes the permanent IDs of one entity in one store with integer references, for a
+    /// loader that makes many: the part they share is looked up once, not for each ID.
+    public struct Maker: Sendable {
+        let home: Home
+
+        /// The entity of the IDs made.
+        public var entity: EntityDescription { home.entity }
+
+        /// The ID of the object with reference `number`.
+        public func id(_ number: Int64) -> ObjectID {
+            ObjectID(home: home, number: number)
         }
     }
 }

@@ -217,6 +217,12 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         ObjectID(entity: entity, store: storeKey, reference: referenceObject)
     }
 
+    /// Makes this store's IDs of `entity` with integer references, as ``objectID(for:referenceObject:)``
+    /// does, for a loader that makes many (with the store's identifier as it is now).
+    public func objectIDMaker(for entity: EntityDescription) -> ObjectID.Maker {
+        ObjectID.Maker(home: .of(entity: entity, store: storeKey))
+    }
+
     /// The interned key of ``identifier``, looked up again only when the identifier changes.
     private var storeKey: StoreKey {
         if let cachedStoreKey, cachedStoreKey.identifier == identifier { return cachedStoreKey }

@@ -50,7 +50,14 @@ extension StoreFileDecoder {
             }
         }
         if identifierOfNodes == nil { identifierOfNodes = store.identifier }
-        let id = store.objectID(for: entity.entity, referenceObject: .int(reference))
+        let maker: ObjectID.Maker
+        if let idMaker, idMaker.entity === entity.entity {
+            maker = idMaker
+        } else {
+            maker = store.objectIDMaker(for: entity.entity)
+            idMaker = maker
+        }
+        let id = maker.id(reference)
         nodes.append(ObjectSnapshot(objectID: id, version: version, values: values))
         nodeEntities.append(Int32(entity.index))
         nodeReferences.append(reference)

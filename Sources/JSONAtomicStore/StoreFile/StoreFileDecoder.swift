@@ -79,6 +79,8 @@ final class StoreFileDecoder: JSONEventHandler {
     var heldStoreIdentifier: String?
     /// The ranges decoded on other threads and appended (``append(_:)``).
     var rangesJoined = 0
+    /// Makes the IDs of the entity of the objects before (a range holds objects of few entities).
+    var idMaker: ObjectID.Maker?
     @exclusivity(unchecked) var toOne: [PendingReference] = []
     @exclusivity(unchecked) var toMany: [PendingList] = []
     @exclusivity(unchecked) var referencePool: [Int64] = []
