@@ -7,7 +7,8 @@ import PostgresNIO
 /// statements (store calls are synchronous), on a thread that is not one of the event loop's.
 ///
 /// The connection is made when first needed and made again after it was lost; a statement
-/// in flight when it is lost fails with ``PostgresStoreError/connectionFailed(address:reason:)``.
+/// in flight when it is lost fails with ``PostgresStoreError/connectionFailed(address:reason:)``,
+/// even one the connection closed before taking (``StatementWait``).
 /// Every statement is bounded by PostgreSQL's `statement_timeout`.
 ///
 /// Not `Sendable`: its store's coordinator makes one call at a time into it.
@@ -52,7 +53,7 @@ final class DatabaseSession {
         let connection = try open()
         let query = PostgresQuery(unsafeSQL: sql, binds: binds)
         do {
-            return try connection.query(query, logger: logger).wait().rows
+            return try StatementWait.value(of: connection.query(query, logger: logger), on: connection).rows
         } catch {
             throw failure(error, statement: sql)
         }
@@ -122,16 +123,16 @@ final class DatabaseSession {
         let ending = connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: logger)
         let rows: [PostgresRow]
         do {
-            rows = try answer.wait().rows
+            rows = try StatementWait.value(of: answer, on: connection).rows
         } catch {
             // Refused: PostgreSQL rolled the transaction back. The connection lost: the COMMIT
             // was sent, so the outcome is unknown.
-            _ = try? ending.wait()
+            _ = try? StatementWait.value(of: ending, on: connection)
             throw Self.lostDuringCommit(failure(error, statement: last.text))
         }
         let ended: PostgresQueryResult
         do {
-            ended = try ending.wait()
+            ended = try StatementWait.value(of: ending, on: connection)
         } catch {
             throw Self.lostDuringCommit(failure(error, statement: "COMMIT"))
         }
@@ -219,7 +220,7 @@ final class DatabaseSession {
         connection = made
         do {
             for setting in Self.settings(statementTimeoutSeconds: statementTimeoutSeconds) {
-                _ = try made.query(PostgresQuery(unsafeSQL: setting), logger: logger).wait()
+                _ = try StatementWait.value(of: made.query(PostgresQuery(unsafeSQL: setting), logger: logger), on: made)
             }
         } catch {
             throw failure(error, statement: "SET statement_timeout")
@@ -268,6 +269,7 @@ final class DatabaseSession {
             // the close can come after the error).
             return (.connectionFailed(address: address.description, reason: reason(error)), true)
         }
+        if error is StatementWait.Stranded { return (.connectionFailed(address: address.description, reason: reason(error)), true) }
         return (.connectionFailed(address: address.description, reason: reason(error)), false)
     }
 

@@ -117,6 +117,13 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
             link.made = connection
             return Self.name(for: statement, on: link)
         }
+        // Called on the connection's event loop, a connection not closed here still has its
+        // handler when the statement is handed to it below (nothing suspends in between), and
+        // the handler answers or fails it: a statement is never dropped unanswered (``StatementWait``).
+        if connection.isClosed {
+            drop(link)
+            throw .connectionFailed(address: store.address.description, reason: "the connection closed")
+        }
         do {
             guard let name else {
                 return try await connection.query(PostgresQuery(unsafeSQL: statement.text, binds: statement.binds), logger: logger).get().rows

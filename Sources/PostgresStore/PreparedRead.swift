@@ -24,9 +24,10 @@ struct PreparedRead: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 
     /// Runs `statement` prepared as `name` on `connection` and returns its rows, blocking the
-    /// calling thread (never one of the event loop's) until they have all come.
+    /// calling thread (never one of the event loop's) until they have all come or the
+    /// connection has closed without sending them (``StatementWait``).
     static func run(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger) throws -> [PostgresRow] {
-        try WaitingThreadExecutor.run { try await rows(name: name, statement: statement, on: connection, logger: logger) }
+        try WaitingThreadExecutor.run(waitingOn: StatementWait(on: connection)) { try await rows(name: name, statement: statement, on: connection, logger: logger) }
     }
 
     /// Runs `statement` prepared as `name` on `connection` and returns its rows, in the caller's task.

@@ -24,7 +24,13 @@ final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs `operation` and returns its result (or throws its error), on this thread.
-    static func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+    ///
+    /// With `wait`, the operation is given up when it waits for a statement's answer that its
+    /// connection closed without sending (``StatementWait``): this thread then throws
+    /// ``StatementWait/Stranded`` and the operation's task is left suspended (a job it may still
+    /// enqueue is never run).
+    static func run<T: Sendable>(waitingOn wait: StatementWait? = nil,
+                                 _ operation: @escaping @Sendable () async throws -> T) throws -> T {
         let executor = WaitingThreadExecutor()
         let outcome = Outcome<T>()
         Task(executorPreference: executor) {
@@ -35,7 +41,7 @@ final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
             }
             executor.finish()
         }
-        executor.runJobsUntilFinished()
+        try executor.runJobsUntilFinished(waitingOn: wait)
         guard let result = outcome.result else { throw CancellationError() }  // set before `finish`
         return try result.get()
     }
@@ -47,11 +53,22 @@ final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func runJobsUntilFinished() {
+    private func runJobsUntilFinished(waitingOn wait: StatementWait?) throws {
         let unowned = asUnownedTaskExecutor()
+        var wait = wait
         while true {
             condition.lock()
-            while jobs.isEmpty && !finished { condition.wait() }
+            while jobs.isEmpty && !finished {
+                guard wait != nil else {
+                    condition.wait()
+                    continue
+                }
+                if condition.wait(until: Date(timeIntervalSinceNow: StatementWait.patience)) { continue }
+                if jobs.isEmpty, !finished, wait?.givesUp() == true {
+                    condition.unlock()
+                    throw StatementWait.Stranded()
+                }
+            }
             if jobs.isEmpty {
                 condition.unlock()
                 return
