@@ -23,6 +23,12 @@ fi
 # The README's performance table is written from the benchmarks' recorded figures.
 python3 scripts/readme-figures.py --check
 
+# No file keeps a merge's conflict markers (one stood in Benchmarks/README.md unseen).
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && git grep -nE '^(<<<<<<<|>>>>>>>) ' >&2; then
+    echo "FAILED: merge conflict markers are left in the files above" >&2
+    exit 1
+fi
+
 TRAITS=(--enable-all-traits)
 swift build --build-tests "${TRAITS[@]}"
 swift test --skip-build "${TRAITS[@]}"
