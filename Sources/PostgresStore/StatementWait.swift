@@ -31,8 +31,20 @@ struct StatementWait {
 
     init(on connection: PostgresConnection) { self.connection = connection }
 
+    /// Waits on `condition` (locked by the caller, and locked again when this returns or
+    /// throws) while `pending` holds, giving the statement up once the connection has been seen
+    /// closed on two wakes in a row.
+    ///
+    /// - Throws: ``Stranded``.
+    mutating func wait(on condition: NSCondition, while pending: () -> Bool) throws {
+        while pending() {
+            if condition.wait(until: Date(timeIntervalSinceNow: Self.patience)) { continue }
+            if pending(), givesUp() { throw Stranded() }
+        }
+    }
+
     /// Called each time the wait wakes without an answer: whether to give the statement up.
-    mutating func givesUp() -> Bool {
+    private mutating func givesUp() -> Bool {
         guard connection.isClosed else {
             seenClosed = false
             return false
@@ -51,11 +63,8 @@ struct StatementWait {
         var wait = StatementWait(on: connection)
         answer.condition.lock()
         defer { answer.condition.unlock() }
-        while answer.result == nil {
-            if answer.condition.wait(until: Date(timeIntervalSinceNow: patience)) { continue }
-            if answer.result == nil, wait.givesUp() { throw Stranded() }
-        }
-        // Set before the loop ended.
+        try wait.wait(on: answer.condition) { answer.result == nil }
+        // Set before the wait ended.
         guard let result = answer.result else { throw Stranded() }
         return try result.get()
     }

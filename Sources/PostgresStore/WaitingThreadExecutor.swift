@@ -25,11 +25,11 @@ final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `operation` and returns its result (or throws its error), on this thread.
     ///
-    /// With `wait`, the operation is given up when it waits for a statement's answer that its
+    /// The operation is given up when it waits for a statement's answer that `wait`'s
     /// connection closed without sending (``StatementWait``): this thread then throws
     /// ``StatementWait/Stranded`` and the operation's task is left suspended (a job it may still
     /// enqueue is never run).
-    static func run<T: Sendable>(waitingOn wait: StatementWait? = nil,
+    static func run<T: Sendable>(waitingOn wait: StatementWait,
                                  _ operation: @escaping @Sendable () async throws -> T) throws -> T {
         let executor = WaitingThreadExecutor()
         let outcome = Outcome<T>()
@@ -53,21 +53,16 @@ final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func runJobsUntilFinished(waitingOn wait: StatementWait?) throws {
+    private func runJobsUntilFinished(waitingOn wait: StatementWait) throws {
         let unowned = asUnownedTaskExecutor()
         var wait = wait
         while true {
             condition.lock()
-            while jobs.isEmpty && !finished {
-                guard wait != nil else {
-                    condition.wait()
-                    continue
-                }
-                if condition.wait(until: Date(timeIntervalSinceNow: StatementWait.patience)) { continue }
-                if jobs.isEmpty, !finished, wait?.givesUp() == true {
-                    condition.unlock()
-                    throw StatementWait.Stranded()
-                }
+            do {
+                try wait.wait(on: condition) { jobs.isEmpty && !finished }
+            } catch {
+                condition.unlock()
+                throw error
             }
             if jobs.isEmpty {
                 condition.unlock()
