@@ -78,9 +78,15 @@ extension StoreGraph {
         // (On a shared database, a conflict with another server's save is found only when the
         // group is written: ``commitWithout(conflicting:of:)`` then fails that save only.)
         let alone = touchesUniquenessConstraints(call)
+        // Updates of attributes alone become the store's snapshots without a context
+        // (StoreGraph+DirectUpdate); a group holds saves of one way or the other.
+        if !alone, stagesDirectUpdates, updatesAttributesOnly(call) {
+            stageDirectly(call, reply: reply)
+            return
+        }
         // Nothing staged: nothing to look for (listing the references of a save of 5,000 inserts
         // cost 2% of its CPU).
-        if alone || (!touched.isEmpty && call.anyExistingID(touched.contains)) {
+        if alone || !direct.isEmpty || (!touched.isEmpty && call.anyExistingID(touched.contains)) {
             commit(resetting: false)
         }
         defer { if alone { commit(resetting: false) } }
@@ -196,6 +202,10 @@ extension StoreGraph {
         let saves = staged
         staged = []
         touched = []
+        if !direct.isEmpty {
+            commitDirectly(saves)
+            return
+        }
         let changed = (context.insertedObjects + context.updatedObjects + context.deletedObjects).map(\.objectID)
         let deleted = Set(context.deletedObjects.map(\.objectID))
         // A save that changes nothing is no commit, alone or beside others (docs/PROTOCOL.md,
@@ -238,18 +248,31 @@ extension StoreGraph {
             for save in saves { save.reply(.error(.storeUnavailable("the store could not be written: \(error)"))) }
             return
         }
+        if !committing.isEmpty, let caughtUp = finishSharedCommit(sequences: result.sequences) { before = caughtUp }
+        publish(saves, changing: changes, changed: changed.map { id in (id, deleted.contains(id) ? nil : savedSnapshot(of: id)) },
+                before: before, time: time, sequences: result.sequences)
+    }
+
+    /// After a durable commit: publishes the state with `changed` (each object as the store now
+    /// holds it, nil when deleted), hands the change sets to the feed and answers every save,
+    /// each with its own commit number when the store wrote one record per save. `changes`
+    /// says which saves change something: a save that changes nothing is no commit, alone or
+    /// beside others (docs/PROTOCOL.md, hello): no record, no number, no notification; it is
+    /// answered with the latest commit.
+    func publish(_ saves: [StagedSave], changing changes: [Bool], changed: ReadState.Changes,
+                 before: ReadState, time: Date, sequences: [Int64]) {
+        let committing = zip(saves, changes).filter { $0.1 }.map { $0.0 }
         guard !committing.isEmpty else {
             let latest = state.sequence
             for save in saves { save.reply(.result { out in try self.writeResult(of: save, sequence: latest, to: out) }) }
             return
         }
-        if let caughtUp = finishSharedCommit(sequences: result.sequences) { before = caughtUp }
-        let sequence = publishCommit(changes: changed.map { id in (id, deleted.contains(id) ? nil : savedSnapshot(of: id)) },
-                                     commits: committing.count)
+        let sequence = publishCommit(changes: changed, commits: committing.count)
         EngineMeters.shared.committed(saves: saves.count, commits: committing.count)
+        let changedIDs = changed.map(\.id)
         // Not needed for correctness (a reader checks an entry's version): frees the memory now.
-        cache.remove(changed)
-        let sets = changeSets(of: committing, changed: changed, before: before, time: time, sequences: result.sequences)
+        cache.remove(changedIDs)
+        let sets = changeSets(of: committing, changed: changedIDs, before: before, time: time, sequences: sequences)
         feed?.publish(sets, state: state)
         // Each save has its own commit number when the store wrote one record per save.
         let ownNumbers = sets.count == committing.count
@@ -284,7 +307,7 @@ extension StoreGraph {
     /// A save the store could not number: an updated object at the largest version, or no
     /// reference left for the inserted objects. Checked before staging, so that the commit
     /// (shared with other saves) never fails for it.
-    private func numbersExhausted(inserts: [String], updated: [ObjectID]) -> RPCError? {
+    func numbersExhausted(inserts: [String], updated: [ObjectID]) -> RPCError? {
         for id in updated {
             if let version = snapshot(of: id)?.version, version == Int64.max {
                 return .invalidParams("params.update", GraphError.versionExhausted(id, version: version).description)
@@ -309,7 +332,7 @@ extension StoreGraph {
         }
     }
 
-    private func conflicts(of call: SaveCall) -> RPCError? {
+    func conflicts(of call: SaveCall) -> RPCError? {
         var conflicts: [(id: String, expected: Int64, current: Int64?)] = []
         for (id, version) in call.updates.map({ ($0.id, $0.version) }) + call.deletes.map({ ($0.id, $0.version) }) {
             let current = snapshot(of: id)?.version
@@ -341,7 +364,7 @@ extension StoreGraph {
         }
     }
 
-    private func validationError(_ failures: [ValidationFailure], inserted: [(temporaryID: String, object: ManagedObject)]) -> RPCError {
+    func validationError(_ failures: [ValidationFailure], inserted: [(temporaryID: String, object: ManagedObject)]) -> RPCError {
         .validation(failures.map { failure in
             let temporary = inserted.first { $0.object.objectID == failure.objectID }?.temporaryID
             return (temporary ?? failure.objectID.uriRepresentation, failure.objectID.entityName, failure.key, Self.reason(failure.reason))

@@ -11,6 +11,8 @@ import JSONCore
 /// delete rules, validation), pushed into it when valid; ``commit()`` then writes every
 /// pushed save with one durable store save, publishes the next ``ReadState`` (readers take
 /// it from ``publisher``), answers the saves, and makes the context forget every object.
+/// A save that only updates attributes of a store file's objects skips the contexts: its
+/// objects' new snapshots are made and checked directly (``stageDirectly(_:reply:)``).
 final class StoreGraph {
     let model: ObjectModel
     let coordinator: StoreCoordinator
@@ -22,6 +24,13 @@ final class StoreGraph {
     var staged: [StagedSave] = []
     /// Every object the staged saves insert, change or delete.
     var touched: Set<ObjectID> = []
+    /// The objects changed by saves staged directly (``stageDirectly(_:reply:)``), as the store
+    /// will hold them once committed (at the versions they were read at). Never beside saves
+    /// staged in ``context``: a group is committed one way or the other.
+    var direct: [ObjectSnapshot] = []
+    /// Whether saves of attributes alone are staged directly; off, every save goes the general
+    /// way (the tests compare the two ways' answers and files).
+    var stagesDirectUpdates = true
     /// Wire forms of committed objects, shared with the readers.
     let cache: WireObjectCache
     /// Relationships whose references may outlive their target, read as cleared.
@@ -212,7 +221,7 @@ final class StoreGraph {
     /// database) is not asked, which would be a query per object: the state this writer
     /// published holds every committed object it knows, in memory, and the database checks the
     /// versions again when a save is written.
-    private func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
+    func storedSnapshot(of id: ObjectID) -> ObjectSnapshot? {
         guard id.storeIdentifier == store.identifier else { return nil }
         guard store is AtomicStore else {
             if let held = state.storedSnapshot(of: id) { return held }

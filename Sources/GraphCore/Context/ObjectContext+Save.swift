@@ -86,43 +86,7 @@ extension ObjectContext {
 
     /// Required values, types, value rules (minimum, maximum, pattern) and to-many counts of one object.
     func validationFailures(of object: ManagedObject) -> [ValidationFailure] {
-        var failures: [ValidationFailure] = []
-        let properties = object.entity.properties
-        for index in properties.indices {
-            if let reason = Self.validate(object.storage[index], against: properties[index]) {
-                failures.append(ValidationFailure(objectID: object.objectID, key: properties[index].name, reason: reason))
-            } else if let rules = object.entity.valueRules[index], !object.storage[index].isNull,
-                      let broken = rules.violation(of: object.storage[index]) {
-                failures.append(ValidationFailure(objectID: object.objectID, key: properties[index].name,
-                                                  reason: .ruleBroken(broken)))
-            }
-            if case .relationship(let relationship) = properties[index], relationship.isToMany,
-               case .objects(let ids) = object.storage[index], let maximum = relationship.maxCount, ids.count > maximum {
-                failures.append(ValidationFailure(objectID: object.objectID, key: relationship.name,
-                                                  reason: .tooMany(maximum: maximum, count: ids.count)))
-            }
-        }
-        return failures
-    }
-
-    /// Why one value is invalid for its property (required, type, minimum count), if it is.
-    private static func validate(_ value: Value, against property: PropertyDescription) -> ValidationFailure.Reason? {
-        switch property {
-        case .attribute(let attribute):
-            if value.isNull { return attribute.isOptional ? nil : .missingValue }
-            if value.isStored(as: attribute.type) { return nil }
-            return .wrongType(expected: attribute.type.rawValue, got: value.kindName)
-        case .relationship(let relationship):
-            if !relationship.isToMany { return value.isNull && !relationship.isOptional ? .missingValue : nil }
-            // As Core Data: a to-many is never nil, only empty, and its counts apply unless it is
-            // optional and empty; a required to-many without a minimum may be empty
-            // (docs/MODEL.md, "Counts on save").
-            guard case .objects(let ids) = value else { return nil }
-            if let minimum = relationship.minCount, ids.count < minimum, !(ids.isEmpty && relationship.isOptional) {
-                return .tooFew(minimum: minimum, count: ids.count)
-            }
-            return nil
-        }
+        ObjectSnapshot.validationFailures(of: object.storage, objectID: object.objectID)
     }
 
     /// Gives inserted objects their permanent IDs before the save is sent, so that the values
@@ -306,7 +270,7 @@ extension ObjectContext {
 
     /// The version after `version`, saturated at `Int64.max` (the store refuses to save an
     /// object at that version, so the saturated value never reaches a store).
-    static func nextVersion(after version: Int64) -> Int64 {
+    public static func nextVersion(after version: Int64) -> Int64 {
         version < Int64.max ? version + 1 : Int64.max
     }
 }

@@ -225,7 +225,12 @@ public final class StoreCoordinator: Sendable {
     /// all of them are held for the whole save (no other call reaches them meanwhile), every
     /// store's versions are checked before any store writes, so a conflict writes nothing; a
     /// store that fails for another reason after an earlier one wrote does not undo that write.
-    func execute(_ request: SaveChangesRequest) throws -> SaveResult {
+    ///
+    /// A context's ``ObjectContext/save(metadata:)`` calls it after validating its objects; a
+    /// caller that makes the request itself (snapshots of its own, without a context) validates
+    /// them first (``ObjectSnapshot/validationFailures()``): the stores check versions and
+    /// uniqueness constraints, not values.
+    public func execute(_ request: SaveChangesRequest) throws -> SaveResult {
         try state.withStores({ state in
             let parts = try Self.split(request, among: state.stores)
             return (parts.map(\.store), parts)
