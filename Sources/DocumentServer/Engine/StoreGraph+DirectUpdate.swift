@@ -139,6 +139,6 @@ extension StoreGraph {
                 version: result.versions[snapshot.objectID] ?? ObjectContext.nextVersion(after: snapshot.version),
                 values: snapshot.values)))
         }
-        publish(saves, changing: changes, changed: saved, before: before, time: time, sequences: result.sequences)
+        publishAndAnswer(saves, changing: changes, changed: saved, before: before, time: time, sequences: result.sequences)
     }
 }

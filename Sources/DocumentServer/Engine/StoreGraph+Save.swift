@@ -249,7 +249,7 @@ extension StoreGraph {
             return
         }
         if !committing.isEmpty, let caughtUp = finishSharedCommit(sequences: result.sequences) { before = caughtUp }
-        publish(saves, changing: changes, changed: changed.map { id in (id, deleted.contains(id) ? nil : savedSnapshot(of: id)) },
+        publishAndAnswer(saves, changing: changes, changed: changed.map { id in (id, deleted.contains(id) ? nil : savedSnapshot(of: id)) },
                 before: before, time: time, sequences: result.sequences)
     }
 
@@ -259,7 +259,7 @@ extension StoreGraph {
     /// says which saves change something: a save that changes nothing is no commit, alone or
     /// beside others (docs/PROTOCOL.md, hello): no record, no number, no notification; it is
     /// answered with the latest commit.
-    func publish(_ saves: [StagedSave], changing changes: [Bool], changed: ReadState.Changes,
+    func publishAndAnswer(_ saves: [StagedSave], changing changes: [Bool], changed: ReadState.Changes,
                  before: ReadState, time: Date, sequences: [Int64]) {
         let committing = zip(saves, changes).filter { $0.1 }.map { $0.0 }
         guard !committing.isEmpty else {
