@@ -175,7 +175,7 @@ struct DirectUpdateTests {
         // then direct on the album again, then general on a song the first direct save changed.
         try pair.stage("title", #"{"update":[{"id":"graph://S/Album/1","version":1,"values":{"title":"Blue Train (1957)"}}]}"#)
         try pair.stage("insert", #"{"insert":[{"id":"n","entity":"Song","values":{"title":"I'm Old Fashioned","album":"graph://S/Album/1"}}]}"#)
-        #expect(pair.direct.answer("title") != nil, "the direct save committed before the general one was staged")
+        #expect(pair.direct.answer("title") != nil, "the save of the same album committed before the insert was staged")
         try pair.stage("price", #"{"update":[{"id":"graph://S/Album/1","version":3,"values":{"price":"9.99"}}]}"#)
         try pair.stage("plays", #"{"update":[{"id":"graph://S/Song/2","version":1,"values":{"plays":12}}]}"#)
         try pair.stage("tag", #"{"insert":[{"id":"g","entity":"Tag","values":{"label":"hard bop","songs":["graph://S/Song/2"]}}]}"#)
@@ -185,6 +185,22 @@ struct DirectUpdateTests {
         let album = try pair.direct.object("graph://S/Album/1")
         #expect(album.hasPrefix("4 ") && album.contains("Blue Train (1957)") && album.contains("Song/4"), "\(album)")
         #expect(try pair.direct.object("graph://S/Song/2").hasPrefix("3 "), "plays, then the tag's inverse")
+    }
+
+    @Test("a save of the general way joins a group of direct updates, and an update joins a group of the general way: one commit each")
+    func mixedSavesShareACommit() throws {
+        let pair = try Pair()
+        let before = pair.direct.graph.state.sequence
+        try pair.stage("plays", #"{"update":[{"id":"graph://S/Song/2","version":1,"values":{"plays":5}}]}"#)
+        try pair.stage("tag", #"{"insert":[{"id":"g","entity":"Tag","values":{"label":"modal"}}]}"#)
+        #expect(pair.direct.graph.direct.isEmpty, "moved into the context")
+        try pair.stage("rating", #"{"update":[{"id":"graph://S/Song/3","version":1,"values":{"rating":3.5}}]}"#)
+        #expect(pair.direct.graph.direct.isEmpty, "staged the general way beside the others")
+        #expect(pair.direct.answer("plays") == nil && pair.direct.answer("tag") == nil && pair.direct.answer("rating") == nil)
+        pair.commit()
+        try pair.expectSame(["plays", "tag", "rating"], objects: ["graph://S/Song/2", "graph://S/Song/3", "graph://S/Tag/4"])
+        #expect(pair.direct.graph.state.sequence == before + 3)
+        #expect(try pair.direct.object("graph://S/Song/2").contains("5"))
     }
 
     @Test("direct saves of different objects share one commit: one append, a record and a number each")

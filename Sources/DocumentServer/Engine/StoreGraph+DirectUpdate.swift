@@ -14,8 +14,11 @@ import GraphCore
 /// ``SaveChangesRequest`` for the group. Every answer and error is the one the general way
 /// gives (`DirectUpdateTests` runs both ways side by side).
 ///
-/// A group is committed one way or the other: a save of the general way that comes while
-/// direct ones are staged commits them first, and the reverse. Not for a shared database (its
+/// A group is committed one way or the other. A save of the general way that comes while
+/// direct ones are staged moves them into the context first (``moveDirectUpdatesIntoContext()``),
+/// and the group goes on the general way; while saves of the general way are staged, an update
+/// of attributes is staged the general way too. Mixed saves therefore share a durable write as
+/// before, and only groups of direct updates alone skip the contexts. Not for a shared database (its
 /// versions, conflicts and catching up go through the context's commit), attributes that are
 /// transient or derived, or entities with uniqueness constraints (those saves commit alone).
 extension StoreGraph {
@@ -40,9 +43,9 @@ extension StoreGraph {
     /// ``direct``, committed by the next ``commit(resetting:)``. Answers at once when it fails
     /// (nothing changed), with the error the general way would give.
     func stageDirectly(_ call: SaveCall, reply: @escaping @Sendable (Reply) -> Void) {
-        // Saves staged in the context go first; so does a staged save of the same objects, so
-        // that every version a client is told belongs to exactly one save.
-        if (!staged.isEmpty && direct.isEmpty) || (!touched.isEmpty && call.anyExistingID(touched.contains)) {
+        // A staged save of the same objects goes first, so that every version a client is told
+        // belongs to exactly one save.
+        if !touched.isEmpty && call.anyExistingID(touched.contains) {
             commit(resetting: false)
         }
         if let conflict = conflicts(of: call) {
@@ -100,6 +103,27 @@ extension StoreGraph {
                                  author: call.author, call: call, reply: reply))
         direct += changed
         touched.formUnion(ids)
+    }
+
+    /// Moves the saves staged directly into ``context``, as if they had been staged the general
+    /// way: each object faulted into the context and given its new values (checked already), so
+    /// that a save of the general way joins their group. False, with the context as it was, when
+    /// an object cannot be faulted in (the caller then commits them).
+    func moveDirectUpdatesIntoContext() -> Bool {
+        do {
+            for snapshot in direct {
+                let object = try context.existingObject(with: snapshot.objectID)
+                for (index, property) in snapshot.objectID.entity.properties.enumerated() {
+                    guard case .attribute = property, index < snapshot.values.count else { continue }
+                    try object.setValue(snapshot.values[index], forKey: property.name)  // unchanged: no change
+                }
+            }
+        } catch {
+            context.rollback()  // it held no other save's changes: direct ones never sit beside them
+            return false
+        }
+        direct = []
+        return true
     }
 
     /// Commits saves staged directly: ``direct`` in one request to the store (one journal record

@@ -79,14 +79,19 @@ extension StoreGraph {
         // group is written: ``commitWithout(conflicting:of:)`` then fails that save only.)
         let alone = touchesUniquenessConstraints(call)
         // Updates of attributes alone become the store's snapshots without a context
-        // (StoreGraph+DirectUpdate); a group holds saves of one way or the other.
-        if !alone, stagesDirectUpdates, updatesAttributesOnly(call) {
+        // (StoreGraph+DirectUpdate), unless saves of this way are staged already: a group goes
+        // one way or the other.
+        if !alone, stagesDirectUpdates, staged.isEmpty || !direct.isEmpty, updatesAttributesOnly(call) {
             stageDirectly(call, reply: reply)
             return
         }
+        // Updates staged directly join this save's group through the context.
+        if !direct.isEmpty, alone || !moveDirectUpdatesIntoContext() {
+            commit(resetting: false)
+        }
         // Nothing staged: nothing to look for (listing the references of a save of 5,000 inserts
         // cost 2% of its CPU).
-        if alone || !direct.isEmpty || (!touched.isEmpty && call.anyExistingID(touched.contains)) {
+        if alone || (!touched.isEmpty && call.anyExistingID(touched.contains)) {
             commit(resetting: false)
         }
         defer { if alone { commit(resetting: false) } }
