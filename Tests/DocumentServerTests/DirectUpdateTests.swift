@@ -2,7 +2,7 @@ import DocumentProtocol
 @testable import DocumentServer
 import Foundation
 import GraphCore
-import JSONAtomicStore
+@testable import JSONAtomicStore
 import JSONCore
 import Synchronization
 import Testing
@@ -201,6 +201,29 @@ struct DirectUpdateTests {
         try pair.expectSame(["plays", "tag", "rating"], objects: ["graph://S/Song/2", "graph://S/Song/3", "graph://S/Tag/4"])
         #expect(pair.direct.graph.state.sequence == before + 3)
         #expect(try pair.direct.object("graph://S/Song/2").contains("5"))
+    }
+
+    @Test("when the durable write of direct updates fails, each is refused and nothing changes; the same saves then go through")
+    func failedWriteChangesNothing() throws {
+        let pair = try Pair()
+        let journal = try pair.direct.journal()
+        // The next append writes its bytes, then fails as a full disk would.
+        guard let store = pair.direct.graph.store as? JSONAtomicStore else { Issue.record("not a JSON store"); return }
+        store.journal.failNextAppendAfterWriting = true
+        try pair.direct.stage("one", #"{"update":[{"id":"graph://S/Song/2","version":1,"values":{"plays":1}}]}"#)
+        try pair.direct.stage("two", #"{"update":[{"id":"graph://S/Song/3","version":1,"values":{"plays":2}}]}"#)
+        #expect(!pair.direct.graph.direct.isEmpty, "staged directly")
+        pair.direct.graph.commit()
+        #expect(pair.direct.answer("one")?.hasPrefix("error \(RPCError.Code.storeUnavailable)") == true, "\(pair.direct.answer("one") ?? "")")
+        #expect(pair.direct.answer("two")?.hasPrefix("error \(RPCError.Code.storeUnavailable)") == true)
+        #expect(pair.direct.graph.direct.isEmpty)
+        #expect(try pair.direct.object("graph://S/Song/2") == pair.general.object("graph://S/Song/2"), "still version 1, as the other store")
+        #expect(try pair.direct.object("graph://S/Song/3") == pair.general.object("graph://S/Song/3"))
+
+        #expect(try pair.direct.journal() == journal, "the failed append's bytes are not kept")
+        try pair.stage("again", #"{"update":[{"id":"graph://S/Song/2","version":1,"values":{"plays":1}}]}"#)
+        pair.commit()
+        try pair.expectSame(["again"])
     }
 
     @Test("direct saves of different objects share one commit: one append, a record and a number each")

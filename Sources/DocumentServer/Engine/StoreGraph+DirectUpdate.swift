@@ -54,7 +54,7 @@ extension StoreGraph {
         }
         var changed: [ObjectSnapshot] = []
         var nullFailures: [ValidationFailure] = []
-        var failures: [ValidationFailure] = []
+        var checked: [ValidationFailure] = []
         for update in call.updates {
             // The object exists at the version named (`conflicts(of:)`): this is the store's own.
             guard let read = storedSnapshot(of: update.id) else {
@@ -81,13 +81,12 @@ extension StoreGraph {
             // An object whose values come back to the stored ones is not changed (nor checked).
             guard values != read.values else { continue }
             let snapshot = ObjectSnapshot(objectID: read.objectID, version: read.version, values: values)
-            failures += snapshot.validationFailures().filter { failure in
-                !nullFailures.contains { $0.objectID == failure.objectID && $0.key == failure.key }
-            }
+            checked += snapshot.validationFailures()
             changed.append(snapshot)
         }
-        if !nullFailures.isEmpty || !failures.isEmpty {
-            reply(.error(validationError(nullFailures + failures, inserted: [])))
+        let failures = Self.failures(nulls: nullFailures, checked: checked)
+        if !failures.isEmpty {
+            reply(.error(validationError(failures, inserted: [])))
             return
         }
         let ids = call.updates.map(\.id)

@@ -154,9 +154,7 @@ extension StoreGraph {
             let changedIDs = Set(changed.map(\.objectID)).union(deleted.map(\.objectID))
             if !changedIDs.isDisjoint(with: touched) { commit(resetting: false) }  // the child still uses the context's objects
 
-            let failures = nullFailures + child.validationFailures().filter { failure in
-                !nullFailures.contains { $0.objectID == failure.objectID && $0.key == failure.key }
-            }
+            let failures = Self.failures(nulls: nullFailures, checked: child.validationFailures())
             if !failures.isEmpty {
                 reply(.error(validationError(failures, inserted: inserted)))
                 return
@@ -367,6 +365,12 @@ extension StoreGraph {
                 try object.setObjects(objects, forKey: key)
             }
         }
+    }
+
+    /// A save's validation failures: the nulls given to required attributes (which kept their
+    /// values), then what the check of the changed objects found on other keys.
+    static func failures(nulls: [ValidationFailure], checked: [ValidationFailure]) -> [ValidationFailure] {
+        nulls + checked.filter { failure in !nulls.contains { $0.objectID == failure.objectID && $0.key == failure.key } }
     }
 
     func validationError(_ failures: [ValidationFailure], inserted: [(temporaryID: String, object: ManagedObject)]) -> RPCError {
