@@ -43,7 +43,8 @@ let package = Package(
         .executableTarget(name: "PostgresBenchmarks", dependencies: ["BenchmarkSupport"]),
         .executableTarget(
             name: "NIOLineFloor",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .executableTarget(
             name: "RemoteStoreBenchmarks",

@@ -87,6 +87,32 @@ struct JournalTests {
         #expect(reopened.dump() == before)
     }
 
+    @Test func aRecordListsEntitiesByTheirNamesBytesAndObjectsByReference() throws {
+        let open = try OpenStore(url, model: model)
+        let context = open.context()
+        // Inserted out of order: Tags 1 and 2, Owner 3, Tag 4, Item 5.
+        let tags = try (1...2).map { try context.insert("Tag", values: ["label": .string("t\($0)")]) }
+        _ = try context.insert("Owner", values: ["name": "Ann"])
+        let lastTag = try context.insert("Tag", values: ["label": "t4"])
+        _ = try context.insert("Item", values: ["name": "lamp"])
+        try context.save()
+        // One entity only, several objects: still by reference.
+        for tag in [lastTag] + tags.reversed() { try tag.setValue(.string("renamed"), forKey: "label") }
+        try context.save()
+
+        let lines = try fileText(journalURL(url)).split(separator: "\n").dropFirst().map(String.init)
+        #expect(lines.count == 2)
+        let first = try #require(lines.first)
+        let entities = ["\"Item\":[", "\"Owner\":[", "\"Tag\":["].map { first.range(of: $0)?.lowerBound }
+        #expect(entities.allSatisfy { $0 != nil }, "\(first)")
+        #expect(entities.compactMap { $0 } == entities.compactMap { $0 }.sorted(), "entities by their names' bytes: \(first)")
+        let second = try #require(lines.last)
+        let references = ["\"ref\":1,", "\"ref\":2,", "\"ref\":4,"].map { second.range(of: $0)?.lowerBound }
+        #expect(references.allSatisfy { $0 != nil }, "\(second)")
+        #expect(references.compactMap { $0 } == references.compactMap { $0 }.sorted(), "objects by reference: \(second)")
+        #expect(second.components(separatedBy: "\"Tag\":[").count == 2, "one list for the entity: \(second)")
+    }
+
     @Test func reopeningWithoutACheckpointGivesTheSameObjectsAsACheckpoint() throws {
         let open = try OpenStore(url, model: model, values: [JSONAtomicStore.journalCheckpointBytesOption: "0"])
         let context = open.context()

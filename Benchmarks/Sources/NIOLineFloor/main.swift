@@ -5,64 +5,50 @@ import Glibc
 #endif
 
 // The least a SwiftNIO line server does per request on this machine: one event loop, a
-// decoder that cuts lines, and a handler that answers each line with the same bytes (given as
-// the first argument: a real `get` answer) and flushes once per read, as the docserver does.
-// No parsing, no lookup, no encoding: what is left is SwiftNIO and the kernel's TCP path.
-// `ServerBenchmarks --get --nio-floor` runs it beside the docserver and Redis.
+// decoder that cuts lines, and a handler per connection. What is left is SwiftNIO, the
+// kernel's TCP path and, for saves, the journal's `pwrite` and `fdatasync`.
 //
 //   NIOLineFloor '<answer line without its newline>'
+//       answers each line with the same bytes (a real `get` answer), flushed once per read:
+//       no parsing, no lookup, no encoding. `ServerBenchmarks --get --nio-floor`.
+//   NIOLineFloor --saves JOURNAL --writer thread|loop
+//       reads each line as an update of one object (its ID and version), appends the line to
+//       JOURNAL, makes it durable and answers as the docserver does (the next version, the
+//       commit's number): on a writer thread with group commits (`thread`, the docserver's
+//       shape) or on the event loop once per turn (`loop`, Redis's). `ServerBenchmarks
+//       --saves --nio-floor`.
 //
 // Prints `listening on 127.0.0.1:PORT`; runs until SIGTERM (or any signal that ends a process).
 
-/// Cuts the inbound bytes into lines (without their newline).
-struct LineCutter: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
-
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")),
-              let line = buffer.readSlice(length: newline - buffer.readerIndex) else { return .needMoreData }
-        buffer.moveReaderIndex(forwardBy: 1)
-        context.fireChannelRead(NIOAny(line))
-        return .continue
-    }
-}
-
-/// Answers every line with `answer`; flushes when the read is done.
-final class FixedAnswer: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    // Sendable: one per channel, used on its event loop only.
-    private let answer: ByteBuffer
-    private var pending = false
-
-    init(answer: ByteBuffer) { self.answer = answer }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        context.write(wrapOutboundOut(answer), promise: nil)
-        pending = true
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        if pending {
-            pending = false
-            context.flush()
-        }
-    }
-}
-
-let arguments = CommandLine.arguments
-let text = arguments.count > 1 ? arguments[1] : #"{"jsonrpc":"2.0","id":1,"result":{"objects":[],"missing":[]}}"#
-var answerBytes = ByteBuffer(string: text)
-answerBytes.writeString("\n")
-let answer = answerBytes
+let arguments = Array(CommandLine.arguments.dropFirst())
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+let makeHandlers: @Sendable () -> [ChannelHandler]
+do {
+    if arguments.first == "--saves" {
+        guard arguments.count == 4, arguments[2] == "--writer", ["thread", "loop"].contains(arguments[3]) else {
+            throw FloorError("usage: NIOLineFloor --saves JOURNAL --writer thread|loop")
+        }
+        let file = try FloorJournalFile(path: arguments[1])
+        let journal: FloorJournal = arguments[3] == "thread" ? WriterThreadJournal(file: file) : LoopJournal(file: file)
+        makeHandlers = { [ByteToMessageHandler(LineCutter()), SaveFloorHandler(journal: journal)] }
+    } else {
+        let text = arguments.first ?? #"{"jsonrpc":"2.0","id":1,"result":{"objects":[],"missing":[]}}"#
+        var answerBytes = ByteBuffer(string: text)
+        answerBytes.writeString("\n")
+        let answer = answerBytes
+        makeHandlers = { [ByteToMessageHandler(LineCutter()), FixedAnswer(answer: answer)] }
+    }
+} catch {
+    print("NIOLineFloor: \(error)")
+    exit(2)
+}
 let server = try ServerBootstrap(group: group)
     .serverChannelOption(ChannelOptions.backlog, value: 256)
     .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
     .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(LineCutter()), FixedAnswer(answer: answer))
+            try channel.pipeline.syncOperations.addHandlers(makeHandlers())
         }
     }
     .bind(host: "127.0.0.1", port: 0).wait()

@@ -33,7 +33,7 @@ struct BenchmarkOptions {
     var fetchRounds: Int?
     /// `--variant "[BINARY] [serve options]"`, repeatable: the servers `--fetch-saving` compares.
     var variants: [String] = []
-    /// With `--get`: the `NIOLineFloor` binary to measure beside the docserver and Redis.
+    /// With `--get` or `--saves`: the `NIOLineFloor` binary to measure beside the docserver and Redis.
     var nioFloor: String?
     /// `--memory`: resident memory over many saves and after a restart (ServerBenchmark+MemoryAfterSaves.swift).
     var memoryOnly = false
@@ -59,7 +59,7 @@ struct BenchmarkOptions {
     var memorySavesToMake: Int { memorySaves ?? (quick ? 10_000 : 100_000) }
 
     static let usage = "usage: swift run -c release --package-path Benchmarks ServerBenchmarks [--quick] [--docserver PATH]"
-        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves] [--indexes [--index-songs N]] [--postgres] [--postgres-cache [--cache-songs N]]"
+        + " [--sizes 10000,100000,1000000] [--memory-saves N] [--live] [--get [--nio-floor PATH]] [--saves [--nio-floor PATH]] [--indexes [--index-songs N]] [--postgres] [--postgres-cache [--cache-songs N]]"
         + " [--fetch-saving [--fetch-rounds N] [--variant \"[BINARY] [serve options]\"]...] [--memory [--memory-saves N] [--memory-objects N]]"
         + " [--metrics-cost [--metrics-rounds N]] [--transports [--transport-rounds N]]"
 

@@ -69,6 +69,9 @@ extension ServerBenchmark {
                                   redis: yardstick,
                                   workload: UpdateWorkload.factory(songs: owned, versions: versions))
             }
+            if let floor = options.nioFloor {
+                try await measureSaveFloor(binary: floor, session: session, load: load, owned: owned, redis: redis)
+            }
         }
     }
 

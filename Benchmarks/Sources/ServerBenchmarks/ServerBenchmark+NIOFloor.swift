@@ -7,13 +7,8 @@ extension ServerBenchmark {
     /// no lookup, no encoding), measured by the same load generator as the docserver's `get`,
     /// alternated with Redis through it. Prints each server's CPU per answer.
     func measureNIOFloor(binary: String, answer: [UInt8], workload: @escaping WorkloadFactory, redis: RedisServers) async throws {
-        let child = try ChildProcess(name: "NIOLineFloor", executable: binary, arguments: [String(decoding: answer, as: UTF8.self)],
-                                     logURL: directory.appendingPathComponent("nio-floor.log"))
+        let (child, port) = try startNIOFloor(binary: binary, arguments: [String(decoding: answer, as: UTF8.self)], log: "nio-floor.log")
         defer { child.stop() }
-        guard let line = try child.readLine(timeout: 10), line.hasPrefix("listening on "),
-              let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) else {
-            throw BenchmarkError("NIOLineFloor printed no `listening on HOST:PORT` line; its log:\n\(child.logTail())")
-        }
         say("NIOLineFloor (SwiftNIO, one event loop, a line decoder and a fixed answer of \(answer.count + 1) bytes per line, flushed per read):")
         var floorRates: [Double] = [], floorMicros: [Double] = [], redisMicros: [Double] = []
         for round in 1...3 {
@@ -37,5 +32,18 @@ extension ServerBenchmark {
         say("server CPU per answer, medians: NIOLineFloor \(fixed(median(floorMicros), 1)) µs (\(grouped(Int(median(floorRates)))) req/s),"
             + " docserver get \(fixed(median(docserverMicros), 1)) µs, Redis GET \(fixed(median(redisMicros), 1)) µs (both through our load generator)")
         say()
+    }
+
+    /// Starts `NIOLineFloor` with `arguments`; the process and the port it listens on.
+    func startNIOFloor(binary: String, arguments: [String], log: String) throws -> (ChildProcess, Int) {
+        let child = try ChildProcess(name: "NIOLineFloor", executable: binary, arguments: arguments,
+                                     logURL: directory.appendingPathComponent(log))
+        guard let line = try child.readLine(timeout: 10), line.hasPrefix("listening on "),
+              let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) else {
+            let tail = child.logTail()
+            child.stop()
+            throw BenchmarkError("NIOLineFloor printed no `listening on HOST:PORT` line; its log:\n\(tail)")
+        }
+        return (child, port)
     }
 }

@@ -53,24 +53,36 @@ struct JournalRecordEncoder {
     /// `{"Entity":[objects by reference],…}`, entities by the bytes of their names.
     private func writeObjects(_ nodes: [ObjectSnapshot], to out: JSONGenerator) throws {
         try out.openObject()
-        guard !nodes.isEmpty else { return try out.closeObject() }
-        var byEntity: [String: [(reference: Int64, node: ObjectSnapshot)]] = [:]
-        for node in nodes {
-            let name = node.objectID.entityName
-            byEntity[name, default: []].append((try Self.reference(of: node, entity: name), node))
-        }
-        let entities = plan.entities.filter { byEntity[$0.name] != nil }
-            .sorted { $0.nameUTF8.lexicographicallyPrecedes($1.nameUTF8) }
-        for entity in entities {
-            let writer = ObjectWriter(entity: entity, out: out, dangling: dangling)
-            try out.string(entity.nameUTF8)
-            try out.openArray()
-            for (reference, node) in (byEntity[entity.name] ?? []).sorted(by: { $0.reference < $1.reference }) {
-                try writer.write(node, reference: reference)
-            }
-            try out.closeArray()
+        guard let first = nodes.first?.objectID.entityName else { return try out.closeObject() }
+        if nodes.allSatisfy({ $0.objectID.entityName == first }) {
+            // Most records: one object, or objects of one entity; nothing to group.
+            try writeEntity(first, nodes, to: out)
+        } else {
+            var byEntity: [String: [ObjectSnapshot]] = [:]
+            for node in nodes { byEntity[node.objectID.entityName, default: []].append(node) }
+            let names = byEntity.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for name in names { try writeEntity(name, byEntity[name] ?? [], to: out) }
         }
         try out.closeObject()
+    }
+
+    /// `"Entity":[objects by reference]` for `nodes`, all of the entity `name`.
+    private func writeEntity(_ name: String, _ nodes: [ObjectSnapshot], to out: JSONGenerator) throws {
+        guard let entity = plan.entities.first(where: { $0.name == name }) else {
+            throw JSONStoreError.unencodableValue(entity: name, reference: nodes.first?.objectID.referenceObject.description ?? "",
+                                                  property: "entity", reason: "the store's model has no such entity")
+        }
+        let writer = ObjectWriter(entity: entity, out: out, dangling: dangling)
+        try out.string(entity.nameUTF8)
+        try out.openArray()
+        if nodes.count == 1 {
+            try writer.write(nodes[0], reference: try Self.reference(of: nodes[0], entity: name))
+        } else {
+            let byReference = try nodes.map { (reference: try Self.reference(of: $0, entity: name), node: $0) }
+                .sorted { $0.reference < $1.reference }
+            for (reference, node) in byReference { try writer.write(node, reference: reference) }
+        }
+        try out.closeArray()
     }
 
     private static func reference(of node: ObjectSnapshot, entity: String) throws -> Int64 {
