@@ -70,7 +70,7 @@ extension ServerBenchmark {
                                   workload: UpdateWorkload.factory(songs: owned, versions: versions))
             }
             if let floor = options.nioFloor {
-                try await measureSaveFloor(binary: floor, session: session, load: load, owned: owned, redis: redis)
+                try await measureSaveFloor(binary: floor, session: session, load: load, owned: owned, store: store, redis: redis)
             }
         }
     }

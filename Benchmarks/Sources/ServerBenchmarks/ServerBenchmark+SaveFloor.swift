@@ -10,7 +10,8 @@ extension ServerBenchmark {
     /// `appendfsync always`). Each round measures Redis's durable SET through the same load
     /// generator, the docserver (`session`), and the two floors, back to back; prints each one's
     /// server CPU per save, and the medians.
-    func measureSaveFloor(binary: String, session: ServerSession, load: LoadGenerator, owned: [String], redis: RedisServers) async throws {
+    func measureSaveFloor(binary: String, session: ServerSession, load: LoadGenerator, owned: [String], store: BenchmarkStore,
+                          redis: RedisServers) async throws {
         let journals = directory.appendingPathComponent("save-floor-\(MonotonicClock.nanoseconds())")
         try FileManager.default.createDirectory(at: journals, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: journals) }
@@ -62,9 +63,15 @@ extension ServerBenchmark {
             }
         }
         say("server CPU per durable save, medians of 3 rounds:")
-        for name in ["Redis durable SET (our load generator)", "docserver save"] + floors.map(\.name) {
-            say("    \(name): \(fixed(median(micros[name] ?? []), 1)) µs (\(grouped(Int(median(rates[name] ?? []).rounded()))) saves/s)")
+        func figure(_ name: String) -> String {
+            "\(fixed(median(micros[name] ?? []), 1)) µs (\(grouped(Int(median(rates[name] ?? []).rounded()))) saves/s)"
         }
+        let redisName = "Redis durable SET (our load generator)", docserverName = "docserver save"
+        for name in [redisName, docserverName] + floors.map(\.name) { say("    \(name): \(figure(name))") }
+        recordFigure("server CPU per durable save: docserver, SwiftNIO floors, Redis (`--saves --nio-floor`), 50 connections",
+                     data: store.label,
+                     result: "docserver \(figure(docserverName)); NIOLineFloor writer thread \(figure(floors[0].name)), on the event loop "
+                        + "\(figure(floors[1].name)); Redis \(figure(redisName)); medians of 3 rounds, one load generator")
         say()
     }
 }
