@@ -75,13 +75,9 @@ struct JournalRecordEncoder {
         let writer = ObjectWriter(entity: entity, out: out, dangling: dangling)
         try out.string(entity.nameUTF8)
         try out.openArray()
-        if nodes.count == 1 {
-            try writer.write(nodes[0], reference: try Self.reference(of: nodes[0], entity: name))
-        } else {
-            let byReference = try nodes.map { (reference: try Self.reference(of: $0, entity: name), node: $0) }
-                .sorted { $0.reference < $1.reference }
-            for (reference, node) in byReference { try writer.write(node, reference: reference) }
-        }
+        let byReference = try nodes.map { (reference: try Self.reference(of: $0, entity: name), node: $0) }
+            .sorted { $0.reference < $1.reference }
+        for (reference, node) in byReference { try writer.write(node, reference: reference) }
         try out.closeArray()
     }
 
