@@ -77,19 +77,19 @@ extension ServerBenchmark {
         let session = try ServerSession(server: server)
         let hello = try session.client.call("hello", params: "{}")
         guard let uuid = (hello as? [String: Any])?["storeUUID"] as? String else { throw BenchmarkError("hello gave no storeUUID") }
-        func songID(_ reference: Int64) -> String { "graph://\(uuid)/Song/\(reference)" }
+        let songPrefix = "graph://\(uuid)/Song/"
+        func songID(_ reference: Int64) -> String { songPrefix + String(reference) }
         let seconds = Int((Double(options.duration.nanoseconds) / 1e9).rounded(.up))
         var gets = 0
 
         // 3. get: hot set and uniform, beside pgbench.
         let hotCount = max(songs / 10, 1)
-        let pool = 400_000
-        let hotIDs = (0..<pool).map { _ in
-            songID(Int.random(in: 0..<100) < 90 ? lowest + Int64.random(in: 0..<Int64(hotCount)) : Int64.random(in: lowest...highest))
-        }
-        let uniformIDs = (0..<pool).map { _ in songID(Int64.random(in: lowest...highest)) }
+        // Each request's Song drawn when it is sent, as pgbench's script draws each transaction's.
+        let hotSet = lowest...(lowest + Int64(hotCount) - 1)
+        let hotGets = RandomGetWorkload.factory(idPrefix: songPrefix, all: lowest...highest, hot: hotSet, hotShare: 0.9)
+        let uniformGets = RandomGetWorkload.factory(idPrefix: songPrefix, all: lowest...highest)
         let select = "SELECT \"_id\", \"_entity\", \"_version\", \"title\", \"plays\", \"rating\", \"uid\", \"album\" FROM \"Song\" WHERE \"_id\" = :id;\n"
-        let hotScript = "\\set r random(1, 100)\n\\if :r <= 90\n\\set id random(\(lowest), \(lowest + Int64(hotCount) - 1))\n\\else\n"
+        let hotScript = "\\set r random(1, 100)\n\\if :r <= 90\n\\set id random(\(hotSet.lowerBound), \(hotSet.upperBound))\n\\else\n"
             + "\\set id random(\(lowest), \(highest))\n\\endif\n" + select
         let uniformScript = "\\set id random(\(lowest), \(highest))\n" + select
         // The hot set is read before it is measured, as a server that has run for a while holds it:
@@ -102,21 +102,20 @@ extension ServerBenchmark {
         }
         let filled = try CacheFigures(session)
         say("2. before the gets, the hot set read once, 64 Songs a get: \(fixed(Double(MonotonicClock.nanoseconds() - filling) / 1e9, 1)) s; \(filled.line)")
-        let warming = try await postgresLoad(servers: [server], connections: 50, workload: GetWorkload.factory(ids: hotIDs))
+        let warming = try await postgresLoad(servers: [server], connections: 50, workload: hotGets)
         let window = Double(options.duration.nanoseconds + options.warmup.nanoseconds) / 1e9
         gets += Int(warming.rate * window)
         say("2. get of 1 Song by ID, 50 connections, \(GetRounds.count) rounds of the docserver then pgbench (same shape, prepared), back to back:")
         let beforeHot = try CacheFigures(session)
-        let hot = try await getRounds(server, ids: hotIDs, script: hotScript, cluster: cluster, seconds: seconds,
+        let hot = try await getRounds(server, workload: hotGets, script: hotScript, cluster: cluster, seconds: seconds,
                                       shape: "hot (90 % on \(grouped(hotCount)) Songs)")
         let afterHot = try CacheFigures(session)
-        say("    cache: \(afterHot.line) after the hot runs; "
-            + "\(fixed(afterHot.missesPerGet(since: beforeHot, gets: hot.gets(window: window)), 2)) objects read from the database per get in them (about)")
+        say("    cache: \(afterHot.line) after the hot runs; \(afterHot.churn(since: beforeHot, gets: hot.gets(window: window)))")
         say("    hot, medians: \(hot.summary) (target >= 1.0)")
-        let uniform = try await getRounds(server, ids: uniformIDs, script: uniformScript, cluster: cluster, seconds: seconds,
+        let uniform = try await getRounds(server, workload: uniformGets, script: uniformScript, cluster: cluster, seconds: seconds,
                                           shape: "uniform over \(grouped(songs))")
         let afterUniform = try CacheFigures(session)
-        say("    cache: \(fixed(afterUniform.missesPerGet(since: afterHot, gets: uniform.gets(window: window)), 2)) objects read from the database per get (about)")
+        say("    cache: \(afterUniform.churn(since: afterHot, gets: uniform.gets(window: window)))")
         say("    uniform, medians: \(uniform.summary) (target >= 0.5)")
         gets += Int(hot.gets(window: window) + uniform.gets(window: window))
         recordFigure("`get` through a 64 MiB cache over PostgreSQL, 50 connections", data: "\(grouped(songs)) Songs; hot 90 % on 10 % / uniform",
@@ -140,8 +139,7 @@ extension ServerBenchmark {
         if gets < 1_000_000, uniform.rate > 0 {
             let more = TimeAmount.milliseconds(Int64(min(300, Double(1_000_000 - gets) / uniform.rate + 1) * 1000))
             let generator = LoadGenerator(group: group, host: server.host, port: server.port, warmup: .milliseconds(0), duration: more)
-            let pool = GetWorkload.factory(ids: uniformIDs)
-            let measured = try await generator.run(connections: 50) { pool($0) }
+                        let measured = try await generator.run(connections: 50) { uniformGets($0) }
             gets += measured.answers
         }
         let resident = Self.residentBytes(pid: server.processIdentifier)
@@ -173,15 +171,15 @@ extension ServerBenchmark {
 /// What a server's `stats` says of its bounded cache: objects held, their estimated bytes, and
 /// the objects read from the database after misses so far.
 extension ServerBenchmark {
-    /// ``GetRounds/count`` rounds of `get`s of `ids` through `server` then pgbench running
+    /// ``GetRounds/count`` rounds of `get`s (`workload`) through `server` then pgbench running
     /// `script` on the same cluster, back to back: the machine's other load drifts within a
     /// minute, and one run of each, a minute apart, judged the ratio by that drift (pgbench's
     /// rate on the same statements moved between 17,000 and 22,000 tps from run to run).
-    fileprivate func getRounds(_ server: DocServer, ids: [String], script: String, cluster: PostgresBaseline, seconds: Int,
+    fileprivate func getRounds(_ server: DocServer, workload: @escaping WorkloadFactory, script: String, cluster: PostgresBaseline, seconds: Int,
                                shape: String) async throws -> GetRounds {
         var rounds = GetRounds()
         for round in 1...GetRounds.count {
-            let load = try await postgresLoad(servers: [server], connections: 50, workload: GetWorkload.factory(ids: ids))
+            let load = try await postgresLoad(servers: [server], connections: 50, workload: workload)
             let tps = try cluster.pgbench(script: script, clients: 50, seconds: seconds, mode: "prepared", database: "graph")
             rounds.docserver.append(load)
             rounds.pgbenchRates.append(tps)
@@ -215,6 +213,10 @@ private struct CacheFigures {
     let objects: Int
     let bytes: Int
     let misses: Int
+    /// Objects let go to make room (each for one kept after a miss, once the cache is full).
+    let evictions: Int
+    /// Objects read after a miss that a full cache did not keep (``AdmissionFilter``).
+    let declined: Int
 
     init(_ session: ServerSession) throws {
         let stats = try session.client.call("stats", params: "{}") as? [String: Any]
@@ -223,13 +225,18 @@ private struct CacheFigures {
         objects = store?["objects"] as? Int ?? 0
         bytes = cache?["objectBytes"] as? Int ?? 0
         misses = cache?["misses"] as? Int ?? 0
+        evictions = cache?["evictions"] as? Int ?? 0
+        declined = cache?["declined"] as? Int ?? 0
     }
 
     var line: String { "\(grouped(objects)) objects held, \(megabytes(bytes)) estimated" }
 
-    /// Objects read per get between `earlier` and these figures, for about `gets` gets.
-    func missesPerGet(since earlier: CacheFigures, gets: Double) -> Double {
-        gets > 0 ? Double(misses - earlier.misses) / gets : 0
+    /// What the cache did with its misses between `earlier` and these figures, per get.
+    func churn(since earlier: CacheFigures, gets: Double) -> String {
+        guard gets > 0 else { return "no gets" }
+        return "\(fixed(Double(misses - earlier.misses) / gets, 3)) objects read from the database, "
+            + "\(fixed(Double(evictions - earlier.evictions) / gets, 3)) let go for others, "
+            + "\(fixed(Double(declined - earlier.declined) / gets, 3)) read and not kept, per get (about)"
     }
 }
 
