@@ -62,31 +62,40 @@ final class DatabaseSession {
     /// Runs a statement prepared on the connection, and returns its rows: PostgreSQL parses and
     /// plans it at its first run on a connection, and after that only binds the values (a read
     /// repeated with other values, such as a cache miss, costs its execution alone). Past
-    /// ``preparedLimit`` statements, it runs as ``run(_:_:)`` does.
+    /// ``preparedLimit`` statements, it runs unprepared. With `limit`, the rows are read only as
+    /// long as they take at most that many bytes (``RowCollector``).
     ///
-    /// - Throws: ``PostgresStoreError`` as ``run(_:_:)`` does.
-    func runPrepared(_ statement: SQLStatement) throws(PostgresStoreError) -> [PostgresRow] {
+    /// - Throws: ``PostgresStoreError`` as ``run(_:_:)`` does;
+    ///   ``PostgresStoreError/resultTooLarge(limit:)`` past `limit`.
+    func runPrepared(_ statement: SQLStatement, limit: Int? = nil) throws(PostgresStoreError) -> [PostgresRow] {
         // First: a new connection starts its names again.
         let connection = try open()
         let key = statement.preparedKey
-        let name: String
-        if let known = preparedNames[key] {
-            name = known
-        } else if nextPreparedName < Self.preparedLimit {
-            nextPreparedName += 1
-            name = "docserver_\(nextPreparedName)"
-            preparedNames[key] = name
-        } else {
-            return try run(statement.text, statement.binds)
+        guard let name = preparedNames[key] ?? newPreparedName(for: key) else {
+            do {
+                return try PreparedRead.runUnprepared(statement, on: connection, logger: logger, limit: limit)
+            } catch {
+                throw failure(error, statement: statement.text)
+            }
         }
         do {
-            return try PreparedRead.run(name: name, statement: statement, on: connection, logger: logger)
+            return try PreparedRead.run(name: name, statement: statement, on: connection, logger: logger, limit: limit)
         } catch {
             // A statement whose preparation failed stays failed under its name on this
             // connection: the next run prepares it again under a new one.
             preparedNames[key] = nil
             throw failure(error, statement: statement.text)
         }
+    }
+
+    /// A name for the statement of `key` on this connection, while fewer than ``preparedLimit``
+    /// are named; nil past them.
+    private func newPreparedName(for key: PreparedKey) -> String? {
+        guard nextPreparedName < Self.preparedLimit else { return nil }
+        nextPreparedName += 1
+        let name = "docserver_\(nextPreparedName)"
+        preparedNames[key] = name
+        return name
     }
 
     /// Runs `body` inside a transaction: committed when it returns, rolled back when it throws.
@@ -251,6 +260,8 @@ final class DatabaseSession {
     /// ended the connection it ran on.
     static func failure(_ error: any Error, statement: String, address: DatabaseURL,
                         statementTimeoutSeconds: Int) -> (failure: PostgresStoreError, endsConnection: Bool) {
+        // The store's own (a result past its limit: the connection read and dropped the rest).
+        if let own = error as? PostgresStoreError { return (own, false) }
         if let psql = error as? PSQLError {
             if let info = psql.serverInfo {
                 let state = info[.sqlState]

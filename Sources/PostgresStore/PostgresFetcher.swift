@@ -51,7 +51,12 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
     func fetchInOneStatement(_ request: FetchRequest) async throws -> (result: StoreFetchResult, through: Int64)? {
         let plan = try store.plan(for: request, readingCommit: true)
         guard plan.description.predicateInSQL, plan.description.sortedAndPagedInSQL else { return nil }
-        let rows = try await run(plan.statement)
+        let rows: [PostgresRow]
+        do {
+            rows = try await run(plan.statement, limit: plan.counts ? nil : request.resultBytesLimit)
+        } catch {
+            throw error.ofFetch(of: request.entityName)
+        }
         let result = try store.exactResult(of: plan, rows: rows)
         if let through = try store.commit(readBy: plan, in: rows) { return (result, through) }
         // No row: the history's last commit, read after the statement.
@@ -65,9 +70,15 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         return found.result
     }
 
-    func fetchEqualities(entityName: String, key: String, values: [String]) async throws -> (objects: [[ObjectSnapshot]], through: Int64)? {
+    func fetchEqualities(entityName: String, key: String, values: [String], resultBytesLimit: Int?) async throws
+        -> (objects: [[ObjectSnapshot]], through: Int64)? {
         guard !values.isEmpty, let read = try store.equalityRead(entityName: entityName, key: key, values: values) else { return nil }
-        let rows = try await run(read.statement)
+        let rows: [PostgresRow]
+        do {
+            rows = try await run(read.statement, limit: resultBytesLimit)
+        } catch .resultTooLarge {
+            return nil  // each fetch alone, each with its own limit
+        }
         let (objects, through) = try store.equalityResult(of: read, rows: rows, count: values.count)
         if let through { return (objects, through) }
         // No row: the history's last commit, read after the statement.
@@ -97,8 +108,9 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
-    /// Runs `statement` (prepared on its connection when it can be) and returns its rows.
-    private func run(_ statement: SQLStatement) async throws(PostgresStoreError) -> [PostgresRow] {
+    /// Runs `statement` (prepared on its connection when it can be) and returns its rows, at
+    /// most `limit` bytes of them (``RowCollector``).
+    private func run(_ statement: SQLStatement, limit: Int? = nil) async throws(PostgresStoreError) -> [PostgresRow] {
         let link = try pick()
         defer { lock.withLock { link.running -= 1 } }
         let connection: PostgresConnection
@@ -125,10 +137,8 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
             throw .connectionFailed(address: store.address.description, reason: "the connection closed")
         }
         do {
-            guard let name else {
-                return try await connection.query(PostgresQuery(unsafeSQL: statement.text, binds: statement.binds), logger: logger).get().rows
-            }
-            return try await PreparedRead.rows(name: name, statement: statement, on: connection, logger: logger)
+            guard let name else { return try await PreparedRead.unpreparedRows(statement, on: connection, logger: logger, limit: limit) }
+            return try await PreparedRead.rows(name: name, statement: statement, on: connection, logger: logger, limit: limit)
         } catch {
             // A statement whose preparation failed stays failed under its name on this
             // connection: the next run prepares it again under a new one.

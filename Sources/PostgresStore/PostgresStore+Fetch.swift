@@ -165,7 +165,14 @@ extension PostgresStore {
             plan = try self.plan(for: full, readingCommit: readingCommit)
             plan.idsOnly = true
         }
-        let rows = try session.runPrepared(plan.statement)
+        // Where the rows are the result (SQL judges, sorts and pages), they are read only up to
+        // the request's limit of bytes.
+        let rows: [PostgresRow]
+        do {
+            rows = try session.runPrepared(plan.statement, limit: exact && !plan.counts && plan.description.sortedAndPagedInSQL ? request.resultBytesLimit : nil)
+        } catch {
+            throw error.ofFetch(of: request.entityName)
+        }
         var through = try commit(readBy: plan, in: rows)
         if through == nil, plan.commitColumn != nil {
             // No row: the history's last commit, read after the statement.

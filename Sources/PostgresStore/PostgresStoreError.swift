@@ -1,3 +1,5 @@
+import GraphCore
+
 /// What can go wrong with a PostgreSQL store, with a message a user can act on.
 public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The store's URL is not `postgresql://user:password@host:port/database`.
@@ -22,6 +24,9 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
     case calledOnEventLoop
     /// A call's argument is outside what the store accepts.
     case invalidArgument(String)
+    /// A statement's rows took more than `limit` bytes as they came (``RowCollector``), and
+    /// the rest were not read.
+    case resultTooLarge(limit: Int)
 
     /// The message for a user.
     public var description: String {
@@ -48,6 +53,17 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
             return "the PostgreSQL store was called on an event loop thread; call it from another thread"
         case .invalidArgument(let reason):
             return reason
+        case .resultTooLarge(let limit):
+            return "a statement's rows took more than \(limit) bytes; the rest were not read"
         }
+    }
+}
+
+extension PostgresStoreError {
+    /// The error a fetch of `entity` throws for this one: a result past the request's limit of
+    /// bytes is GraphCore's ``GraphCore/GraphError/resultTooLarge(entity:limit:)``.
+    func ofFetch(of entity: String) -> any Error {
+        if case .resultTooLarge(let limit) = self { return GraphError.resultTooLarge(entity: entity, limit: limit) }
+        return self
     }
 }

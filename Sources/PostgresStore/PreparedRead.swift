@@ -23,21 +23,41 @@ struct PreparedRead: PostgresPreparedStatement {
     func makeBindings() throws -> PostgresBindings { bindings }
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 
-    /// Runs `statement` prepared as `name` on `connection` and returns its rows, blocking the
-    /// calling thread (never one of the event loop's) until they have all come or the
-    /// connection has closed without sending them (``StatementWait``).
-    static func run(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger) throws -> [PostgresRow] {
-        try WaitingThreadExecutor.run(waitingOn: StatementWait(on: connection)) { try await rows(name: name, statement: statement, on: connection, logger: logger) }
+    /// Runs `statement` prepared as `name` on `connection` and returns its rows (at most
+    /// `limit` bytes of them: ``RowCollector``), blocking the calling thread (never one of the
+    /// event loop's) until they have all come or the connection has closed without sending them
+    /// (``StatementWait``).
+    static func run(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger,
+                    limit: Int? = nil) throws -> [PostgresRow] {
+        try WaitingThreadExecutor.run(waitingOn: StatementWait(on: connection)) {
+            try await rows(name: name, statement: statement, on: connection, logger: logger, limit: limit)
+        }
     }
 
-    /// Runs `statement` prepared as `name` on `connection` and returns its rows, in the caller's task.
-    static func rows(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger) async throws -> [PostgresRow] {
+    /// Runs `statement` prepared as `name` on `connection` and returns its rows (at most `limit`
+    /// bytes of them), in the caller's task.
+    static func rows(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger,
+                     limit: Int? = nil) async throws -> [PostgresRow] {
         let read = PreparedRead(bindings: statement.binds)
         let values = (name: name, sql: statement.text, types: statement.parameterTypes)
         return try await $current.withValue(values) {
-            var rows: [PostgresRow] = []
-            for try await row in try await connection.execute(read, logger: logger) { rows.append(row) }
-            return rows
+            try await RowCollector(limit: limit).collect(try await connection.execute(read, logger: logger))
         }
+    }
+
+    /// Runs `statement` unprepared on `connection` (a connection that holds as many prepared
+    /// statements as it keeps) and returns its rows, at most `limit` bytes of them, blocking the
+    /// calling thread as ``run(name:statement:on:logger:limit:)`` does.
+    static func runUnprepared(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger, limit: Int?) throws -> [PostgresRow] {
+        try WaitingThreadExecutor.run(waitingOn: StatementWait(on: connection)) {
+            try await unpreparedRows(statement, on: connection, logger: logger, limit: limit)
+        }
+    }
+
+    /// Runs `statement` unprepared on `connection` and returns its rows, at most `limit` bytes
+    /// of them, in the caller's task.
+    static func unpreparedRows(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger, limit: Int?) async throws -> [PostgresRow] {
+        let query = PostgresQuery(unsafeSQL: statement.text, binds: statement.binds)
+        return try await RowCollector(limit: limit).collect(try await connection.query(query, logger: logger))
     }
 }

@@ -105,4 +105,49 @@ struct PreparedReadTests {
         #expect(result.snapshots.count == 2 && fetchedThrough == through)
         #expect(try reader.explain(request).contains("max(seq)"))
     }
+
+    @Test func rowsPastTheirLimitStopTheReadAndTheConnectionGoesOn() throws {
+        let fixture = try PostgresFixture()
+        let session = fixture.store.session
+        var statement = SQLStatement()
+        statement.text = "SELECT n FROM generate_series(1, \(statement.parameter(Int64(100_000)))) AS n"
+        // 100,000 rows of 8 bytes: past 10,000 bytes, refused.
+        #expect(throws: PostgresStoreError.resultTooLarge(limit: 10_000)) { try session.runPrepared(statement, limit: 10_000) }
+        #expect(try session.runPrepared(statement, limit: 800_000).count == 100_000)
+        #expect(try number(SQLStatement("SELECT 7::bigint"), session) == 7)
+        // Past the prepared statements a connection keeps, a statement runs unprepared: the same limit.
+        for shape in 0..<DatabaseSession.preparedLimit {
+            _ = try number(SQLStatement("SELECT \(shape)::bigint"), session)
+        }
+        var unprepared = SQLStatement()
+        unprepared.text = "SELECT n + 1 FROM generate_series(1, \(unprepared.parameter(Int64(100_000)))) AS n"
+        #expect(throws: PostgresStoreError.resultTooLarge(limit: 10_000)) { try session.runPrepared(unprepared, limit: 10_000) }
+        #expect(try session.runPrepared(unprepared).count == 100_000)
+    }
+
+    @Test func aFetchPastItsResultLimitIsRefusedOnlyWhereItsRowsAreItsResult() throws {
+        let fixture = try PostgresFixture()
+        for index in 0..<2_000 {
+            _ = try fixture.context.insert("Song", values: ["title": .string("Song \(index)"), "plays": .int(Int64(index % 7))])
+        }
+        try fixture.context.save()
+        let reader = try fixture.store.openObjectReader()
+        defer { reader.close() }
+        var request = FetchRequest(entityName: "Song")
+        request.resultBytesLimit = 4_096
+        #expect(throws: GraphError.resultTooLarge(entity: "Song", limit: 4_096)) { try reader.fetch(request) }
+        // A page, a count: within the limit, or no rows of objects at all.
+        request.fetchLimit = 10
+        #expect(try reader.fetch(request).result.snapshots.count == 10)
+        request.fetchLimit = 0
+        request.resultType = .count
+        #expect(try reader.fetch(request).result.count == 2_000)
+        // A context's fetch on the store: the same error, and the store goes on.
+        let context = ObjectContext(coordinator: try fixture.secondCoordinator().coordinator)
+        var all = FetchRequest(entityName: "Song")
+        all.resultBytesLimit = 4_096
+        #expect(throws: GraphError.resultTooLarge(entity: "Song", limit: 4_096)) { try context.fetch(all) }
+        all.resultBytesLimit = nil
+        #expect(try context.fetch(all).count == 2_000)
+    }
 }

@@ -197,13 +197,13 @@ final class DatabaseReads: @unchecked Sendable {
     }
 
     /// What an error of a fetch in the database is answered as: the request's fault as such (a
-    /// key or a value the model does not have, a predicate, the time limit), anything else as
-    /// the database being unavailable (a ``Failure``).
+    /// key or a value the model does not have, a predicate, the time limit, a result too large
+    /// for an answer), anything else as the database being unavailable (a ``Failure``).
     static func classified(_ error: any Error) -> any Error {
         switch error {
         case let error as GraphError:
             switch error {
-            case .unknownKey, .wrongKind, .typeMismatch, .timeLimitExceeded: return error
+            case .unknownKey, .wrongKind, .typeMismatch, .timeLimitExceeded, .resultTooLarge: return error
             default: return Failure(reason: "\(error)")
             }
         case let error as GraphCore.PredicateError: return error

@@ -5,7 +5,7 @@ import NIOCore
 /// attribute, no sort, no page: the indexed lookup clients make most), read from the database
 /// on that loop (``LoopReads``) and together: at most ``readLimit`` reads run at once, and the
 /// fetches of one entity and key that come while they do wait and go in the next read, all in
-/// one statement (``GraphCore/DatabaseFetcher/fetchEqualities(entityName:key:values:)``), as
+/// one statement (``GraphCore/DatabaseFetcher/fetchEqualities(entityName:key:values:resultBytesLimit:)``), as
 /// ``LoopMisses`` reads the misses of `get`s. Each fetch gets the objects its own statement
 /// would have given. Under load a statement then answers many requests: postgres-nio's sending
 /// and reading of each fetch's statement was about 30 % of the server's CPU in the fetches of
@@ -33,6 +33,8 @@ final class LoopFetches: @unchecked Sendable {
     private struct Waiter {
         let equality: Equality
         let value: String
+        /// The most bytes of rows its fetch alone may read (``GraphCore/FetchRequest/resultBytesLimit``).
+        let limit: Int?
         let continuation: CheckedContinuation<(objects: [ObjectSnapshot], through: Int64)?, any Error>
     }
 
@@ -60,11 +62,12 @@ final class LoopFetches: @unchecked Sendable {
     }
 
     /// The objects of the fetch `equality` == `value` as the database holds them, and the last
-    /// commit they may hold; nil when the fetcher cannot read it with others. On the loop.
-    func read(_ equality: Equality, value: String) async throws -> (objects: [ObjectSnapshot], through: Int64)? {
+    /// commit they may hold; nil when the fetcher cannot read it with others (or the fetches read
+    /// with it took more than their `limit`s of bytes of rows together). On the loop.
+    func read(_ equality: Equality, value: String, limit: Int?) async throws -> (objects: [ObjectSnapshot], through: Int64)? {
         try await withCheckedThrowingContinuation { continuation in
             executor.loop.assertInEventLoop()
-            queued.append(Waiter(equality: equality, value: value, continuation: continuation))
+            queued.append(Waiter(equality: equality, value: value, limit: limit, continuation: continuation))
             startReads()
         }
     }
@@ -84,12 +87,24 @@ final class LoopFetches: @unchecked Sendable {
         }
     }
 
+    /// The most bytes of rows a read of `batch` may take: the sum of its fetches' limits (nil
+    /// when one has none).
+    private static func limit(of batch: [Waiter]) -> Int? {
+        var total = 0
+        for waiter in batch {
+            guard let limit = waiter.limit else { return nil }
+            let (sum, overflow) = total.addingReportingOverflow(limit)
+            total = overflow ? Int.max : sum
+        }
+        return total
+    }
+
     private func read(_ batch: [Waiter]) async {
         let outcome: Result<(objects: [[ObjectSnapshot]], through: Int64)?, any Error>
         do {
             let equality = batch[0].equality  // a batch is never empty
             outcome = .success(try await fetcher.fetchEqualities(entityName: equality.entityName, key: equality.key,
-                                                                 values: batch.map(\.value)))
+                                                                 values: batch.map(\.value), resultBytesLimit: Self.limit(of: batch)))
         } catch {
             outcome = .failure(error)
         }

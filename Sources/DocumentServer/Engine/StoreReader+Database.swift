@@ -6,7 +6,7 @@ extension StoreReader {
     /// object): PostgreSQL answers the predicate where it translates, and sorts, pages and counts
     /// then too; the rest is judged, sorted and paged here, as for a state's objects.
     func databaseMatches(_ call: FetchCall, in database: DatabaseReads) throws -> Matches {
-        let (result, plan, through) = try database.fetch(Self.databaseRequest(of: call), explain: call.explain)
+        let (result, plan, through) = try database.fetch(databaseRequest(of: call), explain: call.explain)
         // The answer may hold commits the state does not: the connection's next reads come from a
         // state that holds them (the writer takes them now).
         if through > state.sequence { _ = database.stateHolding(through) }
@@ -57,7 +57,7 @@ extension StoreReader {
     /// servers' commits up to the one named (or tried to).
     func fetch(_ call: FetchCall, with fetcher: any DatabaseFetcher, catchUp: (Int64) async -> ReadState?) async -> Reply? {
         do {
-            guard let (result, through) = try await fetcher.fetchInOneStatement(Self.databaseRequest(of: call)),
+            guard let (result, through) = try await fetcher.fetchInOneStatement(databaseRequest(of: call)),
                   let whole = Self.matches(ofWhole: result, databasePlan: nil) else { return nil }
             // As on a reader thread: the connection's next reads come from a state that holds the
             // commits the answer holds.
@@ -66,7 +66,7 @@ extension StoreReader {
         } catch {
             let classified = DatabaseReads.classified(error)
             if let failure = classified as? DatabaseReads.Failure { return .error(.storeUnavailable(failure.description)) }
-            return Self.reply(to: classified, of: call)
+            return reply(to: classified, of: call)
         }
     }
 
@@ -77,7 +77,7 @@ extension StoreReader {
     func fetchReadTogether(_ call: FetchCall, with fetches: LoopFetches, catchUp: (Int64) async -> ReadState?) async -> Reply? {
         guard let (equality, value) = LoopFetches.equality(of: call) else { return nil }
         do {
-            guard let (found, through) = try await fetches.read(equality, value: value) else { return nil }
+            guard let (found, through) = try await fetches.read(equality, value: value, limit: databaseResultBytesLimit) else { return nil }
             // As on a reader thread: the connection's next reads come from a state that holds the
             // commits the answer holds.
             if through > state.sequence { _ = await catchUp(through) }
@@ -86,17 +86,29 @@ extension StoreReader {
         } catch {
             let classified = DatabaseReads.classified(error)
             if let failure = classified as? DatabaseReads.Failure { return .error(.storeUnavailable(failure.description)) }
-            return Self.reply(to: classified, of: call)
+            return reply(to: classified, of: call)
         }
     }
 
     /// The request a fetch sends to the database: objects with their values (a count the
-    /// database cannot make alone comes back as objects, counted here).
-    private static func databaseRequest(of call: FetchCall) -> FetchRequest {
+    /// database cannot make alone comes back as objects, counted here). A fetch of objects
+    /// reads at most ``databaseResultBytesLimit`` bytes of rows.
+    private func databaseRequest(of call: FetchCall) -> FetchRequest {
         var request = call.request
         request.resultType = call.resultType == .count ? .count : .objects
         request.returnsObjectsAsFaults = false
+        if call.resultType == .objects { request.resultBytesLimit = databaseResultBytesLimit }
         return request
+    }
+
+    /// The most bytes of rows a fetch of objects reads from the database: twice the largest
+    /// answer. An object's answer takes more bytes than its row (its ID alone is about 60 bytes
+    /// of JSON, 12 of row; a value's key and quotes come on top of it), so rows past this could
+    /// not fit in an answer, and a fetch that matches millions of objects stops there instead of
+    /// holding them all (``GraphCore/FetchRequest/resultBytesLimit``).
+    private var databaseResultBytesLimit: Int {
+        let (twice, overflow) = maximumAnswerBytes.multipliedReportingOverflow(by: 2)
+        return overflow ? Int.max : twice
     }
 
     /// The matches of a result the database counted, or sorted and paged: the whole answer. Nil

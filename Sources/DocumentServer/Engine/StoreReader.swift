@@ -109,7 +109,7 @@ struct StoreReader {
         } catch let error as DatabaseReads.Failure {
             return .error(.storeUnavailable(error.description))
         } catch {
-            return Self.reply(to: error, of: call)
+            return reply(to: error, of: call)
         }
     }
 
@@ -262,7 +262,7 @@ struct StoreReader {
     }
 
     /// The error answer of a fetch that failed.
-    static func reply(to error: any Error, of call: FetchCall) -> Reply {
+    func reply(to error: any Error, of call: FetchCall) -> Reply {
         switch error {
         case let error as GraphCore.PredicateError:
             var answer = RPCError.invalidParams("params.predicate", error.description, position: error.offset)
@@ -274,6 +274,10 @@ struct StoreReader {
                 return .error(.invalidParams("params", error.description))
             case .timeLimitExceeded(let entity):
                 return .error(.timeLimitExceeded(entity: entity, limit: call.timeLimit))
+            case .resultTooLarge:
+                // The database's rows passed the limit ``databaseResultBytesLimit`` sets from the
+                // answer's: the answer would have passed its own.
+                return .error(.tooLarge(.answer, limit: maximumAnswerBytes))
             default:
                 return .error(.storeUnavailable("the fetch failed: \(error)"))
             }

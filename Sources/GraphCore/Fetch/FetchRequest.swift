@@ -58,6 +58,12 @@ public struct FetchRequest: Sendable, Hashable {
     /// request.deadline = .now + .seconds(2)
     /// ```
     public var deadline: ContinuousClock.Instant?
+    /// When set, a store that reads the fetch's results from elsewhere (a database's rows)
+    /// stops once they take more than this many bytes as it read them, with
+    /// ``GraphError/resultTooLarge(entity:limit:)``, instead of holding them all: a server sets
+    /// it from the largest answer it may send, which such a result could not fit in. Stores
+    /// that hold their objects in memory ignore it. Nil (the default): no limit.
+    public var resultBytesLimit: Int?
 
     /// A request for objects of `entityName`.
     public init(
@@ -78,6 +84,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.propertiesToFetch = nil
         self.resultType = .objects
         self.deadline = nil
+        self.resultBytesLimit = nil
     }
 
     /// Whether objects of `entity` are part of this request's results.

@@ -107,16 +107,19 @@ public protocol DatabaseFetcher: AnyObject, Sendable {
     /// each of `values` in their order, read together (one statement): for each value the
     /// objects ``fetchInOneStatement(_:)`` gives for that fetch alone (a string attribute
     /// compared plainly, no sort, no page), and the number of the last commit they may hold.
-    /// Nil when the fetcher cannot read them together (`key` is not a string attribute, …): the
-    /// caller then fetches each alone.
-    func fetchEqualities(entityName: String, key: String, values: [String]) async throws -> (objects: [[ObjectSnapshot]], through: Int64)?
+    /// Nil when the fetcher cannot read them together (`key` is not a string attribute, …, or
+    /// their rows take more than `resultBytesLimit` bytes together, as
+    /// ``FetchRequest/resultBytesLimit`` counts them): the caller then fetches each alone.
+    func fetchEqualities(entityName: String, key: String, values: [String], resultBytesLimit: Int?) async throws
+        -> (objects: [[ObjectSnapshot]], through: Int64)?
     /// Closes its connections; a fetch made afterwards opens new ones.
     func close()
 }
 
 extension DatabaseFetcher {
     /// None read together: each fetch alone.
-    public func fetchEqualities(entityName: String, key: String, values: [String]) async throws -> (objects: [[ObjectSnapshot]], through: Int64)? {
+    public func fetchEqualities(entityName: String, key: String, values: [String], resultBytesLimit: Int?) async throws
+        -> (objects: [[ObjectSnapshot]], through: Int64)? {
         nil
     }
 }

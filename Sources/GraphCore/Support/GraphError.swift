@@ -52,6 +52,9 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A fetch of `entity` ran past its ``FetchRequest/deadline`` and was stopped; it
     /// returned nothing.
     case timeLimitExceeded(entity: String)
+    /// A fetch of `entity` read more than its ``FetchRequest/resultBytesLimit`` (`limit`
+    /// bytes) from its store and was stopped; it returned nothing.
+    case resultTooLarge(entity: String, limit: Int)
     /// A save would make two objects of `entity` (or its sub-entities) hold the same `values`
     /// for the uniqueness constraint on `attributes`: `objects` are the one kept or saved
     /// first and the one that clashes with it. Nothing was saved.
@@ -109,6 +112,9 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
         case .timeLimitExceeded(let entity):
             return "the fetch of '\(entity)' ran past its deadline and was stopped before it finished; "
                 + "nothing was returned (make the predicate cheaper or allow more time)"
+        case .resultTooLarge(let entity, let limit):
+            return "the fetch of '\(entity)' read more than \(limit) bytes of results and was stopped before it finished; "
+                + "nothing was returned (fetch fewer objects: a limit, a page after the last one read, or a count)"
         case .uniquenessViolation(let entity, let attributes, let values, let objects):
             let pairs = zip(attributes, values).map { "\($0) = \(String($1.formatLiteral.prefix(128)))" }.joined(separator: ", ")
             return "two \(entity) objects would share \(pairs) (uniqueness constraint [\(attributes.joined(separator: ", "))]): "
