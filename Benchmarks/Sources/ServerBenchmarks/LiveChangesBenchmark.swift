@@ -8,7 +8,8 @@ import Glibc
 /// 100 subscribers in the same run.
 ///
 /// - Saves/s of 50 clients (each updating its own Song) without subscribers, then with 100
-///   subscribers open: 50 watching `Tag`, 50 a live query on `Tag` (`label BEGINSWITH "probe"`).
+///   subscribers open: 50 watching `Tag`, 50 a live query on `Tag` (`label BEGINSWITH "probe"`),
+///   in three rounds, each between two runs without subscribers.
 /// - Meanwhile a probe client inserts a Tag labelled `probe-<k>` every 10 ms; latency is from
 ///   the probe's `save` sent to its notification read by each of the 100 subscribers (one
 ///   listener thread polls them all).
@@ -19,6 +20,8 @@ import Glibc
 ///   redis-benchmark runs SET with 50 clients; publish→receive latency measured the same way.
 extension ServerBenchmark {
     nonisolated static let liveSubscribers = 100
+    /// Rounds of saves with the subscribers, each between two without them.
+    nonisolated static let liveRounds = 3
     nonisolated static let probeInterval: UInt32 = 10_000  // microseconds
 
     func measureLiveChanges(on store: BenchmarkStore, redis: RedisServers) async throws {
@@ -27,43 +30,43 @@ extension ServerBenchmark {
             let songs = try session.ids(of: "Song", limit: 100_000)
             let stride = max(songs.count / 50, 1)
             let owned = (0..<50).map { songs[($0 * stride) % songs.count] }
-            let what = "durable save (update of one Song's plays; each client its own Song), 50 connections"
-            try await measure("live-save-0", "\(what), no subscribers", store: store, session: session, load: load, connections: 50,
-                              redis: nil, workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
-
-            var sockets: [Int32] = []
-            for index in 0..<Self.liveSubscribers {
-                let socket = try connectSocket(host: session.server.host, port: session.server.port)
-                let params = index % 2 == 0 ? #"{"entity":"Tag"}"# : #"{"entity":"Tag","predicate":"label BEGINSWITH \"probe\""}"#
-                try writeAll(socket, Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":\#(params)}"#.utf8) + [0x0A])
-                try readUntil(socket, contains: #""subscription":1"#)
-                sockets.append(socket)
+            // Rounds of saves with the subscribers open between runs without them: the machine
+            // drifts, so each round's cost is judged against the runs just before and after it.
+            try await liveSaves("live-save-0-0", "no subscribers", store: store, session: session, load: load, owned: owned)
+            var latencies: [LiveLatency] = [], afterAnswers: [LiveLatency] = []
+            for round in 1...Self.liveRounds {
+                var sockets: [Int32] = []
+                for index in 0..<Self.liveSubscribers {
+                    let socket = try connectSocket(host: session.server.host, port: session.server.port)
+                    let params = index % 2 == 0 ? #"{"entity":"Tag"}"# : #"{"entity":"Tag","predicate":"label BEGINSWITH \"probe\""}"#
+                    try writeAll(socket, Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":\#(params)}"#.utf8) + [0x0A])
+                    try readUntil(socket, contains: #""subscription":1"#)
+                    sockets.append(socket)
+                }
+                let listener = ProbeListener(sockets: sockets)
+                listener.start()
+                let probe = Probe { k in
+                    Array(#"{"jsonrpc":"2.0","id":\#(k),"method":"save","params":{"insert":[{"id":"t","entity":"Tag","values":{"label":"probe-\#(k)"}}]}}"#.utf8) + [0x0A]
+                }
+                try probe.start(host: session.server.host, port: session.server.port)
+                try await liveSaves("live-save-100-\(round)", "\(Self.liveSubscribers) subscribers open and a probe saving a Tag every 10 ms (round \(round))",
+                                    store: store, session: session, load: load, owned: owned)
+                let probes = probe.stop()
+                usleep(200_000)
+                let arrivals = listener.stop()  // and closes the subscribers' connections
+                latencies.append(Self.latencies(sent: probes.sent, arrivals: arrivals, expected: Self.liveSubscribers))
+                afterAnswers.append(Self.latencies(sent: probes.answered, arrivals: arrivals, expected: Self.liveSubscribers))
+                try await liveSaves("live-save-0-\(round)", "no subscribers (after round \(round))", store: store, session: session, load: load, owned: owned)
             }
-            let listener = ProbeListener(sockets: sockets)
-            listener.start()
-            let probe = Probe { k in
-                Array(#"{"jsonrpc":"2.0","id":\#(k),"method":"save","params":{"insert":[{"id":"t","entity":"Tag","values":{"label":"probe-\#(k)"}}]}}"#.utf8) + [0x0A]
-            }
-            try probe.start(host: session.server.host, port: session.server.port)
-            try await measure("live-save-100", "\(what), \(Self.liveSubscribers) subscribers open and a probe saving a Tag every 10 ms",
-                              store: store, session: session, load: load, connections: 50, redis: nil,
-                              workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
-            let probes = probe.stop()
-            usleep(200_000)
-            let arrivals = listener.stop()
-            let latency = Self.latencies(sent: probes.sent, arrivals: arrivals, expected: Self.liveSubscribers)
+            let latency = LiveLatency(pooling: latencies)
             liveLatency = latency
             say("save -> notification latency (save sent to notification read), \(Self.liveSubscribers) subscribers (50 entity, 50 live query),"
-                + " while 50 clients save [\(store.label)]:")
+                + " while 50 clients save [\(store.label)], \(Self.liveRounds) rounds pooled:")
             say("    \(latency.describe)")
-            let afterAnswer = Self.latencies(sent: probes.answered, arrivals: arrivals, expected: Self.liveSubscribers)
+            let afterAnswer = LiveLatency(pooling: afterAnswers)
             liveLatencyAfterAnswer = afterAnswer
             say("  of which after the save's answer (answer read to notification read; the save's own durable commit excluded):")
             say("    \(afterAnswer.describe)")
-            // Again without subscribers (they are closed now): the machine drifts, so the cost is
-            // judged against the mean of the runs before and after.
-            try await measure("live-save-0-again", "\(what), no subscribers (again, after)", store: store, session: session, load: load,
-                              connections: 50, redis: nil, workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
 
             // One subscriber that never reads.
             let silent = try connectSocket(host: session.server.host, port: session.server.port)
@@ -72,9 +75,8 @@ extension ServerBenchmark {
             var buffer: Int32 = 4096
             setsockopt(silent, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
             let before = ProcessCPU.residentBytes(pid: session.server.processIdentifier)
-            try await measure("live-save-silent", "\(what), 1 subscriber (of everything) that never reads",
-                              store: store, session: session, load: load, connections: 50, redis: nil,
-                              workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
+            try await liveSaves("live-save-silent", "1 subscriber (of everything) that never reads", store: store, session: session, load: load,
+                                owned: owned)
             let after = ProcessCPU.residentBytes(pid: session.server.processIdentifier)
             silentMemory = (before, after)
             say("server resident memory with 1 subscriber that never reads: \(megabytes(before)) before the saves, \(megabytes(after)) after"
@@ -83,6 +85,15 @@ extension ServerBenchmark {
         }
         try measureRedisPubSub(redis)
         say()
+    }
+
+    /// One run of the live benchmark's saves (`key`, described with `label`): 50 clients, each
+    /// updating its own Song of `owned`.
+    private func liveSaves(_ key: String, _ label: String, store: BenchmarkStore, session: ServerSession, load: LoadGenerator,
+                           owned: [String]) async throws {
+        try await measure(key, "durable save (update of one Song's plays; each client its own Song), 50 connections, \(label)",
+                          store: store, session: session, load: load, connections: 50, redis: nil,
+                          workload: UpdateWorkload.factory(songs: owned, versions: try session.versions(of: owned)))
     }
 
     /// Redis pub/sub: 100 subscribers, a probe publishing every 10 ms while redis-benchmark SETs with 50 clients.
@@ -124,11 +135,23 @@ extension ServerBenchmark {
     }
 }
 
-/// Probe → arrival latencies of one live-changes run.
+/// Probe → arrival latencies of one live-changes run (or of several, pooled).
 struct LiveLatency {
     let probes: Int
     let samples: [UInt64]
     let missing: Int
+
+    init(probes: Int, samples: [UInt64], missing: Int) {
+        self.probes = probes
+        self.samples = samples
+        self.missing = missing
+    }
+
+    /// The deliveries of every run of `runs` together.
+    init(pooling runs: [LiveLatency]) {
+        self.init(probes: runs.reduce(0) { $0 + $1.probes }, samples: runs.flatMap(\.samples).sorted(),
+                  missing: runs.reduce(0) { $0 + $1.missing })
+    }
 
     func percentile(_ fraction: Double) -> Double {
         guard !samples.isEmpty else { return .nan }
