@@ -73,7 +73,7 @@ final class DatabaseSession {
         let key = statement.preparedKey
         guard let name = preparedNames[key] ?? newPreparedName(for: key) else {
             do {
-                return try PreparedRead.runUnprepared(statement, on: connection, logger: logger, limit: limit)
+                return try UnpreparedRead.run(statement, on: connection, logger: logger, limit: limit)
             } catch {
                 throw failure(error, statement: statement.text)
             }
@@ -82,8 +82,9 @@ final class DatabaseSession {
             return try PreparedRead.run(name: name, statement: statement, on: connection, logger: logger, limit: limit)
         } catch {
             // A statement whose preparation failed stays failed under its name on this
-            // connection: the next run prepares it again under a new one.
-            preparedNames[key] = nil
+            // connection: the next run prepares it again under a new one (not one whose rows
+            // only passed their limit: it ran).
+            if !(error is PostgresStoreError) { preparedNames[key] = nil }
             throw failure(error, statement: statement.text)
         }
     }

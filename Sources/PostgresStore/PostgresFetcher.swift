@@ -137,12 +137,13 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
             throw .connectionFailed(address: store.address.description, reason: "the connection closed")
         }
         do {
-            guard let name else { return try await PreparedRead.unpreparedRows(statement, on: connection, logger: logger, limit: limit) }
+            guard let name else { return try await UnpreparedRead.rows(statement, on: connection, logger: logger, limit: limit) }
             return try await PreparedRead.rows(name: name, statement: statement, on: connection, logger: logger, limit: limit)
         } catch {
             // A statement whose preparation failed stays failed under its name on this
-            // connection: the next run prepares it again under a new one.
-            if name != nil { lock.withLock { link.preparedNames[statement.preparedKey] = nil } }
+            // connection: the next run prepares it again under a new one (not one whose rows
+            // only passed their limit: it ran).
+            if name != nil, !(error is PostgresStoreError) { lock.withLock { link.preparedNames[statement.preparedKey] = nil } }
             let (failure, endsConnection) = DatabaseSession.failure(error, statement: statement.text, address: store.address,
                                                                     statementTimeoutSeconds: store.statementTimeoutSeconds)
             if endsConnection {

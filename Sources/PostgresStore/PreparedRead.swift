@@ -44,20 +44,4 @@ struct PreparedRead: PostgresPreparedStatement {
             try await RowCollector(limit: limit).collect(try await connection.execute(read, logger: logger))
         }
     }
-
-    /// Runs `statement` unprepared on `connection` (a connection that holds as many prepared
-    /// statements as it keeps) and returns its rows, at most `limit` bytes of them, blocking the
-    /// calling thread as ``run(name:statement:on:logger:limit:)`` does.
-    static func runUnprepared(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger, limit: Int?) throws -> [PostgresRow] {
-        try WaitingThreadExecutor.run(waitingOn: StatementWait(on: connection)) {
-            try await unpreparedRows(statement, on: connection, logger: logger, limit: limit)
-        }
-    }
-
-    /// Runs `statement` unprepared on `connection` and returns its rows, at most `limit` bytes
-    /// of them, in the caller's task.
-    static func unpreparedRows(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger, limit: Int?) async throws -> [PostgresRow] {
-        let query = PostgresQuery(unsafeSQL: statement.text, binds: statement.binds)
-        return try await RowCollector(limit: limit).collect(try await connection.query(query, logger: logger))
-    }
 }

@@ -115,6 +115,8 @@ struct PreparedReadTests {
         #expect(throws: PostgresStoreError.resultTooLarge(limit: 10_000)) { try session.runPrepared(statement, limit: 10_000) }
         #expect(try session.runPrepared(statement, limit: 800_000).count == 100_000)
         #expect(try number(SQLStatement("SELECT 7::bigint"), session) == 7)
+        // The statement ran: it stays prepared under its one name.
+        #expect(try prepared(session).filter { $0.contains("generate_series") }.count == 1)
         // Past the prepared statements a connection keeps, a statement runs unprepared: the same limit.
         for shape in 0..<DatabaseSession.preparedLimit {
             _ = try number(SQLStatement("SELECT \(shape)::bigint"), session)

@@ -114,7 +114,7 @@ public enum GraphError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "nothing was returned (make the predicate cheaper or allow more time)"
         case .resultTooLarge(let entity, let limit):
             return "the fetch of '\(entity)' read more than \(limit) bytes of results and was stopped before it finished; "
-                + "nothing was returned (fetch fewer objects: a limit, a page after the last one read, or a count)"
+                + "nothing was returned (fetch fewer objects at a time: a limit and an offset, or only their count)"
         case .uniquenessViolation(let entity, let attributes, let values, let objects):
             let pairs = zip(attributes, values).map { "\($0) = \(String($1.formatLiteral.prefix(128)))" }.joined(separator: ", ")
             return "two \(entity) objects would share \(pairs) (uniqueness constraint [\(attributes.joined(separator: ", "))]): "
