@@ -142,6 +142,49 @@ struct MultiServerFeedTests {
         #expect(saved.map(\.seq) == (saved[0].seq..<saved[0].seq + 10).map { $0 })
     }
 
+    @Test func aLiveQueryOnOneServerFollowsTheSavesMadeThroughAnother() throws {
+        // Run again with a cache of 1 byte (scripts/test.sh): the watching server then holds
+        // none of the objects, and judges each commit on what its change set carries.
+        let servers = try DatabaseServers(count: 2)
+        let writer = try servers.connect(0), watcher = try servers.connect(1)
+        _ = try watcher.result("subscribe", ["entity": "Tag", "predicate": "label BEGINSWITH \"hot\""])
+        func save(_ params: [String: Any]) throws -> [String: Any] { try writer.result("save", params) }
+        let first = try save(["insert": [["id": "t", "entity": "Tag", "values": ["label": "hot 1"]]]])
+        let one = try first.id("t")
+        let second = try save(["insert": [["id": "t", "entity": "Tag", "values": ["label": "cold 2"]]]])
+        let two = try second.id("t")
+        let entered = try save(["update": [["id": two, "version": 1, "values": ["label": "hot 2"]]]])
+        let changed = try save(["update": [["id": one, "version": 1, "values": ["label": "hot 1b"]]]])
+        let left = try save(["update": [["id": one, "version": 2, "values": ["label": "cold 1"]]]])
+        let gone = try save(["delete": [["id": two, "version": 2]]])
+        // (seq, what the notification holds: kind and the objects' IDs)
+        var received: [(seq: Int64, kind: String, ids: [String])] = []
+        while received.count < 5 {
+            let note = try watcher.nextNotification()
+            let seq = (note["seq"] as? NSNumber)?.int64Value ?? -1
+            for kind in ["inserted", "updated"] {
+                let objects = note[kind] as? [[String: Any]] ?? []
+                if !objects.isEmpty { received.append((seq, kind, objects.compactMap { $0["id"] as? String })) }
+            }
+            for kind in ["removed", "deleted"] {
+                let ids = note[kind] as? [String] ?? []
+                if !ids.isEmpty { received.append((seq, kind, ids)) }
+            }
+        }
+        #expect(received.map(\.seq) == [first.seq, entered.seq, changed.seq, left.seq, gone.seq])
+        #expect(received.map(\.ids) == [[one], [two], [one], [one], [two]])
+        // Known: a server whose cache does not hold an object another server's commit changed has
+        // no state of it before the commit (the history rows carry no values), and reports an
+        // object that entered the result as `updated`, as a commit replayed from the history is
+        // (docs/PROTOCOL.md, "Resuming with since"). Built when the history carries the values
+        // before each commit (docs/SCALING.md).
+        withKnownIssue("an object that entered a live query through another server's commit is reported as updated") {
+            #expect(received.map(\.kind) == ["inserted", "inserted", "updated", "removed", "deleted"])
+        } when: {
+            ProcessInfo.processInfo.environment["DOCSERVER_CACHE_BYTES"] != nil
+        }
+    }
+
     @Test func aSubscriptionResumesWithSinceOnAnotherServer() throws {
         let pair = try DatabaseServers(count: 2)
         let a = try pair.connect(0)
