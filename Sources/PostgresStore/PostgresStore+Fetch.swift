@@ -167,9 +167,10 @@ extension PostgresStore {
         }
         // Where the rows are the result (SQL judges, sorts and pages), they are read only up to
         // the request's limit of bytes.
+        let rowsAreTheResult = exact && !plan.counts && plan.description.sortedAndPagedInSQL
         let rows: [PostgresRow]
         do {
-            rows = try session.runPrepared(plan.statement, limit: exact && !plan.counts && plan.description.sortedAndPagedInSQL ? request.resultBytesLimit : nil)
+            rows = try session.runPrepared(plan.statement, limit: rowsAreTheResult ? request.resultBytesLimit : nil)
         } catch {
             throw error.ofFetch(of: request.entityName)
         }

@@ -15,7 +15,11 @@ struct RowCollector {
         var bytes = 0
         for try await row in rows {
             if let limit {
-                for cell in row { bytes += cell.bytes?.readableBytes ?? 0 }
+                for cell in row {
+                    // Saturating: a limit near Int.max (an answer limit that large) must not trap.
+                    let (sum, overflow) = bytes.addingReportingOverflow(cell.bytes?.readableBytes ?? 0)
+                    bytes = overflow ? Int.max : sum
+                }
                 if bytes > limit { throw PostgresStoreError.resultTooLarge(limit: limit) }
             }
             kept.append(row)
