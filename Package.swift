@@ -116,6 +116,7 @@ let package = Package(
             name: "PostgresStore",
             dependencies: [
                 "GraphCore",
+                "JSONCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

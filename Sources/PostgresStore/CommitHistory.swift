@@ -7,6 +7,8 @@ import PostgresNIO
 struct HistoryRow {
     var author: String?
     var objects: [CommittedObject]
+    /// For each of `objects`, its previous values in ``PreviousValuesForm`` (nil: not recorded).
+    var previous: [String?] = []
 }
 
 /// The history table `_graph_history`: one row per save, written in the save's transaction.
@@ -27,9 +29,15 @@ struct HistoryRow {
 /// that take the lock in a statement of its own number alike beside it: the lock is the same.
 ///
 /// Each commit also sends `NOTIFY "_graph_commits"`, delivered to listeners when it commits:
-/// its rows as a JSON array of `[seq, committed_at, author, entities, refs, kinds]` (what a
-/// listening server needs to take the commit without reading this table: ``CommitNotices``), or,
-/// when that is longer than ``noticeBytes``, only its last number.
+/// its rows as a JSON array of `[seq, committed_at, author, entities, refs, kinds, previous]`
+/// (what a listening server needs to take the commit without reading this table:
+/// ``CommitNotices``), or, when that is longer than ``noticeBytes``, only its last number.
+///
+/// `previous` holds, for each object, what it held before the commit (``PreviousValuesForm``:
+/// the values the commit replaced), or NULL (an inserted object, or a row written by a server
+/// that records none: `_graph_history_write_1`, before the column existed). With them a server
+/// judges another's commit on objects its cache does not hold (a live query's "did it match
+/// before?").
 enum CommitHistory {
     static let table = "_graph_history"
     /// The channel of the commit notifications.
@@ -41,33 +49,39 @@ enum CommitHistory {
     /// The statement that creates the table (also run on databases made before it existed).
     static let creationStatement = """
         CREATE TABLE IF NOT EXISTS "\(table)" (seq bigint PRIMARY KEY, committed_at bigint NOT NULL, author text, \
-        entities text[] NOT NULL, refs bigint[] NOT NULL, kinds text NOT NULL)
+        entities text[] NOT NULL, refs bigint[] NOT NULL, kinds text NOT NULL, previous text[])
         """
 
+    /// The statement that adds the column `previous` to a table made before it existed.
+    static let previousColumnStatement = "ALTER TABLE \"\(table)\" ADD COLUMN IF NOT EXISTS previous text[]"
+
     /// The function that numbers and writes a commit's history rows (its parameters: the
-    /// objects' entities and references, flattened; the time; each part's author, first and
-    /// last object (1-based, inclusive) and kinds) and answers their first and last numbers.
-    /// Its name carries the version of its text: a server that changes the text uses a new
-    /// name, and servers of both versions run beside one another.
-    static let writeFunction = "_graph_history_write_1"
+    /// objects' entities, references and previous values, flattened; the time; each part's
+    /// author, first and last object (1-based, inclusive) and kinds) and answers their first and
+    /// last numbers. Its name carries the version of its text: a server that changes the text
+    /// uses a new name, and servers of both versions run beside one another (version 1 wrote no
+    /// previous values).
+    static let writeFunction = "_graph_history_write_2"
 
     /// The statement that creates ``writeFunction`` (run when a database opened has none).
     ///
     /// The notification is the rows as JSON when that fits ``noticeBytes``, else the last
     /// number. plpgsql keeps the plans of the function's statements for the connection's life.
     static let functionCreationStatement = """
-        CREATE FUNCTION "\(writeFunction)"(p_entities text[], p_refs bigint[], p_at bigint, p_authors text[], \
-        p_firsts bigint[], p_lasts bigint[], p_kinds text[], OUT first_seq bigint, OUT last_seq bigint) \
+        CREATE FUNCTION "\(writeFunction)"(p_entities text[], p_refs bigint[], p_previous text[], p_at bigint, \
+        p_authors text[], p_firsts bigint[], p_lasts bigint[], p_kinds text[], OUT first_seq bigint, OUT last_seq bigint) \
         LANGUAGE plpgsql VOLATILE AS $body$
-        DECLARE previous bigint; payload text;
+        DECLARE last_before bigint; payload text;
         BEGIN
           PERFORM pg_advisory_xact_lock(\(lockKey));
-          SELECT coalesce(max(seq), 0) INTO previous FROM "\(table)";
-          WITH added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds)
-            SELECT previous + p.n, p_at, p.author, p_entities[p.lo::int : p.hi::int], p_refs[p.lo::int : p.hi::int], p.kinds
+          SELECT coalesce(max(seq), 0) INTO last_before FROM "\(table)";
+          WITH added AS (INSERT INTO "\(table)" (seq, committed_at, author, entities, refs, kinds, previous)
+            SELECT last_before + p.n, p_at, p.author, p_entities[p.lo::int : p.hi::int], p_refs[p.lo::int : p.hi::int], p.kinds,
+              p_previous[p.lo::int : p.hi::int]
             FROM unnest(p_authors, p_firsts, p_lasts, p_kinds) WITH ORDINALITY AS p(author, lo, hi, kinds, n)
-            RETURNING seq, committed_at, author, entities, refs, kinds)
-          SELECT min(seq), max(seq), json_agg(json_build_array(seq, committed_at, author, entities, refs, kinds) ORDER BY seq)::text
+            RETURNING seq, committed_at, author, entities, refs, kinds, previous)
+          SELECT min(seq), max(seq),
+            json_agg(json_build_array(seq, committed_at, author, entities, refs, kinds, previous) ORDER BY seq)::text
             INTO first_seq, last_seq, payload FROM added;
           PERFORM pg_notify('\(channel)', CASE WHEN octet_length(payload) <= \(noticeBytes) THEN payload ELSE last_seq::text END);
         END $body$
@@ -75,7 +89,7 @@ enum CommitHistory {
 
     /// Whether the database holds ``writeFunction``.
     static let functionExistsStatement = """
-        SELECT to_regprocedure('"\(writeFunction)"(text[], bigint[], bigint, text[], bigint[], bigint[], text[])') IS NOT NULL
+        SELECT to_regprocedure('"\(writeFunction)"(text[], bigint[], text[], bigint, text[], bigint[], bigint[], text[])') IS NOT NULL
         """
 
     /// The statement that writes one row per part, as the last of the transaction under way
@@ -93,21 +107,24 @@ enum CommitHistory {
         var authors = ColumnArray(.text, capacity: parts.count), kinds = ColumnArray(.text, capacity: parts.count)
         var firsts = ColumnArray(.int8, capacity: parts.count), lasts = ColumnArray(.int8, capacity: parts.count)
         var entities = ColumnArray(.text, capacity: objectCount), references = ColumnArray(.int8, capacity: objectCount)
+        var previous = ColumnArray(.text, capacity: objectCount)
         var position: Int64 = 0
         for part in parts {
             try authors.append(part.author.map(Value.string) ?? .null, entity: table, key: "author")
             try kinds.append(.string(part.objects.map(\.kind.rawValue).joined()), entity: table, key: "kinds")
             // 1-based and inclusive, as PostgreSQL's slices are; an empty part is the slice [n + 1:n].
             firsts.append(position + 1)
-            for object in part.objects {
+            for (index, object) in part.objects.enumerated() {
                 try entities.append(.string(object.entity), entity: table, key: "entities")
                 references.append(object.reference)
+                let text = index < part.previous.count ? part.previous[index] : nil
+                try previous.append(text.map(Value.string) ?? .null, entity: table, key: "previous")
                 position += 1
             }
             lasts.append(position)
         }
         var insert = SQLStatement()
-        let arguments = [insert.parameter(entities), insert.parameter(references), insert.parameter(milliseconds),
+        let arguments = [insert.parameter(entities), insert.parameter(references), insert.parameter(previous), insert.parameter(milliseconds),
                          insert.parameter(authors), insert.parameter(firsts), insert.parameter(lasts), insert.parameter(kinds)]
         insert.text = "SELECT first_seq, last_seq FROM \"\(writeFunction)\"(\(arguments.joined(separator: ", ")))"
         return insert
@@ -142,13 +159,15 @@ enum CommitHistory {
         return try ColumnReader.integer(row.makeRandomAccess()[0], what: "max(seq)") ?? 0
     }
 
-    /// Up to `limit` commits after number `after` (and at most `through`), in order.
-    static func commits(after: Int64, through: Int64?, limit: Int, session: DatabaseSession) throws -> [StoreCommit] {
+    /// Up to `limit` commits after number `after` (and at most `through`), in order, their
+    /// objects' previous values read with `previous` (none without it).
+    static func commits(after: Int64, through: Int64?, limit: Int, previous reader: PreviousValuesReader?,
+                        session: DatabaseSession) throws -> [StoreCommit] {
         var statement = SQLStatement()
         var conditions = ["seq > \(statement.parameter(after))"]
         if let through { conditions.append("seq <= \(statement.parameter(through))") }
         statement.text = """
-            SELECT seq, committed_at, author, entities, refs, kinds FROM "\(table)" \
+            SELECT seq, committed_at, author, entities, refs, kinds, array_replace(previous, NULL, '') FROM "\(table)" \
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq LIMIT \(statement.parameter(Int64(limit)))
             """
         return try session.runPrepared(statement).map { row in
@@ -169,12 +188,18 @@ enum CommitHistory {
             guard entities.count == references.count, kinds.count == entities.count else {
                 throw PostgresStoreError.damagedSchema("the row \(seq) of \(table) names \(entities.count) entities, \(references.count) references and \(kinds.count) kinds")
             }
+            // NULL for a row written without them; "" for an object without them.
+            let previous = reader == nil ? nil : try? cells[6].decode([String]?.self)
             var objects: [CommittedObject] = []
-            for ((entity, reference), letter) in zip(zip(entities, references), kinds) {
+            for (index, ((entity, reference), letter)) in zip(zip(entities, references), kinds).enumerated() {
                 guard let kind = CommittedObject.Kind(rawValue: String(letter)) else {
                     throw PostgresStoreError.damagedSchema("the row \(seq) of \(table) has the unknown kind \(letter)")
                 }
-                objects.append(CommittedObject(entity: entity, reference: reference, kind: kind))
+                var object = CommittedObject(entity: entity, reference: reference, kind: kind)
+                if let reader, let previous, previous.count == entities.count, !previous[index].isEmpty {
+                    object.previous = reader.values(previous[index], entity: entity)
+                }
+                objects.append(object)
             }
             return StoreCommit(sequence: seq, time: Date(timeIntervalSince1970: Double(time) / 1000), author: author, objects: objects)
         }

@@ -2,18 +2,20 @@ import Foundation
 import GraphCore
 
 /// Reading a commit notification's payload: `[[seq, committed_at, author, entities, refs,
-/// kinds], …]` as PostgreSQL's `json_agg(json_build_array(…))` writes it, or a bare last number.
+/// kinds, previous], …]` as PostgreSQL's `json_agg(json_build_array(…))` writes it (`previous`
+/// absent in a server's that records none, `_graph_history_write_1`), or a bare last number.
 ///
 /// Read by hand (a notification arrives with every commit of every server, on postgres-nio's
 /// thread; `JSONDecoder` cost as much as the query it saves): only this shape is accepted, and
 /// anything else (another shape, a number out of range, a bad escape) reads as nothing, which
 /// leaves the commits to the history table.
 extension CommitNotices {
-    /// The commits of a payload, or nil when it is not an array of well-formed ones numbered in a row.
-    static func commits(in payload: String) -> [StoreCommit]? {
+    /// The commits of a payload, or nil when it is not an array of well-formed ones numbered in
+    /// a row; their objects' previous values read with `previous` (none without it).
+    static func commits(in payload: String, previous: PreviousValuesReader? = nil) -> [StoreCommit]? {
         var payload = payload
         return payload.withUTF8 { bytes in
-            var scanner = NoticeScanner(bytes: bytes)
+            var scanner = NoticeScanner(bytes: bytes, previous: previous)
             guard let commits = scanner.commits(), scanner.atEnd else { return nil }
             // Without wrapping past the largest number.
             for (earlier, later) in zip(commits, commits.dropFirst()) where earlier.sequence == .max || later.sequence != earlier.sequence + 1 {
@@ -27,7 +29,13 @@ extension CommitNotices {
 /// A cursor over a payload's bytes.
 private struct NoticeScanner {
     let bytes: UnsafeBufferPointer<UInt8>
+    let previous: PreviousValuesReader?
     var index = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, previous: PreviousValuesReader?) {
+        self.bytes = bytes
+        self.previous = previous
+    }
 
     var atEnd: Bool {
         mutating get {
@@ -59,13 +67,27 @@ private struct NoticeScanner {
         var entities: [String] = [], references: [Int64] = []
         guard take(UInt8(ascii: ",")), list({ scanner in scanner.string().map { entities.append($0) } != nil }),
               take(UInt8(ascii: ",")), list({ scanner in scanner.integer().map { references.append($0) } != nil }),
-              take(UInt8(ascii: ",")), let kinds = string(), take(UInt8(ascii: "]")),
+              take(UInt8(ascii: ",")), let kinds = string(),
               entities.count == references.count, kinds.utf8.count == entities.count else { return nil }
+        // Each object's previous values, or null (none recorded); the whole list null or absent.
+        var texts: [String?] = []
+        if take(UInt8(ascii: ",")), !takeNull() {
+            guard list({ scanner in
+                if scanner.takeNull() {
+                    texts.append(nil)
+                    return true
+                }
+                return scanner.string().map { texts.append($0) } != nil
+            }) else { return nil }
+        }
+        guard take(UInt8(ascii: "]")), texts.isEmpty || texts.count == entities.count else { return nil }
         var objects: [CommittedObject] = []
         objects.reserveCapacity(entities.count)
-        for ((entity, reference), letter) in zip(zip(entities, references), kinds) {
+        for (index, ((entity, reference), letter)) in zip(zip(entities, references), kinds).enumerated() {
             guard let kind = CommittedObject.Kind(rawValue: String(letter)) else { return nil }
-            objects.append(CommittedObject(entity: entity, reference: reference, kind: kind))
+            var object = CommittedObject(entity: entity, reference: reference, kind: kind)
+            if let previous, !texts.isEmpty, let text = texts[index] { object.previous = previous.values(text, entity: entity) }
+            objects.append(object)
         }
         return StoreCommit(sequence: sequence, time: Date(timeIntervalSince1970: Double(milliseconds) / 1000), author: author, objects: objects)
     }

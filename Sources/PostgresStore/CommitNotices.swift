@@ -5,7 +5,7 @@ import GraphCore
 /// another server's commit without reading the history table back.
 ///
 /// A commit's `NOTIFY` carries its history rows (``CommitHistory``: a JSON array of
-/// `[seq, committed_at, author, entities, refs, kinds]`, one per save) when they fit in
+/// `[seq, committed_at, author, entities, refs, kinds, previous]`, one per save) when they fit in
 /// PostgreSQL's payload, else only its last number. PostgreSQL delivers notifications in commit
 /// order, which the numbering lock makes `seq` order; a notification can still be missed (a lost
 /// listening connection) or come late (another connection's commit seen before its notification
@@ -20,6 +20,13 @@ final class CommitNotices: @unchecked Sendable {
     private let lock = NSLock()
     /// In increasing order of number, not necessarily without gaps.
     private var received: [StoreCommit] = []
+    /// Reads the objects' previous values (none are read without it).
+    private let previous: PreviousValuesReader?
+
+    /// Notices whose objects' previous values are read with `previous`.
+    init(previous: PreviousValuesReader? = nil) {
+        self.previous = previous
+    }
 
     /// Commits kept at most (a server that stops asking keeps no more than this).
     static let capacity = 4_096
@@ -29,7 +36,7 @@ final class CommitNotices: @unchecked Sendable {
     @discardableResult
     func receive(_ payload: String) -> Int64? {
         guard payload.first == "[" else { return Int64(payload) }
-        guard let commits = Self.commits(in: payload), let first = commits.first, let last = commits.last else { return nil }
+        guard let commits = Self.commits(in: payload, previous: previous), let first = commits.first, let last = commits.last else { return nil }
         lock.withLock {
             // Numbers that do not follow the last kept (a listener made again, a database
             // restored) start the list over.

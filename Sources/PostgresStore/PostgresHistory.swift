@@ -17,20 +17,27 @@ public final class PostgresHistory: CommitHistoryReader, @unchecked Sendable {
     /// The connection that listens for commits, if any.
     private var listener: DatabaseSession?
     /// The commits the listening connection received with their notifications.
-    private let notices = CommitNotices()
+    private let notices: CommitNotices
+    /// Reads the objects' previous values (none are read without it).
+    private let previous: PreviousValuesReader?
 
     /// The history of the database at `url` (`postgresql://user:password@host:port/database`).
-    /// Nothing is sent before the first call.
+    /// Nothing is sent before the first call. Its commits' objects come without their previous
+    /// values (which need the store's model: ``PostgresStore/openCommitHistory()``).
     ///
     /// - Throws: ``PostgresStoreError/invalidURL(_:reason:)``.
     public init(url: URL, statementTimeoutSeconds: Int = 30) throws {
         address = try DatabaseURL(url)
         self.statementTimeoutSeconds = statementTimeoutSeconds
+        previous = nil
+        notices = CommitNotices(previous: nil)
     }
 
-    init(address: DatabaseURL, statementTimeoutSeconds: Int) {
+    init(address: DatabaseURL, statementTimeoutSeconds: Int, previous: PreviousValuesReader?) {
         self.address = address
         self.statementTimeoutSeconds = statementTimeoutSeconds
+        self.previous = previous
+        notices = CommitNotices(previous: previous)
     }
 
     /// The number of the last commit (0 before the first).
@@ -47,7 +54,7 @@ public final class PostgresHistory: CommitHistoryReader, @unchecked Sendable {
     /// - Throws: ``PostgresStoreError`` (no connection, a statement refused, a damaged row).
     public func commits(after: Int64, through: Int64? = nil, limit: Int = 1000) throws -> [StoreCommit] {
         if let noticed = notices.commits(after: after, through: through, limit: limit) { return noticed }
-        return try withSession { try CommitHistory.commits(after: after, through: through, limit: limit, session: $0) }
+        return try withSession { try CommitHistory.commits(after: after, through: through, limit: limit, previous: previous, session: $0) }
     }
 
     /// Calls `onCommit` (on a thread of postgres-nio's: it must return at once) after each

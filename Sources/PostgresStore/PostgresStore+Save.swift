@@ -1,5 +1,6 @@
 import Foundation
 import GraphCore
+import JSONCore
 import PostgresNIO
 
 extension PostgresStore {
@@ -70,44 +71,57 @@ extension PostgresStore {
     /// One dictionary access per object and part, and none more when the parts name every
     /// object the save changed (a server's saves do): a save of thousands of inserts pays for
     /// its history row little beside its rows.
+    ///
+    /// Each updated or deleted object of ``CommitMetadata/previousSnapshots`` has its previous
+    /// values recorded (``PreviousValuesForm``) when the snapshot is at the version the save
+    /// read (the version the database checks); the others have none.
     static func historyRows(of request: SaveChangesRequest) -> [HistoryRow] {
         let parts = request.metadata.parts
         guard !parts.isEmpty else { return [] }
         struct Entry {
             var kind: CommittedObject.Kind
+            var snapshot: ObjectSnapshot
             var named = false
         }
         var entries: [ObjectID: Entry] = [:]
         entries.reserveCapacity(request.insertedObjects.count + request.updatedObjects.count + request.deletedObjects.count)
-        for snapshot in request.updatedObjects { entries[snapshot.objectID] = Entry(kind: .updated) }
-        for snapshot in request.insertedObjects { entries[snapshot.objectID] = Entry(kind: .inserted) }
-        for snapshot in request.deletedObjects { entries[snapshot.objectID] = Entry(kind: .deleted) }
+        for snapshot in request.updatedObjects { entries[snapshot.objectID] = Entry(kind: .updated, snapshot: snapshot) }
+        for snapshot in request.insertedObjects { entries[snapshot.objectID] = Entry(kind: .inserted, snapshot: snapshot) }
+        for snapshot in request.deletedObjects { entries[snapshot.objectID] = Entry(kind: .deleted, snapshot: snapshot) }
+        let before = request.metadata.previousSnapshots
+        let out = before.isEmpty ? nil : try? JSONGenerator()
         var namedCount = 0
-        func committed(_ id: ObjectID, kind: CommittedObject.Kind) -> CommittedObject? {
-            guard case .int(let reference) = id.referenceObject else { return nil }
-            return CommittedObject(entity: id.entityName, reference: reference, kind: kind)
+        func add(_ id: ObjectID, kind: CommittedObject.Kind, snapshot: ObjectSnapshot?, to row: inout HistoryRow) {
+            guard case .int(let reference) = id.referenceObject else { return }
+            row.objects.append(CommittedObject(entity: id.entityName, reference: reference, kind: kind))
+            var previous: String?
+            if kind != .inserted, let out, let snapshot, let old = before[id], old.version == snapshot.version {
+                previous = PreviousValuesForm.text(before: old, after: kind == .deleted ? nil : snapshot, out: out)
+            }
+            row.previous.append(previous)
         }
         var rows = parts.map { part in
-            var objects: [CommittedObject] = []
-            objects.reserveCapacity(part.objects.count)
+            var row = HistoryRow(author: part.author, objects: [])
+            row.objects.reserveCapacity(part.objects.count)
             for id in part.objects {
-                var kind = CommittedObject.Kind.updated
+                var kind = CommittedObject.Kind.updated, snapshot: ObjectSnapshot?
                 if let index = entries.index(forKey: id) {
                     kind = entries.values[index].kind
+                    snapshot = entries.values[index].snapshot
                     if !entries.values[index].named {
                         entries.values[index].named = true
                         namedCount += 1
                     }
                 }
-                if let object = committed(id, kind: kind) { objects.append(object) }
+                add(id, kind: kind, snapshot: snapshot, to: &row)
             }
-            return HistoryRow(author: part.author, objects: objects)
+            return row
         }
         if namedCount < entries.count {
             for snapshots in [request.insertedObjects, request.updatedObjects, request.deletedObjects] {
                 for snapshot in snapshots where entries[snapshot.objectID]?.named == false {
-                    if let kind = entries[snapshot.objectID]?.kind, let object = committed(snapshot.objectID, kind: kind) {
-                        rows[parts.count - 1].objects.append(object)
+                    if let kind = entries[snapshot.objectID]?.kind {
+                        add(snapshot.objectID, kind: kind, snapshot: snapshot, to: &rows[parts.count - 1])
                     }
                 }
             }

@@ -99,9 +99,12 @@ public final class PostgresStore: IncrementalStore, SharedDatabaseStore, @unchec
     /// The database's URL without its password.
     public var locationDescription: String { address.description }
 
-    /// The history of the database's commits, on connections of its own.
+    /// The history of the database's commits, on connections of its own, with the previous
+    /// values of their objects read for the coordinator's model.
     public func openCommitHistory() throws -> any CommitHistoryReader {
-        PostgresHistory(address: address, statementTimeoutSeconds: statementTimeoutSeconds)
+        guard let model else { throw GraphError.store("the store's coordinator is gone") }
+        return PostgresHistory(address: address, statementTimeoutSeconds: statementTimeoutSeconds,
+                               previous: PreviousValuesReader(model: model, storeIdentifier: identifier))
     }
 
     // MARK: - Opening

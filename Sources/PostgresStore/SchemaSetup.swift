@@ -24,6 +24,7 @@ struct SchemaSetup {
             try session.run(lock.text, lock.binds)
             if try exists(TableLayout.metadataTable) {
                 try session.run(CommitHistory.creationStatement)  // a database made before the history existed
+                try addPreviousColumn()  // or before its objects' previous values were recorded
                 try createHistoryFunction()  // or before the function that numbers it
                 return try read(storeType: storeType)
             }
@@ -42,6 +43,19 @@ struct SchemaSetup {
         let rows = try session.run(CommitHistory.functionExistsStatement)
         if let row = rows.first, (try? row.makeRandomAccess()[0].decode(Bool.self)) == true { return }
         try session.run(CommitHistory.functionCreationStatement)
+    }
+
+    /// Adds the history's column `previous` when the table has none: a database may be opened
+    /// by a role that may write the table but not alter it, as long as the column is there.
+    private func addPreviousColumn() throws {
+        var statement = SQLStatement()
+        statement.text = """
+            SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(\(statement.parameter(TableLayout.quoted(CommitHistory.table)))) \
+            AND attname = 'previous' AND NOT attisdropped)
+            """
+        let rows = try session.run(statement.text, statement.binds)
+        if let row = rows.first, (try? row.makeRandomAccess()[0].decode(Bool.self)) == true { return }
+        try session.run(CommitHistory.previousColumnStatement)
     }
 
     private func exists(_ table: String) throws -> Bool {

@@ -18,7 +18,29 @@ struct CommitNoticesTests {
                                                   CommittedObject(entity: "Album", reference: 4, kind: .deleted)])])
     }
 
+    @Test func aPayloadCarriesEachObjectsPreviousValuesOrNone() throws {
+        let model = try TestModel.make()
+        let reader = PreviousValuesReader(model: model, storeIdentifier: "S")
+        let payload = #"[[7, 1700000000123, null, ["Song", "Album"], [3, 4], "ud", ["[2, {\"title\": \"Old\", \"album\": [\"Album\", 4]}]", null]], "#
+            + #"[8, 1700000000124, null, ["Song"], [3], "u", null]]"#
+        let commits = try #require(CommitNotices.commits(in: payload, previous: reader))
+        #expect(commits.map(\.sequence) == [7, 8])
+        let song = try #require(model.entity(named: "Song")), album = try #require(model.entity(named: "Album"))
+        let recorded = try #require(commits[0].objects[0].previous)
+        #expect(recorded.version == 2)
+        #expect(recorded.values[try #require(song.index(ofProperty: "title"))] == .string("Old"))
+        #expect(recorded.values[try #require(song.index(ofProperty: "album"))]
+            == .object(ObjectID(entity: album, storeIdentifier: "S", reference: .int(4))))
+        #expect(commits[0].objects[1].previous == nil && commits[1].objects[0].previous == nil)
+        // Without a reader (or with text not of the form) nothing is read, and the commits are.
+        #expect(CommitNotices.commits(in: payload)?.allSatisfy { $0.objects.allSatisfy { $0.previous == nil } } == true)
+        let odd = #"[[7, 1700000000123, null, ["Song"], [3], "u", ["[2, {\"plays\": \"many\"}]"]]]"#
+        #expect(CommitNotices.commits(in: odd, previous: reader)?.first?.objects.first?.previous == nil)
+    }
+
     @Test(arguments: [
+        #"[[1, 2, null, ["Song"], [1], "u", ["a", "b"]]]"#, #"[[1, 2, null, ["Song"], [1], "u", [1]]]"#,
+        #"[[1, 2, null, ["Song"], [1], "u", null, 3]]"#,
         "12", "", "[", "[]x", #"[[1, 2, null, ["Song"], [1, 2], "u"]]"#, #"[[1, 2, null, ["Song"], [1], "x"]]"#,
         #"[[1, 2, null, ["Song"], [1], "uu"]]"#, #"[[1, 2, null, ["Song"], [1.5], "u"]]"#, #"[[1, 2, null]]"#,
         #"[[1, 2, null, [], [], ""], [3, 2, null, [], [], ""]]"#, #"[[99999999999999999999, 2, null, [], [], ""]]"#,

@@ -219,10 +219,13 @@ extension StoreGraph {
         // One commit per save that changes something, each with its author and number (one
         // journal record each, in one append; one history row each): the commit's metadata.
         let time = ChangeSet.milliseconds(Date())
-        let metadata = CommitMetadata(time: time, parts: committing.map { CommitPart(author: $0.author, objects: $0.objects) },
+        var metadata = CommitMetadata(time: time, parts: committing.map { CommitPart(author: $0.author, objects: $0.objects) },
                                       readVersions: saves.reduce(into: [:]) { all, save in
                                           all.merge(save.checkedVersions) { first, _ in first }
                                       })
+        // A database other servers share records what the commit replaced: with it they judge
+        // the commit on objects their caches do not hold (docs/POSTGRESQL.md, history).
+        if sharedHistory != nil { metadata.previousSnapshots = previousSnapshots(of: context.updatedObjects + context.deletedObjects) }
         var before = state
         let result: SaveResult
         do {

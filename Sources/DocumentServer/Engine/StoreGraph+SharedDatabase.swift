@@ -36,8 +36,9 @@ extension StoreGraph {
                 throw hole
             }
             let now = try committedObjects(of: commits)
+            let recorded = RecordedChanges(of: commits, now: now, model: model, storeIdentifier: store.identifier)
             var sets: [ChangeSet] = []
-            for commit in commits {
+            for (number, commit) in commits.enumerated() {
                 let before = state
                 var ids: [(ObjectID, ChangeSet.Kind)] = []
                 for object in commit.objects {
@@ -55,9 +56,15 @@ extension StoreGraph {
                 _ = publishCommit(changes: ids.map { id, _ in (id, now[id]) }, refreshingOnly: true)
                 cache.remove(ids.map(\.0))
                 let after = state
+                // The objects as this commit left them and as they were before it, from the
+                // values its writer recorded (exact, even for an object this server does not
+                // hold); where none were recorded, from the states (before: the object when
+                // this server held it, else unknown).
                 let changes = ids.map { id, kind in
-                    ChangeSet.Change(id: id, kind: kind, before: kind == .inserted ? nil : before.storedSnapshot(of: id),
-                                     after: kind == .deleted ? nil : after.storedSnapshot(of: id) ?? now[id])
+                    let recordedBefore = recorded.before(id, commit: number), recordedAfter = recorded.after(id, commit: number)
+                    return ChangeSet.Change(id: id, kind: kind,
+                                            before: kind == .inserted ? nil : recordedBefore ?? before.storedSnapshot(of: id),
+                                            after: kind == .deleted ? nil : recordedAfter ?? after.storedSnapshot(of: id) ?? now[id])
                 }
                 sets.append(ChangeSet(sequence: commit.sequence, author: commit.author, timestamp: commit.time, changes: changes,
                                       stateBefore: before, stateAfter: after))
@@ -71,6 +78,59 @@ extension StoreGraph {
 
     /// Commits read from the history per query of a catch-up.
     static let catchUpBatch = 500
+
+    /// The objects that commits read from the history changed, as each commit left them and as
+    /// they were before it, from the objects as the database holds them after the last of
+    /// them (`now`) and the previous values each commit's writer recorded
+    /// (``CommittedObject/previous``): walking the commits from the last, the object before a
+    /// commit is the object after it with the recorded values put back, and it is the object
+    /// after the commit before. An object is not known before a commit that recorded none for
+    /// it, nor after it unless a later commit of the batch recorded it or it is the last to
+    /// change it.
+    struct RecordedChanges {
+        /// For each commit (by position in the batch), the objects known before it and after it
+        /// (nil for a deleted one, or inserted: before).
+        private var before: [[ObjectID: ObjectSnapshot?]]
+        private var after: [[ObjectID: ObjectSnapshot?]]
+
+        init(of commits: [StoreCommit], now: [ObjectID: ObjectSnapshot], model: ObjectModel, storeIdentifier: String) {
+            before = Array(repeating: [:], count: commits.count)
+            after = Array(repeating: [:], count: commits.count)
+            // What is known of each object at the point of the walk; absent: not known.
+            var known: [ObjectID: ObjectSnapshot?] = [:]
+            var seen = Set<ObjectID>()
+            for (number, commit) in commits.enumerated().reversed() {
+                for object in commit.objects {
+                    guard let entity = model.entity(named: object.entity) else { continue }
+                    let id = ObjectID(entity: entity, storeIdentifier: storeIdentifier, reference: .int(object.reference))
+                    // The last commit to change an object left it as the database holds it now.
+                    if seen.insert(id).inserted { known[id] = .some(now[id]) }
+                    if let state = known[id] { after[number][id] = state }
+                    switch object.kind {
+                    case .inserted:
+                        known[id] = .some(nil)
+                    case .updated, .deleted:
+                        if let previous = object.previous {
+                            let later: ObjectSnapshot? = object.kind == .deleted ? nil : known[id] ?? nil
+                            // An update whose object after it is not known cannot be rebuilt.
+                            if object.kind == .deleted || later != nil {
+                                let rebuilt = previous.snapshot(of: id, after: later)
+                                known[id] = .some(rebuilt)
+                                before[number][id] = .some(rebuilt)
+                                continue
+                            }
+                        }
+                        known[id] = nil
+                    }
+                }
+            }
+        }
+
+        /// The object as it was before the commit at `number` (nil: not known, or it did not exist).
+        func before(_ id: ObjectID, commit number: Int) -> ObjectSnapshot? { before[number][id] ?? nil }
+        /// The object as the commit at `number` left it (nil: not known, or deleted).
+        func after(_ id: ObjectID, commit number: Int) -> ObjectSnapshot? { after[number][id] ?? nil }
+    }
 
     /// The objects `commits` changed, as the database holds them now, read together (a statement
     /// per table, not a query per object); a deleted object is not in the answer.
@@ -87,6 +147,18 @@ extension StoreGraph {
         guard let database = store as? any SharedDatabaseStore else { return [:] }
         var found: [ObjectID: ObjectSnapshot] = [:]
         for snapshot in try database.committedSnapshots(of: ids) { found[snapshot.objectID] = snapshot }
+        return found
+    }
+
+    /// The objects as this writer read them before the commit under way: its state's (a
+    /// bounded cache holds every object a save changes: the save read it, and nothing is let go
+    /// before the commit), for the history's previous values (``CommitMetadata/previousSnapshots``).
+    func previousSnapshots(of objects: [ManagedObject]) -> [ObjectID: ObjectSnapshot] {
+        var found: [ObjectID: ObjectSnapshot] = [:]
+        found.reserveCapacity(objects.count)
+        for object in objects {
+            if let snapshot = state.storedSnapshot(of: object.objectID) { found[object.objectID] = snapshot }
+        }
         return found
     }
 

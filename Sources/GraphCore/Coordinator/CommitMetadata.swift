@@ -37,12 +37,19 @@ public struct CommitMetadata: Sendable, Equatable {
     /// transaction, even for objects the save does not write; a store with one writer, whose
     /// versions were checked before the save, may leave them unchecked.
     public var readVersions: [ObjectID: Int64]
+    /// The objects the save updates or deletes as its writers read them (the values before the
+    /// commit): a store whose shared history records what each commit changed writes the values
+    /// the save replaces (``CommittedObject/previous``), with which the other writers judge the
+    /// commit on objects they do not hold. Empty: nothing is recorded but which objects changed.
+    public var previousSnapshots: [ObjectID: ObjectSnapshot]
 
-    /// Metadata of the given parts (none by default), time and read versions.
-    public init(time: Date? = nil, parts: [CommitPart] = [], readVersions: [ObjectID: Int64] = [:]) {
+    /// Metadata of the given parts (none by default), time, read versions and previous values.
+    public init(time: Date? = nil, parts: [CommitPart] = [], readVersions: [ObjectID: Int64] = [:],
+                previousSnapshots: [ObjectID: ObjectSnapshot] = [:]) {
         self.time = time
         self.parts = parts
         self.readVersions = readVersions
+        self.previousSnapshots = previousSnapshots
     }
 
     /// The metadata of one save by `author`: one part holding every object.

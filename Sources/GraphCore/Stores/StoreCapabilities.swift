@@ -191,11 +191,16 @@ public struct CommittedObject: Sendable, Equatable {
     public var reference: Int64
     /// What happened to it.
     public var kind: Kind
+    /// What it held before the commit, as the commit's writer recorded it (nil: not recorded,
+    /// as for an inserted object, or a writer that records none).
+    public var previous: PreviousValues?
 
-    /// An object of `entity` with `reference` that a commit changed as `kind` says.
-    public init(entity: String, reference: Int64, kind: Kind) {
+    /// An object of `entity` with `reference` that a commit changed as `kind` says, holding
+    /// `previous` before it.
+    public init(entity: String, reference: Int64, kind: Kind, previous: PreviousValues? = nil) {
         self.entity = entity
         self.reference = reference
         self.kind = kind
+        self.previous = previous
     }
 }
