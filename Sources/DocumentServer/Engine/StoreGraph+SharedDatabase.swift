@@ -179,8 +179,10 @@ extension StoreGraph {
         return state
     }
 
-    /// The change sets the feed starts with: the newest commits of the history table, with the
-    /// objects as they are now (the states of their time are not kept).
+    /// The change sets the feed starts with: the newest commits of the history table, each
+    /// object before and after its commit rebuilt from the objects as they are now and the
+    /// values each commit recorded (``RecordedChanges``); where none were recorded, the object
+    /// as it is now, and nothing before (the states of their time are not kept).
     func sharedChangeSets() -> [ChangeSet] {
         guard let history = sharedHistory, sharedHistoryCommits > 0 else { return [] }
         let from = max(0, state.sequence - Int64(sharedHistoryCommits))
@@ -194,12 +196,20 @@ extension StoreGraph {
             evictOverflow()
             publisher.publish(state)
         }
-        return commits.map { commit in
+        var now: [ObjectID: ObjectSnapshot] = [:]
+        for object in commits.flatMap(\.objects) {
+            guard let entity = model.entity(named: object.entity) else { continue }
+            let id = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: .int(object.reference))
+            if let snapshot = state.storedSnapshot(of: id) { now[id] = snapshot }
+        }
+        let recorded = RecordedChanges(of: commits, now: now, model: model, storeIdentifier: store.identifier)
+        return commits.enumerated().map { number, commit in
             ChangeSet(sequence: commit.sequence, author: commit.author, timestamp: commit.time, changes: commit.objects.compactMap { object in
                 guard let entity = model.entity(named: object.entity) else { return nil }
                 let id = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: .int(object.reference))
                 let kind: ChangeSet.Kind = object.kind == .inserted ? .inserted : object.kind == .deleted ? .deleted : .updated
-                return ChangeSet.Change(id: id, kind: kind, before: nil, after: kind == .deleted ? nil : state.storedSnapshot(of: id))
+                return ChangeSet.Change(id: id, kind: kind, before: kind == .inserted ? nil : recorded.before(id, commit: number),
+                                        after: kind == .deleted ? nil : recorded.after(id, commit: number) ?? now[id])
             }, stateBefore: nil, stateAfter: nil)
         }
     }
