@@ -13,12 +13,19 @@ extension CommitNotices {
     /// The commits of a payload, or nil when it is not an array of well-formed ones numbered in
     /// a row; their objects' previous values read with `previous` (none without it).
     static func commits(in payload: String, previous: PreviousValuesReader? = nil) -> [StoreCommit]? {
+        noticed(in: payload)?.map { $0.commit(previous: previous) }
+    }
+
+    /// The commits of a payload with their objects' previous values as texts, not read yet (a
+    /// server's own commits come back to it, and are never asked for); nil as for ``commits(in:previous:)``.
+    static func noticed(in payload: String) -> [NoticedCommit]? {
         var payload = payload
         return payload.withUTF8 { bytes in
-            var scanner = NoticeScanner(bytes: bytes, previous: previous)
+            var scanner = NoticeScanner(bytes: bytes)
             guard let commits = scanner.commits(), scanner.atEnd else { return nil }
             // Without wrapping past the largest number.
-            for (earlier, later) in zip(commits, commits.dropFirst()) where earlier.sequence == .max || later.sequence != earlier.sequence + 1 {
+            for (earlier, later) in zip(commits, commits.dropFirst())
+            where earlier.commit.sequence == .max || later.commit.sequence != earlier.commit.sequence + 1 {
                 return nil
             }
             return commits.isEmpty ? nil : commits
@@ -26,15 +33,29 @@ extension CommitNotices {
     }
 }
 
+/// A commit read from a notification, its objects' previous values still as texts (empty: none).
+struct NoticedCommit {
+    var commit: StoreCommit
+    var previous: [String?]
+
+    /// The commit with its objects' previous values read with `reader` (none without it).
+    func commit(previous reader: PreviousValuesReader?) -> StoreCommit {
+        guard let reader, previous.count == commit.objects.count else { return commit }
+        var objects = commit.objects
+        for (index, text) in previous.enumerated() {
+            if let text { objects[index].previous = reader.values(text, entity: objects[index].entity) }
+        }
+        return StoreCommit(sequence: commit.sequence, time: commit.time, author: commit.author, objects: objects)
+    }
+}
+
 /// A cursor over a payload's bytes.
 private struct NoticeScanner {
     let bytes: UnsafeBufferPointer<UInt8>
-    let previous: PreviousValuesReader?
     var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, previous: PreviousValuesReader?) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        self.previous = previous
     }
 
     var atEnd: Bool {
@@ -44,8 +65,8 @@ private struct NoticeScanner {
         }
     }
 
-    mutating func commits() -> [StoreCommit]? {
-        var commits: [StoreCommit] = []
+    mutating func commits() -> [NoticedCommit]? {
+        var commits: [NoticedCommit] = []
         let read = list {
             guard let commit = $0.commit() else { return false }
             commits.append(commit)
@@ -54,7 +75,7 @@ private struct NoticeScanner {
         return read ? commits : nil
     }
 
-    private mutating func commit() -> StoreCommit? {
+    private mutating func commit() -> NoticedCommit? {
         guard take(UInt8(ascii: "[")), let sequence = integer(), take(UInt8(ascii: ",")), let milliseconds = integer(),
               take(UInt8(ascii: ",")) else { return nil }
         let author: String?
@@ -83,13 +104,12 @@ private struct NoticeScanner {
         guard take(UInt8(ascii: "]")), texts.isEmpty || texts.count == entities.count else { return nil }
         var objects: [CommittedObject] = []
         objects.reserveCapacity(entities.count)
-        for (index, ((entity, reference), letter)) in zip(zip(entities, references), kinds).enumerated() {
+        for ((entity, reference), letter) in zip(zip(entities, references), kinds) {
             guard let kind = CommittedObject.Kind(rawValue: String(letter)) else { return nil }
-            var object = CommittedObject(entity: entity, reference: reference, kind: kind)
-            if let previous, !texts.isEmpty, let text = texts[index] { object.previous = previous.values(text, entity: entity) }
-            objects.append(object)
+            objects.append(CommittedObject(entity: entity, reference: reference, kind: kind))
         }
-        return StoreCommit(sequence: sequence, time: Date(timeIntervalSince1970: Double(milliseconds) / 1000), author: author, objects: objects)
+        return NoticedCommit(commit: StoreCommit(sequence: sequence, time: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+                                                 author: author, objects: objects), previous: texts)
     }
 
     /// `[element, …]` (possibly empty), each element read by `element`, which says whether it could.

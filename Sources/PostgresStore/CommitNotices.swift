@@ -18,8 +18,9 @@ import GraphCore
 final class CommitNotices: @unchecked Sendable {
     // @unchecked: `received` is touched only with `lock` held.
     private let lock = NSLock()
-    /// In increasing order of number, not necessarily without gaps.
-    private var received: [StoreCommit] = []
+    /// In increasing order of number, not necessarily without gaps; their objects' previous
+    /// values read only when asked for.
+    private var received: [NoticedCommit] = []
     /// Reads the objects' previous values (none are read without it).
     private let previous: PreviousValuesReader?
 
@@ -36,11 +37,11 @@ final class CommitNotices: @unchecked Sendable {
     @discardableResult
     func receive(_ payload: String) -> Int64? {
         guard payload.first == "[" else { return Int64(payload) }
-        guard let commits = Self.commits(in: payload, previous: previous), let first = commits.first, let last = commits.last else { return nil }
+        guard let commits = Self.noticed(in: payload), let first = commits.first?.commit, let last = commits.last?.commit else { return nil }
         lock.withLock {
             // Numbers that do not follow the last kept (a listener made again, a database
             // restored) start the list over.
-            if let last = received.last, first.sequence <= last.sequence { received.removeAll(keepingCapacity: true) }
+            if let last = received.last?.commit, first.sequence <= last.sequence { received.removeAll(keepingCapacity: true) }
             received.append(contentsOf: commits)
             if received.count > Self.capacity { received.removeFirst(received.count - Self.capacity / 2) }
         }
@@ -51,22 +52,24 @@ final class CommitNotices: @unchecked Sendable {
     /// one numbered `after + 1` and, with `through`, every one up to it; else nil.
     func commits(after: Int64, through: Int64?, limit: Int) -> [StoreCommit]? {
         guard limit > 0 else { return nil }
-        return lock.withLock { () -> [StoreCommit]? in
+        let run = lock.withLock { () -> [NoticedCommit]? in
             // The ones at or before `after` are not asked for again.
-            let passed = received.prefix { $0.sequence <= after }.count
+            let passed = received.prefix { $0.commit.sequence <= after }.count
             if passed > 0 { received.removeFirst(passed) }
-            guard after < .max, let first = received.first, first.sequence == after + 1 else { return nil }
-            var run: [StoreCommit] = []
-            var expected = first.sequence
-            for commit in received {
-                guard commit.sequence == expected, run.count < limit else { break }
-                if let through, commit.sequence > through { break }
-                run.append(commit)
+            guard after < .max, let first = received.first, first.commit.sequence == after + 1 else { return nil }
+            var run: [NoticedCommit] = []
+            var expected = first.commit.sequence
+            for noticed in received {
+                guard noticed.commit.sequence == expected, run.count < limit else { break }
+                if let through, noticed.commit.sequence > through { break }
+                run.append(noticed)
                 if expected == .max { break }
                 expected += 1
             }
-            if let through, let last = run.last, last.sequence < through, run.count < limit { return nil }
+            if let through, let last = run.last, last.commit.sequence < through, run.count < limit { return nil }
             return run
         }
+        // Read outside the lock: the listener's thread goes on keeping notices meanwhile.
+        return run?.map { $0.commit(previous: previous) }
     }
 }

@@ -38,7 +38,7 @@ extension StoreGraph {
 
     /// Keeps objects read from the database in the writer's state (not those it holds already:
     /// the state's own are at least as new as its commit).
-    private func keep(_ snapshots: [ObjectSnapshot]) {
+    func keep(_ snapshots: [ObjectSnapshot]) {
         var fresh: [ObjectSnapshot] = []
         for snapshot in snapshots where state.storedSnapshot(of: snapshot.objectID) == nil {
             fresh.append(snapshot)

@@ -187,20 +187,20 @@ extension StoreGraph {
         guard let history = sharedHistory, sharedHistoryCommits > 0 else { return [] }
         let from = max(0, state.sequence - Int64(sharedHistoryCommits))
         guard let commits = try? history.commits(after: from, through: state.sequence, limit: sharedHistoryCommits) else { return [] }
+        var now: [ObjectID: ObjectSnapshot] = [:]
         if isCacheBounded {
-            // The state holds nothing yet: the objects the history names are read (and kept) now.
-            let ids = commits.flatMap(\.objects).compactMap { object in
-                model.entity(named: object.entity).map { ObjectID(entity: $0, storeIdentifier: store.identifier, reference: .int(object.reference)) }
-            }
-            try? preload(ids)
+            // The state holds nothing yet: the objects the history names are read now (a
+            // statement per table), judged as read, and kept as far as the cache allows.
+            now = (try? committedObjects(of: commits)) ?? [:]
+            keep(Array(now.values))
             evictOverflow()
             publisher.publish(state)
-        }
-        var now: [ObjectID: ObjectSnapshot] = [:]
-        for object in commits.flatMap(\.objects) {
-            guard let entity = model.entity(named: object.entity) else { continue }
-            let id = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: .int(object.reference))
-            if let snapshot = state.storedSnapshot(of: id) { now[id] = snapshot }
+        } else {
+            for object in commits.flatMap(\.objects) {
+                guard let entity = model.entity(named: object.entity) else { continue }
+                let id = ObjectID(entity: entity, storeIdentifier: store.identifier, reference: .int(object.reference))
+                if let snapshot = state.storedSnapshot(of: id) { now[id] = snapshot }
+            }
         }
         let recorded = RecordedChanges(of: commits, now: now, model: model, storeIdentifier: store.identifier)
         return commits.enumerated().map { number, commit in

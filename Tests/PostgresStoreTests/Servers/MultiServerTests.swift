@@ -142,28 +142,29 @@ struct MultiServerFeedTests {
         #expect(saved.map(\.seq) == (saved[0].seq..<saved[0].seq + 10).map { $0 })
     }
 
-    @Test func aLiveQueryOnOneServerFollowsTheSavesMadeThroughAnother() throws {
-        // Run again with a cache of 1 byte (scripts/test.sh): the watching server then holds
-        // none of the objects, and judges each commit on the values the history row recorded
-        // before it and the objects read after it.
-        let servers = try DatabaseServers(count: 2)
-        let writer = try servers.connect(0), watcher = try servers.connect(1)
-        _ = try watcher.result("subscribe", ["entity": "Tag", "predicate": "label BEGINSWITH \"hot\""])
+    /// Saves through `writer` that take Tags in and out of `label BEGINSWITH "hot"`: the commits
+    /// a live query of it tells (`seq`, kind, IDs), in order; one save in between changes an
+    /// object that matches neither before nor after (nothing to tell).
+    private func savesInAndOutOfHot(through writer: WireClient) throws -> [(seq: Int64, kind: String, ids: [String])] {
         func save(_ params: [String: Any]) throws -> [String: Any] { try writer.result("save", params) }
         let first = try save(["insert": [["id": "t", "entity": "Tag", "values": ["label": "hot 1"]]]])
         let one = try first.id("t")
         let second = try save(["insert": [["id": "t", "entity": "Tag", "values": ["label": "cold 2"]]]])
         let two = try second.id("t")
-        // Out of the result before and after: nothing to tell.
         _ = try save(["update": [["id": two, "version": 1, "values": ["label": "cold 2b"]]]])
         let entered = try save(["update": [["id": two, "version": 2, "values": ["label": "hot 2"]]]])
         let changed = try save(["update": [["id": one, "version": 1, "values": ["label": "hot 1b"]]]])
         let left = try save(["update": [["id": one, "version": 2, "values": ["label": "cold 1"]]]])
         let gone = try save(["delete": [["id": two, "version": 3]]])
-        // (seq, what the notification holds: kind and the objects' IDs)
+        return [(first.seq, "inserted", [one]), (entered.seq, "inserted", [two]), (changed.seq, "updated", [one]),
+                (left.seq, "removed", [one]), (gone.seq, "deleted", [two])]
+    }
+
+    /// The next `count` records of `client`'s live query notifications (`seq`, kind, IDs).
+    private func received(_ count: Int, by client: WireClient) throws -> [(seq: Int64, kind: String, ids: [String])] {
         var received: [(seq: Int64, kind: String, ids: [String])] = []
-        while received.count < 5 {
-            let note = try watcher.nextNotification()
+        while received.count < count {
+            let note = try client.nextNotification()
             let seq = (note["seq"] as? NSNumber)?.int64Value ?? -1
             for kind in ["inserted", "updated"] {
                 let objects = note[kind] as? [[String: Any]] ?? []
@@ -174,9 +175,37 @@ struct MultiServerFeedTests {
                 if !ids.isEmpty { received.append((seq, kind, ids)) }
             }
         }
-        #expect(received.map(\.seq) == [first.seq, entered.seq, changed.seq, left.seq, gone.seq])
-        #expect(received.map(\.ids) == [[one], [two], [one], [one], [two]])
-        #expect(received.map(\.kind) == ["inserted", "inserted", "updated", "removed", "deleted"])
+        return received
+    }
+
+    @Test func aLiveQueryOnOneServerFollowsTheSavesMadeThroughAnother() throws {
+        // Run again with a cache of 1 byte (scripts/test.sh): the watching server then holds
+        // none of the objects, and judges each commit on the values the history row recorded
+        // before it and the objects read after it.
+        let servers = try DatabaseServers(count: 2)
+        let writer = try servers.connect(0), watcher = try servers.connect(1)
+        _ = try watcher.result("subscribe", ["entity": "Tag", "predicate": "label BEGINSWITH \"hot\""])
+        let expected = try savesInAndOutOfHot(through: writer)
+        let got = try received(5, by: watcher)
+        #expect(got.map(\.seq) == expected.map(\.seq))
+        #expect(got.map(\.ids) == expected.map(\.ids))
+        #expect(got.map(\.kind) == expected.map(\.kind))
+    }
+
+    @Test func aServerStartedAfterTheSavesReplaysThemToALiveQueryAsTheyWere() throws {
+        let servers = try DatabaseServers(count: 1)
+        let writer = try servers.connect(0)
+        let start = try writer.result("hello", [:])
+        let expected = try savesInAndOutOfHot(through: writer)
+        // A server started now knows the commits only from the history table's rows.
+        let late = try DatabaseServers.server(on: servers.database)
+        let watcher = try WireClient(port: late.port)
+        _ = try watcher.result("subscribe", ["entity": "Tag", "predicate": "label BEGINSWITH \"hot\"",
+                                             "since": (start["seq"] as? NSNumber)?.int64Value ?? 0])
+        let got = try received(5, by: watcher)
+        #expect(got.map(\.seq) == expected.map(\.seq))
+        #expect(got.map(\.ids) == expected.map(\.ids))
+        #expect(got.map(\.kind) == expected.map(\.kind))
     }
 
     @Test func aSubscriptionResumesWithSinceOnAnotherServer() throws {
