@@ -10,7 +10,9 @@ import JSONCore
 /// - a to-one relationship's target as `["Entity", reference]`, or `null`;
 /// - an unordered to-many relationship's change as `{"added": [targets], "removed": [targets]}`,
 ///   each target as a to-one's (for a deleted object: every target it had, as removed);
-/// - an ordered one's targets before, in order, `[targets]` (a change of order is a change).
+/// - an ordered one's change as `{"at": p, "replacing": n, "was": [targets]}`: the targets before
+///   are those after with the `n` from position `p` replaced by `was` (the part outside their
+///   common beginning and end; a target appended: `{"at": 12, "replacing": 1, "was": []}`).
 ///
 /// `[3, {"title": "Old title"}]`: an object at version 3 whose `title` the commit changed.
 /// A reader takes what its model names and skips the rest (a property it does not know).
@@ -35,8 +37,16 @@ enum PreviousValuesForm {
                     try out.string(attribute.name)
                     try ValueForm.write(old, as: attribute.type, to: out)
                 case .relationship(let relationship) where relationship.isToMany && relationship.isOrdered:
+                    let splice = PreviousValues.Splice(before: Self.targets(old), after: new.map(Self.targets) ?? [])
                     try out.string(relationship.name)
-                    try writeTargets(Self.targets(old), to: out)
+                    try out.openObject()
+                    try out.string("at")
+                    try out.integer(Int64(splice.at))
+                    try out.string("replacing")
+                    try out.integer(Int64(splice.replacing))
+                    try out.string("was")
+                    try writeTargets(splice.was, to: out)
+                    try out.closeObject()
                 case .relationship(let relationship) where relationship.isToMany:
                     let was = Self.targets(old), now = new.map(Self.targets) ?? []
                     let wasSet = Set(was), nowSet = Set(now)
@@ -84,8 +94,12 @@ enum PreviousValuesForm {
                 guard let value = ValueForm.value(json, as: attribute.type) else { return nil }
                 previous.values[index] = value
             case .relationship(let relationship) where relationship.isToMany && relationship.isOrdered:
-                guard let targets = targets(json, objectID: objectID) else { return nil }
-                previous.values[index] = .objects(targets)
+                guard case .object(let change) = json,
+                      case .number(let atText)? = change.first(where: { $0.0 == "at" })?.1, let at = Int(atText),
+                      case .number(let replacingText)? = change.first(where: { $0.0 == "replacing" })?.1,
+                      let replacing = Int(replacingText), at >= 0, replacing >= 0,
+                      let was = targets(change.first { $0.0 == "was" }?.1, objectID: objectID) else { return nil }
+                previous.splices[index] = PreviousValues.Splice(at: at, replacing: replacing, was: was)
             case .relationship(let relationship) where relationship.isToMany:
                 guard case .object(let change) = json,
                       let added = targets(change.first { $0.0 == "added" }?.1, objectID: objectID),

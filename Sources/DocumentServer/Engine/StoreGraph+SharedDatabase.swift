@@ -113,8 +113,7 @@ extension StoreGraph {
                         if let previous = object.previous {
                             let later: ObjectSnapshot? = object.kind == .deleted ? nil : known[id] ?? nil
                             // An update whose object after it is not known cannot be rebuilt.
-                            if object.kind == .deleted || later != nil {
-                                let rebuilt = previous.snapshot(of: id, after: later)
+                            if object.kind == .deleted || later != nil, let rebuilt = previous.snapshot(of: id, after: later) {
                                 known[id] = .some(rebuilt)
                                 before[number][id] = .some(rebuilt)
                                 continue
