@@ -92,6 +92,30 @@ struct PreviousValuesTests {
         #expect(recorded.snapshot(of: specimen.objectID, after: after) == before)
     }
 
+    @Test func aDatabaseMadeBeforePreviousValuesGetsTheColumnAndItsOldRowsReadWithoutThem() throws {
+        let fixture = try PostgresFixture()
+        let artist = try fixture.context.insert("Artist", values: ["name": "Nina"])
+        try fixture.context.save(metadata: metadata([artist], before: []))
+        // As a database of the version before left it: no column, no function that fills it.
+        let database = fixture.url.lastPathComponent, cluster = try PostgresCluster.shared()
+        _ = try cluster.psql(#"ALTER TABLE "_graph_history" DROP COLUMN previous"#, database: database)
+        _ = try cluster.psql(#"DROP FUNCTION "_graph_history_write_2""#, database: database)
+        // A store opened on it adds both; the old row reads without previous values.
+        let reopened = try fixture.secondCoordinator()
+        let history = try reopened.store.openCommitHistory()
+        defer { history.close() }
+        let read = try #require(try reopened.store.snapshot(for: artist.objectID))
+        let again = try reopened.context.existingObject(with: artist.objectID)
+        try again.set("name", "Nina S.")
+        try reopened.context.save(metadata: metadata([again], before: [read]))
+        let commits = try history.commits(after: 0, through: nil, limit: 10)
+        #expect(commits.count == 2)
+        guard commits.count == 2 else { return }
+        #expect(commits[0].objects.first?.previous == nil)
+        let name = try #require(reopened.model.entity(named: "Artist")?.index(ofProperty: "name"))
+        #expect(commits[1].objects.first?.previous?.values[name] == .string("Nina"))
+    }
+
     @Test func nothingIsRecordedWithoutTheObjectAsItWasReadOrForAnotherVersion() throws {
         let fixture = try PostgresFixture(), history = try fixture.store.openCommitHistory()
         defer { history.close() }
