@@ -94,16 +94,13 @@ enum PreviousValuesForm {
                 guard let value = ValueForm.value(json, as: attribute.type) else { return nil }
                 previous.values[index] = value
             case .relationship(let relationship) where relationship.isToMany && relationship.isOrdered:
-                guard case .object(let change) = json,
-                      case .number(let atText)? = change.first(where: { $0.0 == "at" })?.1, let at = Int(atText),
-                      case .number(let replacingText)? = change.first(where: { $0.0 == "replacing" })?.1,
-                      let replacing = Int(replacingText), at >= 0, replacing >= 0,
-                      let was = targets(change.first { $0.0 == "was" }?.1, objectID: objectID) else { return nil }
+                guard case .number(let atText)? = json["at"], let at = Int(atText), at >= 0,
+                      case .number(let replacingText)? = json["replacing"], let replacing = Int(replacingText), replacing >= 0,
+                      let was = targets(json["was"], objectID: objectID) else { return nil }
                 previous.splices[index] = PreviousValues.Splice(at: at, replacing: replacing, was: was)
             case .relationship(let relationship) where relationship.isToMany:
-                guard case .object(let change) = json,
-                      let added = targets(change.first { $0.0 == "added" }?.1, objectID: objectID),
-                      let removed = targets(change.first { $0.0 == "removed" }?.1, objectID: objectID) else { return nil }
+                guard let added = targets(json["added"], objectID: objectID),
+                      let removed = targets(json["removed"], objectID: objectID) else { return nil }
                 previous.targets[index] = PreviousValues.TargetChange(added: added, removed: removed)
             case .relationship:
                 if json == .null {

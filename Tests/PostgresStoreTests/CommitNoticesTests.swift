@@ -81,6 +81,62 @@ struct CommitNoticesTests {
         }
     }
 
+    /// The same for payloads with previous values, and for the texts of previous values
+    /// themselves (read from a notification or the history table, which any client of the
+    /// database may write): cut or changed anywhere, they read as nothing or as values that
+    /// rebuild an object without trapping, whatever the object after the commit holds.
+    @Test func cutAndChangedPreviousValuesReadAsNothingOrAsValuesThatRebuildAnObject() throws {
+        var random = SystemRandomNumberGenerator()
+        let model = try TestModel.make()
+        let reader = PreviousValuesReader(model: model, storeIdentifier: "S")
+        let album = try #require(model.entity(named: "Album")), song = try #require(model.entity(named: "Song"))
+        let text = #"[9223372036854775807, {"title": "B\"lue\u00e9", "released": "2024-02-29T12:00:00.125Z", "#
+            + #""artist": ["Artist", -9223372036854775808], "songs": {"at": 2, "replacing": 1, "was": [["Song", 7], ["Song", 8]]}}]"#
+        #expect(reader.values(text, entity: "Album")?.splices.count == 1)
+        let songText = #"[3, {"plays": 12, "rating": 1e308, "tags": {"added": [["Tag", 4]], "removed": [["Tag", 5]]}, "album": null}]"#
+        #expect(reader.values(songText, entity: "Song")?.targets.count == 1)
+        let noticeBase = #"[[5, 1, null, ["Album", "Song"], [1, 2], "uu", ["# + (try jsonString(text)) + ", " + (try jsonString(songText)) + "]]]"
+        #expect(CommitNotices.commits(in: noticeBase, previous: reader)?.first?.objects.allSatisfy { $0.previous != nil } == true)
+        let pieces = Array(#"[]{}",:-0123456789eE.\u nul"#.utf8) + [0x00, 0xFF, 0x0A]
+        func mutated(_ base: [UInt8]) -> String {
+            var bytes = base
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                guard !bytes.isEmpty else { break }
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[at] = pieces[Int.random(in: 0..<pieces.count, using: &random)]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(pieces[Int.random(in: 0..<pieces.count, using: &random)], at: at)
+                }
+            }
+            if Bool.random(using: &random) { bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &random))) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        // Objects after the commit with no, one and four targets: splices fit some and not others.
+        let albumID = ObjectID(entity: album, storeIdentifier: "S", reference: .int(1))
+        let songs = (0..<4).map { ObjectID(entity: song, storeIdentifier: "S", reference: .int(Int64($0))) }
+        let afters: [ObjectSnapshot?] = [nil] + [0, 1, 4].map { count in
+            ObjectSnapshot(objectID: albumID, version: 1, values: album.properties.map { property in
+                property.relationship?.isToMany == true ? .objects(Array(songs.prefix(count))) : .null
+            })
+        }
+        for _ in 0..<10_000 {
+            if let values = reader.values(mutated(Array(text.utf8)), entity: "Album"),
+               let rebuilt = values.snapshot(of: albumID, after: afters[Int.random(in: 0..<afters.count, using: &random)]) {
+                #expect(rebuilt.values.count == album.properties.count)
+            }
+            _ = reader.values(mutated(Array(songText.utf8)), entity: "Song")
+            if let commits = CommitNotices.commits(in: mutated(Array(noticeBase.utf8)), previous: reader) {
+                #expect(commits.allSatisfy { $0.objects.allSatisfy { ($0.previous?.values.keys.allSatisfy { $0 >= 0 }) ?? true } })
+            }
+        }
+    }
+
+    /// `text` as a JSON string literal.
+    private func jsonString(_ text: String) throws -> String {
+        String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
+    }
+
     @Test func onlyAnUnbrokenRunRightAfterTheNumberAskedForIsAnswered() throws {
         let notices = CommitNotices()
         notices.receive(payload(5...6))
