@@ -63,6 +63,9 @@ final class RPCClientHandler: ChannelDuplexHandler {
         switch message {
         case .notification(let notification):
             notifications?.yield(notification)
+        case .part(let id, _):
+            // This client never asks for a streamed answer.
+            return close(context, .invalidResponse(address: address, reason: "a part of a streamed answer (id \(id.jsonText)), which no request asked for"))
         case .response(let id, let outcome):
             guard case .number(let text) = id, let number = Int64(text), let request = pending.removeValue(forKey: number) else {
                 return close(context, .invalidResponse(address: address, reason: "an answer carries id \(id.jsonText), which no request is waiting for"))

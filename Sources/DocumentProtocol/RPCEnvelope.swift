@@ -16,6 +16,8 @@ public enum RPCEnvelope {
     public static let result = "result"
     /// `"error"`.
     public static let error = "error"
+    /// `"part"`: one part of a streamed answer, before its `result` (`fetch` with `stream`).
+    public static let part = "part"
 
     /// The bytes of a request (with `id`) or a notification (without): `jsonrpc`, `id`,
     /// `method`, then `params` when there are any.

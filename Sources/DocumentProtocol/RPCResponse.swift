@@ -35,6 +35,7 @@ public enum RPCResponse {
     private static let prefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
     private static let resultKey = Array(#","result":"#.utf8)
     private static let errorKey = Array(#","error":"#.utf8)
+    private static let partKey = Array(#","part":"#.utf8)
 
     /// The bytes of one response (no newline).
     public static func encode(id: JSONValue, _ reply: Reply) -> [UInt8] {
@@ -53,6 +54,20 @@ public enum RPCResponse {
             bytes += errorKey
             bytes += errorText(error)
         }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// The bytes of one part of a streamed answer (no newline): `{"jsonrpc":"2.0","id":…,"part":…}`,
+    /// `text` the compact JSON of the part. The answer's last line is a response
+    /// (``encode(id:_:)``): its `result`, or an error that voids the parts before it.
+    public static func encodePart(id: JSONValue, _ text: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(prefix.count + partKey.count + text.count + 24)
+        bytes += prefix
+        appendID(id, to: &bytes)
+        bytes += partKey
+        bytes += text
         bytes.append(UInt8(ascii: "}"))
         return bytes
     }

@@ -7,6 +7,9 @@ public enum ServerMessage: Sendable, Equatable {
     case response(id: JSONValue, outcome: Result<JSONValue, RPCError>)
     /// A message without an `id`, pushed by the server (`changes`, `resync`).
     case notification(RPCNotification)
+    /// One part of the streamed answer to the request with this `id` (`fetch` with `stream`);
+    /// its ``response(id:outcome:)`` comes after its last part.
+    case part(id: JSONValue, JSONValue)
 
     /// Reads one message.
     ///
@@ -28,6 +31,9 @@ public enum ServerMessage: Sendable, Equatable {
                 throw .invalidRequest("the \"params\" of notification `\(RPCError.capped(method))` must be an object, not \(params.kindDescription)")
             }
             return .notification(RPCNotification(method: method, params: params))
+        }
+        if let part = message[RPCEnvelope.part] {
+            return .part(id: id, part)
         }
         if let error = message[RPCEnvelope.error] {
             return .response(id: id, outcome: .failure(try RPCError(wire: error)))

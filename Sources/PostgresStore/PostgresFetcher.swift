@@ -63,6 +63,27 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         return (result, try await latestCommit())
     }
 
+    func streamInOneStatement(_ request: FetchRequest, receive: ([ObjectSnapshot]) async throws -> Void) async throws -> Int64? {
+        let plan = try store.plan(for: request, readingCommit: true)
+        guard !plan.counts, plan.description.predicateInSQL, plan.description.sortedAndPagedInSQL else { return nil }
+        let failure = RowStream.Failure()
+        let first: PostgresRow?
+        do {
+            first = try await withoutActuallyEscaping(receive) { receive in
+                let store = self.store
+                return try await run(plan.statement, by: RowStream(receive: { rows in
+                    try await receive(try store.exactResult(of: plan, rows: rows).snapshots)
+                }, failure: failure))
+            }
+        } catch {
+            if let stopped = failure.error { throw stopped }
+            throw (error as? PostgresStoreError)?.ofFetch(of: request.entityName) ?? error
+        }
+        if let first, let through = try store.commit(readBy: plan, in: [first]) { return through }
+        // No row: the history's last commit, read after the statement.
+        return try await latestCommit()
+    }
+
     func committedSnapshots(of ids: [ObjectID]) async throws -> (snapshots: [ObjectSnapshot], through: Int64) {
         var found = PostgresStore.ObjectsFound()
         for read in try store.objectReads(of: ids) { try found.add(try await run(read.statement), of: read, in: store) }
@@ -111,6 +132,11 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
     /// Runs `statement` (prepared on its connection when it can be) and returns its rows, at
     /// most `limit` bytes of them (``RowCollector``).
     private func run(_ statement: SQLStatement, limit: Int? = nil) async throws(PostgresStoreError) -> [PostgresRow] {
+        try await run(statement, by: RowCollector(limit: limit))
+    }
+
+    /// Runs `statement` (prepared on its connection when it can be), its rows read by `consumer`.
+    private func run<Consumer: RowConsumer>(_ statement: SQLStatement, by consumer: Consumer) async throws(PostgresStoreError) -> Consumer.Output {
         let link = try pick()
         defer { lock.withLock { link.running -= 1 } }
         let connection: PostgresConnection
@@ -137,8 +163,8 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
             throw .connectionFailed(address: store.address.description, reason: "the connection closed")
         }
         do {
-            guard let name else { return try await UnpreparedRead.rows(statement, on: connection, logger: logger, limit: limit) }
-            return try await PreparedRead.rows(name: name, statement: statement, on: connection, logger: logger, limit: limit)
+            guard let name else { return try await UnpreparedRead.read(statement, on: connection, logger: logger, by: consumer) }
+            return try await PreparedRead.read(name: name, statement: statement, on: connection, logger: logger, by: consumer)
         } catch {
             // A statement whose preparation failed stays failed under its name on this
             // connection: the next run prepares it again under a new one (not one whose rows

@@ -27,6 +27,9 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
     /// A statement's rows took more than `limit` bytes as they came (``RowCollector``), and
     /// the rest were not read.
     case resultTooLarge(limit: Int)
+    /// The receiver of a statement's rows as they came (``RowStream``) stopped taking them; the
+    /// rest were not read.
+    case receiverStopped
 
     /// The message for a user.
     public var description: String {
@@ -55,6 +58,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Sendable, Equata
             return reason
         case .resultTooLarge(let limit):
             return "a statement's rows took more than \(limit) bytes; the rest were not read"
+        case .receiverStopped:
+            return "the receiver of a statement's rows stopped taking them; the rest were not read"
         }
     }
 }

@@ -38,10 +38,17 @@ struct PreparedRead: PostgresPreparedStatement {
     /// bytes of them), in the caller's task.
     static func rows(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger,
                      limit: Int? = nil) async throws -> [PostgresRow] {
+        try await read(name: name, statement: statement, on: connection, logger: logger, by: RowCollector(limit: limit))
+    }
+
+    /// Runs `statement` prepared as `name` on `connection`, its rows read by `consumer` as they
+    /// come, in the caller's task.
+    static func read<Consumer: RowConsumer>(name: String, statement: SQLStatement, on connection: PostgresConnection, logger: Logger,
+                                            by consumer: Consumer) async throws -> Consumer.Output {
         let read = PreparedRead(bindings: statement.binds)
         let values = (name: name, sql: statement.text, types: statement.parameterTypes)
         return try await $current.withValue(values) {
-            try await RowCollector(limit: limit).collect(try await connection.execute(read, logger: logger))
+            try await consumer.consume(try await connection.execute(read, logger: logger))
         }
     }
 }

@@ -17,7 +17,14 @@ enum UnpreparedRead {
     /// Runs `statement` on `connection` and returns its rows, at most `limit` bytes of them, in
     /// the caller's task.
     static func rows(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger, limit: Int?) async throws -> [PostgresRow] {
+        try await read(statement, on: connection, logger: logger, by: RowCollector(limit: limit))
+    }
+
+    /// Runs `statement` on `connection`, its rows read by `consumer` as they come, in the
+    /// caller's task.
+    static func read<Consumer: RowConsumer>(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger,
+                                            by consumer: Consumer) async throws -> Consumer.Output {
         let query = PostgresQuery(unsafeSQL: statement.text, binds: statement.binds)
-        return try await RowCollector(limit: limit).collect(try await connection.query(query, logger: logger))
+        return try await consumer.consume(try await connection.query(query, logger: logger))
     }
 }

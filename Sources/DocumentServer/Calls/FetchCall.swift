@@ -15,6 +15,9 @@ struct FetchCall: Sendable {
     var explain = false
     /// The commit the answer must hold (`after`): a `seq` any server answered (nil: any).
     var after: Int64?
+    /// Whether the answer comes in parts as the matches are found (`stream: true`,
+    /// ``AnswerParts``): its whole may pass the answer's limit, each line may not.
+    var stream = false
     /// The time limit the request runs under, once ``started(timeLimit:)`` set its deadline.
     private(set) var timeLimit: Duration?
 
@@ -34,7 +37,7 @@ struct FetchCall: Sendable {
         self.timeLimit = timeLimit
     }
 
-    static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType", "explain", Params.after]
+    static let parameters = ["entity", "predicate", "arguments", "sort", "limit", "offset", "includeSubentities", "resultType", "explain", "stream", Params.after]
 
     /// The call `value` gives; its predicate's format parsed through `predicates` (the
     /// server's, which keeps the formats it has seen), against `model`.
@@ -74,6 +77,7 @@ struct FetchCall: Sendable {
         }
         var call = FetchCall(request: request, resultType: resultType, explain: try params.optionalBool("explain") ?? false, timeLimit: nil)
         call.after = try params.after()
+        call.stream = try params.optionalBool("stream") ?? false
         return call
     }
 

@@ -75,6 +75,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// When the connection last received a line or sent an answer.
     private var lastActivity = NIODeadline.now()
     private var idleCheck: Scheduled<Void>?
+    /// The writer of the streamed answer in progress, if one is.
+    private var streaming: PartWriter?
 
     init(session: ConnectionSession, worker: StoreWorker, idleTimeout: TimeAmount? = nil, logger: Logger) {
         self.session = session
@@ -124,8 +126,13 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func checkIdle(context: ChannelHandlerContext) {
         guard !closing, let idleTimeout else { return }
         // A request in progress (a long fetch, a save) is not idleness: its answer is awaited;
-        // nor is an open subscription: its notifications are.
-        if busy || session.sink?.hasOpenSubscriptions == true { lastActivity = .now() }
+        // nor is an open subscription: its notifications are. A streamed answer is, once its
+        // client stops reading its parts.
+        if let streaming {
+            lastActivity = max(lastActivity, streaming.progressed)
+        } else if busy || session.sink?.hasOpenSubscriptions == true {
+            lastActivity = .now()
+        }
         let deadline = lastActivity + idleTimeout
         guard deadline <= .now() else {
             scheduleIdleCheck(context: context, at: lastActivity)
@@ -149,6 +156,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard !closing, stopping.map({ $0 < shutdown }) ?? true else { return }
         stopping = shutdown
         if shutdown == .hurry {
+            streaming?.stop("the server is shutting down")
             waiting.removeAll()
             if !context.channel.isWritable {
                 // The client does not read its answers: nothing more can reach it.
@@ -257,6 +265,22 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 check.principal(on: context.eventLoop).whenSuccess { principal in
                     let (handler, context, finish) = bound.value
                     handler.resume(finish(principal), context: context)
+                }
+            case .stream(let call, let id, let finish):
+                busy = true
+                let writer = PartWriter(channel: context.channel, id: id)
+                streaming = writer
+                let loop = context.eventLoop
+                let lineLimit = session.shared.maximumAnswerBytes - writer.envelopeBytes
+                let bound = NIOLoopBound((self, context, finish), eventLoop: loop)
+                let worker = self.worker
+                Task {
+                    let reply = await worker.stream(call, on: loop, lineLimit: lineLimit, send: { try await writer.send($0) })
+                    loop.execute {
+                        let (handler, context, finish) = bound.value
+                        handler.streaming = nil
+                        handler.resume(finish(reply), context: context)
+                    }
                 }
             case .batch(let elements):
                 busy = true

@@ -31,6 +31,9 @@ final class ConnectionSession {
         /// A `hello` whose secret needs the slow hash: run the check off the event loop
         /// (``SecretCheck/principal(on:)``), then `finish` on the connection's thread.
         case hello(SecretCheck, finish: (Principal?) -> Outcome)
+        /// A `fetch` answered in parts (``StoreWorker/stream(_:on:lineLimit:send:)``): its parts
+        /// written under `id` as they come, then `finish` turns the last line's reply into the outcome.
+        case stream(FetchCall, id: JSONValue, finish: (Reply) -> Outcome)
     }
 
     /// A `get` of at most this many IDs is answered on the connection's thread; a larger
@@ -106,6 +109,9 @@ final class ConnectionSession {
                     // A save's answer was bounded before it was applied: never replaced by an error now.
                     return .answer(id.map { answerChecked ? RPCResponse.encode(id: $0, adjusted) : shared.encode(id: $0, adjusted) })
                 }
+            case .stream(let call, let id, let adjust):
+                let shared = self.shared
+                return .stream(call, id: id) { .answer(shared.encode(id: id, adjust($0))) }
             }
         }
         guard !elements.isEmpty else {
@@ -165,6 +171,9 @@ final class ConnectionSession {
                 let (reply, closeAfter) = finish(await check.principal())
                 answer = id.map { shared.encode(id: $0, reply) }
                 close = closeAfter
+            case .stream(_, let id, _):
+                // Refused in a batch by ``dispatch(_:batchRemaining:)``; never run here.
+                answer = RPCResponse.encode(id: id, .error(Self.streamInBatch))
             }
             if var bytes = answer {
                 if refusedForTheBatch {
@@ -194,7 +203,12 @@ final class ConnectionSession {
         case store(StoreJob, id: JSONValue?, adjust: (Reply) -> Reply, answerChecked: Bool)
         /// A `hello` waiting for its secret's hash; `finish` answers it under `id`.
         case hello(SecretCheck, id: JSONValue?, finish: (Principal?) -> (Reply, close: Bool))
+        /// A `fetch` answered in parts under `id`, its last line's reply passed through `adjust`.
+        case stream(FetchCall, id: JSONValue, adjust: (Reply) -> Reply)
     }
+
+    /// The refusal of a `fetch` with `stream` in a batch.
+    static let streamInBatch = RPCError.invalidRequest("a fetch with stream cannot be sent in a batch (its parts are lines of their own): send it alone")
 
     /// The `id` of a batch element that is a request (not a notification, nor invalid).
     private static func requestID(_ element: JSONValue) -> JSONValue? {
@@ -244,6 +258,13 @@ final class ConnectionSession {
                     meter.record(slot: slot, ok: adjusted.isResult, started: started, method: request.method, params: { request.params })
                     return adjusted
                 }, answerChecked: answerChecked)
+            case .stream(let call, let id, let adjust):
+                let meter = shared.meter
+                return .stream(call, id: id, adjust: { reply in
+                    let adjusted = adjust(reply)
+                    meter.record(slot: slot, ok: adjusted.isResult, started: started, method: request.method, params: { request.params })
+                    return adjusted
+                })
             }
         }
     }
@@ -253,6 +274,8 @@ final class ConnectionSession {
         case store(StoreJob, adjust: (Reply) -> Reply = { $0 }, answerChecked: Bool = false)
         /// A `hello` waiting for its secret's slow hash (``ConnectionSession/finishHello(_:user:present:)``).
         case hello(SecretCheck, finish: (Principal?) -> (Reply, close: Bool))
+        /// A `fetch` answered in parts under the request's `id`.
+        case stream(FetchCall, id: JSONValue, adjust: (Reply) -> Reply)
     }
 
     private func dispatch(_ request: RPCRequest, batchRemaining: Int?) -> Dispatch {
@@ -278,11 +301,16 @@ final class ConnectionSession {
             case .fetch:
                 var call = try FetchCall.parse(request.params, model: shared.model, predicates: shared.predicates)
                 try restrict(&call)
+                let format = try? Params(request.params).optionalString("predicate")
+                // A count is one line: streamed or not, it is answered whole; so is a notification (no answer).
+                if call.stream, call.resultType != .count, let id = request.id {
+                    if inBatch { return .reply(.error(Self.streamInBatch), close: false) }
+                    return .stream(call, id: id) { PredicatePosition.placed($0, in: format) }
+                }
                 // A fetch an index answers in a few steps is answered here, as a small `get` is.
                 if shared.worker.holds(after: call.after), let reply = shared.worker.reader.quickFetch(call) {
                     return .reply(reply, close: false)
                 }
-                let format = try? Params(request.params).optionalString("predicate")
                 return .store(.fetch(call)) { PredicatePosition.placed($0, in: format) }
             case .get:
                 var call = try GetCall.parse(request.params, model: shared.model)

@@ -93,7 +93,7 @@ extension StoreReader {
     /// The request a fetch sends to the database: objects with their values (a count the
     /// database cannot make alone comes back as objects, counted here). A fetch of objects
     /// reads at most ``databaseResultBytesLimit`` bytes of rows.
-    private func databaseRequest(of call: FetchCall) -> FetchRequest {
+    func databaseRequest(of call: FetchCall) -> FetchRequest {
         var request = call.request
         request.resultType = call.resultType == .count ? .count : .objects
         request.returnsObjectsAsFaults = false

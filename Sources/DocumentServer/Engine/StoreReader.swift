@@ -91,7 +91,7 @@ struct StoreReader {
     /// budget for wire forms left room for 148,025 objects, and a `get` of a hot set of 200,000
     /// read 0.28 objects from the database; objects only, 197,377 fit and 0.10 were read
     /// (`docs/SCALING.md`).
-    private func wireEntry(for stored: ObjectSnapshot, epoch: Int64) throws -> WireObjectCache.Entry {
+    func wireEntry(for stored: ObjectSnapshot, epoch: Int64) throws -> WireObjectCache.Entry {
         let caches = state.isComplete
         if caches, let cached = cache.entry(for: stored, epoch: epoch) { return cached }
         let snapshot = state.dangling.isEmpty || !state.isComplete ? stored : state.dangling.cleared(stored) { state.exists($0) }
@@ -176,7 +176,7 @@ struct StoreReader {
     }
 
     /// The page of the answer: through an index, counted, or by a scan.
-    private func matches(_ call: FetchCall) throws -> Matches {
+    func matches(_ call: FetchCall) throws -> Matches {
         let state = self.state
         let fetch = try SnapshotFetch(call.request, model: state.model, resolve: { state.storedSnapshot(of: $0) })
         let (entities, names) = included(by: fetch)

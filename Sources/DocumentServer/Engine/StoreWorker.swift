@@ -56,7 +56,7 @@ final class StoreWorker: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// How long one fetch may run (nil: no limit); past it the fetch fails with
     /// ``RPCError`` code -32007.
-    private let requestTimeLimit: Duration?
+    let requestTimeLimit: Duration?
     /// On a shared database: the commits of every server (a read first catches up with them).
     private let sharedHistory: (any CommitHistoryReader)?
     /// Whether the writer should take the other servers' commits (``requestCatchUp(through:then:)``),
@@ -261,6 +261,13 @@ final class StoreWorker: @unchecked Sendable {
         }
     }
 
+    /// What event loop `loop` reads the database with, when the server has a bounded cache and a
+    /// read with `after` can start at once (nil otherwise).
+    func databaseLoop(_ loop: any EventLoop, after: Int64?) -> LoopReads.Loop? {
+        guard let loopReads, holds(after: after) else { return nil }
+        return try? loopReads.on(loop)
+    }
+
     /// Starts a read on event loop `loop` with its ``LoopReads`` and returns true, when the server
     /// has a bounded cache, a loop was given and the read's `after` is reached (else false: nothing
     /// is started). `onLoop` answers it there, or gives nil when the read needs a reader thread,
@@ -268,7 +275,7 @@ final class StoreWorker: @unchecked Sendable {
     private func readOnLoop(_ loop: (any EventLoop)?, after: Int64?, completion: @escaping @Sendable (Reply) -> Void,
                             onLoop: @escaping @Sendable (StoreReader, LoopReads.Loop, _ catchUp: @escaping @Sendable (Int64) async -> ReadState?) async -> Reply?,
                             otherwise: @escaping @Sendable (StoreReader) -> Reply) -> Bool {
-        guard let loop, let loopReads, holds(after: after), let reads = try? loopReads.on(loop) else { return false }
+        guard let loop, let reads = databaseLoop(loop, after: after) else { return false }
         let reader = self.reader
         Task(executorPreference: reads.executor) { [self] in
             if let reply = await onLoop(reader, reads, { await self.stateHolding(through: $0) }) { return completion(reply) }
@@ -277,7 +284,7 @@ final class StoreWorker: @unchecked Sendable {
         return true
     }
 
-    private func read(after: Int64?, refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
+    func read(after: Int64?, refused: @escaping @Sendable (Reply) -> Void, _ body: @escaping @Sendable (StoreReader) -> Void) {
         let publisher = self.publisher, cache = self.cache, maximumAnswerBytes = self.maximumAnswerBytes, database = self.database
         let accepted = readers.submit { [self] in
             if let failure = waitForCommit(after) { return refused(.error(failure)) }
@@ -312,7 +319,7 @@ final class StoreWorker: @unchecked Sendable {
     /// The published state once the writer has taken the other servers' commits up to `through`
     /// (nil when it could not: the writer answers every waiter after its catch-up), without a
     /// thread waiting.
-    private func stateHolding(through: Int64) async -> ReadState? {
+    func stateHolding(through: Int64) async -> ReadState? {
         if publisher.current.sequence < through {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 requestCatchUp(through: through) { continuation.resume() }

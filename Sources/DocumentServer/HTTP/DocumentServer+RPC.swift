@@ -65,6 +65,10 @@ extension DocumentServer {
         case .hello(let check, let finish):
             let bound = NIOLoopBound(finish, eventLoop: loop)
             return check.principal(on: loop).map { Self.answer(bound.value($0)) }
+        case .stream(_, let id, _):
+            // One body answers a POST: parts of an answer need a connection (the line protocol, a WebSocket).
+            let refusal = RPCError.invalidRequest("a fetch with stream needs a connection (TCP or a WebSocket), not POST /rpc: send it without stream, or page it")
+            return loop.makeSucceededFuture(HTTPAnswer.json(.ok, RPCResponse.encode(id: id, .error(refusal)), close: false))
         case .batch(let elements):
             let promise = loop.makePromise(of: HTTPAnswer.self)
             let unchecked = PostSession(session: session)
