@@ -47,6 +47,36 @@ final class WireClient: @unchecked Sendable {
         }
     }
 
+    /// Sends a `fetch` with `stream: true` and returns its id; read its lines with ``readStream(id:timeout:)``.
+    func sendStreamedFetch(_ params: [String: Any]) throws -> Int {
+        let id = nextID
+        nextID += 1
+        var streamed = params
+        streamed["stream"] = true
+        var bytes = Array(try JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "id": id, "method": "fetch", "params": streamed] as [String: Any]))
+        bytes.append(0x0A)
+        try send(bytes)
+        return id
+    }
+
+    /// The lines of streamed answer `id`: the `part`s, then its last line (`result` or `error`);
+    /// `longestLine`: the bytes of the longest line.
+    func readStream(id: Int, timeout: Double = 60) throws -> (parts: [[String: Any]], last: [String: Any], longestLine: Int) {
+        var parts: [[String: Any]] = []
+        var longest = 0
+        while true {
+            let line = try readLine(timeout: timeout)
+            longest = max(longest, line.count + 1)
+            guard let message = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { throw HarnessError("not an object") }
+            guard message["id"] as? Int == id else {
+                notifications.append(message)
+                continue
+            }
+            guard let part = message["part"] as? [String: Any] else { return (parts, message, longest) }
+            parts.append(part)
+        }
+    }
+
     /// Calls `method` and returns its `result`; throws with the error when it failed.
     func result(_ method: String, _ params: [String: Any] = [:]) throws -> [String: Any] {
         let answer = try call(method, params)
