@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from .changes import Change, ChangeBatch
 from .subscription import DEFAULT_KEEPALIVE, Subscription, subscription_params
@@ -135,15 +135,20 @@ class Client:
         result, for what the object API does not cover."""
         return self._connection.call(method, params)
 
-    def submit(self, method: str, params: Optional[Dict[str, Any]] = None) -> PendingCall:
+    def submit(self, method: str, params: Optional[Dict[str, Any]] = None, *, stream: bool = False) -> PendingCall:
         """Sends a request like :meth:`call` without waiting for its answer: several requests
         can be in flight at once (pipelining), answered in any order.
         :meth:`PendingCall.result` waits for the answer and returns its result.
 
         >>> first, second = client.submit("ping"), client.submit("model")
         >>> second.result()["entities"], first.result()
+
+        ``stream=True`` asks for the answer in parts (a ``fetch``: docs/PROTOCOL.md, Streamed
+        answers): :meth:`PendingCall.next_part` returns each part, ``None`` after the last,
+        then :meth:`PendingCall.result` the last line's result (:meth:`fetch_stream` does it
+        for objects); :meth:`PendingCall.abandon` drops the rest.
         """
-        return self._connection.submit(method, params)
+        return self._connection.submit(method, params, stream=stream)
 
     # -- notifications -------------------------------------------------------------------
 
@@ -233,7 +238,10 @@ class Client:
         manifest: ``seq`` (the commit the copy holds), ``baseSeq`` (the oldest commit it can
         restore), ``time``, ``directory`` and ``files`` (each ``name``, ``bytes``, ``crc32c``).
         ``docserver restore --from DIR --to STORE`` makes a store from it (docs/OPERATIONS.md)."""
-        return self._connection.call("backup", {"to": to})
+        answer = self._connection.call("backup", {"to": to})
+        if not isinstance(answer, dict):
+            raise ProtocolError(f"backup was answered with {answer!r} instead of an object")
+        return answer
 
     # -- objects -------------------------------------------------------------------------
 
@@ -258,6 +266,22 @@ class Client:
         """:meth:`Session.fetch_ids`: the IDs of the matching objects."""
         return self.session().fetch_ids(entity, predicate, *arguments, sort=sort, limit=limit, offset=offset,
                                         include_subentities=include_subentities, after=after)
+
+    def fetch_stream(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
+                     limit: Optional[int] = None, offset: Optional[int] = None,
+                     include_subentities: bool = True, after: Optional[int] = None) -> Iterator[DocObject]:
+        """:meth:`Session.fetch_stream` in a new session: the matching objects as the server
+        finds them, in parts, however large the answer."""
+        return self.session().fetch_stream(entity, predicate, *arguments, sort=sort, limit=limit, offset=offset,
+                                           include_subentities=include_subentities, after=after)
+
+    def fetch_ids_stream(self, entity: str, predicate: Optional[str] = None, *arguments: Any,
+                         sort: SortSpec = None, limit: Optional[int] = None, offset: Optional[int] = None,
+                         include_subentities: bool = True, after: Optional[int] = None) -> Iterator[ObjectID]:
+        """:meth:`Session.fetch_ids_stream`: the IDs of the matching objects, in parts."""
+        return self.session().fetch_ids_stream(entity, predicate, *arguments, sort=sort, limit=limit,
+                                               offset=offset, include_subentities=include_subentities,
+                                               after=after)
 
     def get(self, *ids: Union[str, DocObject], after: Optional[int] = None) -> List[Optional[DocObject]]:
         """:meth:`Session.get` in a new session: the objects, ``None`` for missing ones."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
 
 from .errors import ModelError, ObjectDeletedError, ProtocolError, ValueConversionError
 from .model import Attribute, Model, Relationship
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from .subscription import Subscription
 
 __all__ = ["SaveResult", "Session", "Sort", "SortSpec"]
+
+_Item = TypeVar("_Item")
 
 
 class SaveResult(Dict[str, Any]):
@@ -129,6 +131,39 @@ class Session(ChangeMerging):
         params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities, after)
         params["resultType"] = "ids"
         return [ObjectID(item) for item in _list(self._client.call("fetch", params), "ids", "fetch")]
+
+    def fetch_stream(self, entity: str, predicate: Optional[str] = None, *arguments: Any, sort: SortSpec = None,
+                     limit: Optional[int] = None, offset: Optional[int] = None,
+                     include_subentities: bool = True, after: Optional[int] = None) -> Iterator[DocObject]:
+        """Like :meth:`fetch`, but yields the objects as the server finds them: its answer
+        comes in parts (``docs/PROTOCOL.md``, Streamed answers), so it may be far larger than
+        the server's ``--max-answer-bytes`` and the first objects come before the last are
+        found. The same objects in the same order as :meth:`fetch`, each registered in the
+        session as :meth:`fetch` does::
+
+            for song in session.fetch_stream("Song", "plays > %d", 10, sort="title"):
+                ...
+
+        The arguments are checked at once; the request is sent when the iteration starts.
+        The client's timeout counts per part, not for the whole answer. When the answer ends
+        with an error (an object too large for one line: :class:`~docstore.TooLargeError`),
+        it is raised after the objects of the parts before it, which are void: the answer is
+        the error. Stopping early (``break``, or closing the iterator) drops the rest of the
+        answer as it arrives, and the client goes on.
+
+        The server answers the client's later requests after the stream's last line: a call
+        made on the same client before the iteration ends (loading a fault, say) waits for
+        it, and the parts read meanwhile are kept in memory."""
+        params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities, after)
+        return self._stream(params, "objects", self._register)
+
+    def fetch_ids_stream(self, entity: str, predicate: Optional[str] = None, *arguments: Any,
+                         sort: SortSpec = None, limit: Optional[int] = None, offset: Optional[int] = None,
+                         include_subentities: bool = True, after: Optional[int] = None) -> Iterator[ObjectID]:
+        """Like :meth:`fetch_stream`, but only the IDs (nothing is loaded)."""
+        params = self._fetch_params(entity, predicate, arguments, sort, limit, offset, include_subentities, after)
+        params["resultType"] = "ids"
+        return self._stream(params, "ids", ObjectID)
 
     def count(self, entity: str, predicate: Optional[str] = None, *arguments: Any,
               include_subentities: bool = True, after: Optional[int] = None) -> int:
@@ -403,6 +438,32 @@ class Session(ChangeMerging):
         if after is not None:
             params["after"] = _after(after)
         return params
+
+    def _stream(self, params: Dict[str, Any], key: str, convert: Callable[[Any], _Item]) -> Iterator[_Item]:
+        """Sends a streamed ``fetch`` and yields each element of its ``key`` list
+        (``objects`` or ``ids``) through ``convert``: the parts', then the last line's."""
+        if key == "objects":
+            self._sync()  # as fetch: the merged changes first, then what the fetch reads
+        call = self._client.submit("fetch", params, stream=True)
+        try:
+            received = 0
+            while True:
+                part = call.next_part()
+                if part is None:
+                    break
+                items = _list(part, key, "fetch")
+                received += len(items)
+                for item in items:
+                    yield convert(item)
+            result = call.result()
+            items = _list(result, key, "fetch")
+            count = result.get("count")
+            if count != received + len(items):
+                raise ProtocolError(f"a streamed fetch sent {received + len(items)} {key} and counted {count!r}")
+            for item in items:
+                yield convert(item)
+        finally:
+            call.abandon()  # stopped early: the rest is dropped as it arrives
 
     def _register(self, item: Any) -> DocObject:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("values"), dict):

@@ -9,7 +9,7 @@ import logging
 import socket
 import threading
 import time
-from typing import Any, Callable, Deque, Dict, List, Optional
+from typing import Any, Callable, Deque, Dict, List, Optional, Union
 
 from .arguments import argument_to_wire
 from .changes import Change
@@ -47,8 +47,8 @@ class Subscription:
     ``on_error`` (when given) is called with it.
     """
 
-    def __init__(self, host: str, port: int, token: Optional[str], timeout: Optional[float], client_name: str,
-                 params: Dict[str, Any], keepalive: Optional[float] = DEFAULT_KEEPALIVE) -> None:
+    def __init__(self, host: str, port: int, token: Union[str, Security, None], timeout: Optional[float],
+                 client_name: str, params: Dict[str, Any], keepalive: Optional[float] = DEFAULT_KEEPALIVE) -> None:
         self.host = host
         self.port = port
         self.timeout = timeout
