@@ -48,6 +48,36 @@ final class LineClient {
         }
     }
 
+    /// Sends a `fetch` whose `params` ask for a streamed answer (`"stream":true`) and reads it
+    /// whole: the number of its parts, the bytes of every line, and its last line's `result` (an
+    /// error throws). The parts are counted, not parsed.
+    func stream(params: String) throws -> (parts: Int, bytes: Int, result: [String: Any]) {
+        let id = nextID
+        nextID += 1
+        let request = Array((#"{"jsonrpc":"2.0","id":\#(id),"method":"fetch","params":\#(params)}"# + "\n").utf8)
+        var sent = 0
+        while sent < request.count {
+            let count = request.withUnsafeBytes { write(socket, $0.baseAddress.map { $0 + sent }, $0.count - sent) }
+            guard count > 0 else { throw BenchmarkError("fetch: write failed, errno \(errno)") }
+            sent += count
+        }
+        let partPrefix = Array(#"{"jsonrpc":"2.0","id":\#(id),"part":"#.utf8)
+        var parts = 0, bytes = 0
+        while true {
+            let line = try readLine("fetch")
+            bytes += line.count + 1
+            if line.starts(with: partPrefix) {
+                parts += 1
+                continue
+            }
+            let answer = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            guard let result = answer?["result"] as? [String: Any] else {
+                throw BenchmarkError("the streamed fetch failed: \(String(decoding: line.prefix(500), as: UTF8.self))")
+            }
+            return (parts, bytes, result)
+        }
+    }
+
     /// Sends one request line (`\n` included) as it is; returns the answer line.
     func exchange(_ request: [UInt8]) throws -> [UInt8] {
         var sent = 0

@@ -105,6 +105,15 @@ struct PostgresBaseline {
                                                     "-v", "ON_ERROR_STOP=1", "-c", statements], in: directory), "psql")
     }
 
+    /// Runs `COPY (select) TO STDOUT` with psql, its rows written to /dev/null: PostgreSQL
+    /// sending a result as fast as it can, for the stream's peer; its seconds.
+    func copyOut(_ select: String, database: String) throws -> Double {
+        let started = MonotonicClock.nanoseconds()
+        try Self.check(Self.run([], bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", database, "-q", "-o", "/dev/null",
+                                                    "-v", "ON_ERROR_STOP=1", "-c", "COPY (\(select)) TO STDOUT"], in: directory), "psql COPY")
+        return Double(MonotonicClock.nanoseconds() - started) / 1e9
+    }
+
     /// The rows of one query, as psql prints them unaligned (`-At`: one row a line, `|` between columns).
     func query(_ statement: String, database: String) throws -> [String] {
         let result = try Self.run([], bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "bench", "-d", database, "-At",

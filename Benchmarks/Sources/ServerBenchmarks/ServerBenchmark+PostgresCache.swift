@@ -19,6 +19,8 @@ import NIOCore
 ///    same `SELECT` by title.
 /// 5. The server's resident memory after 1,000,000 random `get`s (more are run when the
 ///    measured runs made fewer).
+/// 6. Every Song in one `fetch` with `stream: true`, beside psql's `COPY` of the same statement
+///    (ServerBenchmark+Stream.swift).
 extension ServerBenchmark {
     func runPostgresCache() async throws {
         JSONAtomicStore.register()
@@ -146,6 +148,9 @@ extension ServerBenchmark {
         say("4. resident memory after about \(grouped(gets)) random gets: \(megabytes(resident)) (target <= 256 MB)")
         recordFigure("server over PostgreSQL with `--cache-bytes 64 MiB`", data: "\(grouped(songs)) Songs, database \(megabytes(databaseBytes))",
                      result: "listening in \(fixed(listenSeconds, 2)) s; resident \(megabytes(resident)) after \(grouped(gets)) random gets")
+
+        // 6. Every Song, streamed.
+        try streamEverySong(server, session: session, cluster: cluster, songs: songs)
     }
 
     /// A process's resident memory (`VmRSS` of `/proc/PID/status`), in bytes.

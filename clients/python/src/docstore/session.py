@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
+from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, TypeVar,
+                    Union)
 
 from .errors import ModelError, ObjectDeletedError, ProtocolError, ValueConversionError
 from .model import Attribute, Model, Relationship
