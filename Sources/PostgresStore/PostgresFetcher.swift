@@ -63,7 +63,8 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
         return (result, try await latestCommit())
     }
 
-    func streamInOneStatement(_ request: FetchRequest, receive: ([ObjectSnapshot]) async throws -> Void) async throws -> Int64? {
+    func streamInOneStatement(_ request: FetchRequest, receive: ([ObjectSnapshot]) async throws -> Void) async throws
+        -> (through: Int64, plan: String)? {
         let plan = try store.plan(for: request, readingCommit: true)
         guard !plan.counts, plan.description.predicateInSQL, plan.description.sortedAndPagedInSQL else { return nil }
         let failure = RowStream.Failure()
@@ -79,9 +80,9 @@ final class PostgresFetcher: DatabaseFetcher, @unchecked Sendable {
             if let stopped = failure.error { throw stopped }
             throw (error as? PostgresStoreError)?.ofFetch(of: request.entityName) ?? error
         }
-        if let first, let through = try store.commit(readBy: plan, in: [first]) { return through }
+        if let first, let through = try store.commit(readBy: plan, in: [first]) { return (through, plan.description.description) }
         // No row: the history's last commit, read after the statement.
-        return try await latestCommit()
+        return (try await latestCommit(), plan.description.description)
     }
 
     func committedSnapshots(of ids: [ObjectID]) async throws -> (snapshots: [ObjectSnapshot], through: Int64) {

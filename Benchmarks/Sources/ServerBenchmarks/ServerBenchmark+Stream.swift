@@ -12,13 +12,13 @@ extension ServerBenchmark {
         let before = ProcessCPU.residentBytes(pid: pid)
         let cpu = ProcessCPU.seconds(pid: pid)
         let started = MonotonicClock.nanoseconds()
-        let streamed = try session.client.stream(params: #"{"entity":"Song","stream":true}"#)
+        let streamed = try session.client.stream(params: #"{"entity":"Song","stream":true,"explain":true}"#)
         let seconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
         let serverCPU = ProcessCPU.seconds(pid: pid) - cpu
         let peak = sampler.stop()
         let count = streamed.result["count"] as? Int ?? 0
         guard count == songs else { throw BenchmarkError("the stream gave \(count) Songs of \(songs)") }
-        let statement = try explainedStatement(session, params: #"{"entity":"Song","explain":true}"#)
+        let statement = try Self.statement(explained: streamed.result)
         let copySeconds = try cluster.copyOut(statement, database: "graph")
         say("5. every Song in one streamed fetch: \(grouped(count)) objects, \(megabytes(streamed.bytes)) in \(grouped(streamed.parts)) parts, "
             + "\(fixed(seconds, 1)) s = \(grouped(Int(Double(count) / seconds))) objects/s; server CPU \(fixed(serverCPU / Double(count) * 1e6, 2)) µs per object")
@@ -30,12 +30,11 @@ extension ServerBenchmark {
                         + "server CPU \(fixed(serverCPU / Double(count) * 1e6, 2)) µs per object; resident at most \(megabytes(peak)) (\(megabytes(before)) before)")
     }
 
-    /// The statement the server sends for a fetch (`params` with `"explain":true`), from its plan.
-    private func explainedStatement(_ session: ServerSession, params: String) throws -> String {
-        let answer = try session.client.call("fetch", params: params)
-        guard let plan = ((answer as? [String: Any])?["plan"] as? [String: Any])?["sql"] as? String,
+    /// The statement the server sent for a fetch, from the plan of its answer (`explain`).
+    private static func statement(explained result: [String: Any]) throws -> String {
+        guard let plan = (result["plan"] as? [String: Any])?["sql"] as? String,
               let select = plan.range(of: "SELECT "), !plan.contains("$1") else {
-            throw BenchmarkError("the server's explain gave no statement without parameters: \(String(describing: answer).prefix(300))")
+            throw BenchmarkError("the stream's plan gave no statement without parameters: \(String(describing: result["plan"]).prefix(300))")
         }
         return String(plan[select.lowerBound...])
     }

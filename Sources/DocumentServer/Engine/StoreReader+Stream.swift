@@ -43,7 +43,8 @@ extension StoreReader {
                     try await send(part)
                 }
             }
-            return try await finish(&parts, plan: call.explain ? found : nil, send: send)
+            let plan = try call.explain ? Self.planText(found.plan, database: found.databasePlan) : nil
+            return try await finish(&parts, plan: plan, send: send)
         } catch {
             return Self.streamReply(to: error)
         }
@@ -61,7 +62,7 @@ extension StoreReader {
         let epoch = state.clearingEpoch
         let limit = maximumAnswerBytes
         do {
-            guard let through = try await fetcher.streamInOneStatement(request, receive: { snapshots in
+            guard let (through, databasePlan) = try await fetcher.streamInOneStatement(request, receive: { snapshots in
                 for snapshot in snapshots {
                     if let part = try parts.add(try element(for: snapshot, of: call.resultType, epoch: epoch), limit: limit) {
                         try await send(part)
@@ -71,7 +72,8 @@ extension StoreReader {
             // As for a fetch answered whole: the connection's next reads come from a state that
             // holds the commits the answer holds.
             if through > state.sequence { _ = await catchUp(through) }
-            return try await finish(&parts, plan: nil, send: send)
+            let examined = FetchPlan(access: .scan, isSortedByIndex: true, objectsExamined: parts.count)
+            return try await finish(&parts, plan: call.explain ? Self.planText(examined, database: databasePlan) : nil, send: send)
         } catch let error as RPCError {
             return Self.streamReply(to: error)  // a part's (an object too large for a line)
         } catch let error as PartWriter.Stopped {
@@ -83,9 +85,13 @@ extension StoreReader {
         }
     }
 
+    /// The `plan` member's value, for `explain`.
+    private static func planText(_ plan: FetchPlan, database: String?) throws -> [UInt8] {
+        try JSONText.make { try FetchPlanEncoder.writeValue(plan, database: database, to: $0) }
+    }
+
     /// The last line's `result` (sending the part before it when they would not fit together).
-    private func finish(_ parts: inout AnswerParts, plan found: Matches?, send: SendPart) async throws -> Reply {
-        let plan = try found.map { found in try JSONText.make { try FetchPlanEncoder.writeValue(found.plan, database: found.databasePlan, to: $0) } }
+    private func finish(_ parts: inout AnswerParts, plan: [UInt8]?, send: SendPart) async throws -> Reply {
         let (lastPart, result) = parts.finish(plan: plan)
         if let lastPart { try await send(lastPart) }
         return .result(result)

@@ -13,7 +13,7 @@ extension StoreWorker {
     /// they are encoded and sent here, part by part.
     func stream(_ call: FetchCall, on loop: (any EventLoop)?, lineLimit: Int, send: @escaping SendPart) async -> Reply {
         let started = call.started(timeLimit: requestTimeLimit)
-        if !call.explain, let loop, let reads = databaseLoop(loop, after: call.after) {
+        if let loop, let reads = databaseLoop(loop, after: call.after) {
             let reader = self.reader
             let answered: Reply? = await Task(executorPreference: reads.executor) {
                 await reader.stream(started, with: reads.fetcher, lineLimit: lineLimit, send: send,

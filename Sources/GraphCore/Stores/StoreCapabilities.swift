@@ -114,18 +114,21 @@ public protocol DatabaseFetcher: AnyObject, Sendable {
         -> (objects: [[ObjectSnapshot]], through: Int64)?
     /// The objects of `request` (its predicate, and its sort and page, said in SQL; not a
     /// count) handed to `receive` a few rows at a time as the database sends them, each batch
-    /// received before more rows are read, and the number of the last commit they may hold;
-    /// nil when one statement cannot answer it (nothing was received). Never holds the result
+    /// received before more rows are read; then the number of the last commit they may hold,
+    /// and how the statement answered (as ``DatabaseObjectReader/explain(_:)`` says it). Nil
+    /// when one statement cannot answer it (nothing was received). Never holds the result
     /// whole: its ``FetchRequest/resultBytesLimit`` is not applied. An error `receive` throws
     /// ends the statement and is thrown as it is.
-    func streamInOneStatement(_ request: FetchRequest, receive: ([ObjectSnapshot]) async throws -> Void) async throws -> Int64?
+    func streamInOneStatement(_ request: FetchRequest, receive: ([ObjectSnapshot]) async throws -> Void) async throws
+        -> (through: Int64, plan: String)?
     /// Closes its connections; a fetch made afterwards opens new ones.
     func close()
 }
 
 extension DatabaseFetcher {
     /// None streamed: the caller finds the matches another way.
-    public func streamInOneStatement(_ request: FetchRequest, receive: ([ObjectSnapshot]) async throws -> Void) async throws -> Int64? {
+    public func streamInOneStatement(_ request: FetchRequest, receive: ([ObjectSnapshot]) async throws -> Void) async throws
+        -> (through: Int64, plan: String)? {
         nil
     }
 

@@ -40,13 +40,17 @@ struct StreamedFetchOverPostgresTests {
         }
         let before = try peakMemory(of: cached)
         for sort in [[], [["key": "label", "ascending": false]]] {
-            let streamed = try client.readStream(id: try client.sendStreamedFetch(["entity": "Tag", "sort": sort]))
+            let streamed = try client.readStream(id: try client.sendStreamedFetch(["entity": "Tag", "sort": sort, "explain": !sort.isEmpty]))
             let result = try #require(streamed.last["result"] as? [String: Any], "\(streamed.last)")
             let objects = streamed.parts.flatMap { $0["objects"] as? [[String: Any]] ?? [] } + (result["objects"] as? [[String: Any]] ?? [])
             #expect(result["count"] as? Int == 40_000 && objects.count == 40_000, "\(result["count"] ?? "no count"), \(objects.count) objects")
             #expect(Set(objects.compactMap { $0["id"] as? String }).count == 40_000)
             #expect(streamed.longestLine <= limit, "a line of \(streamed.longestLine) bytes")
             if !sort.isEmpty {
+                // Sorted by PostgreSQL, in the one statement whose rows were sent on.
+                let plan = result["plan"] as? [String: Any]
+                #expect(plan?["access"] as? String == "sql" && plan?["sortedByIndex"] as? Bool == true && plan?["objectsExamined"] as? Int == 40_000,
+                        "\(plan ?? [:])")
                 let labels = objects.compactMap { ($0["values"] as? [String: Any])?["label"] as? String }
                 #expect(labels == labels.sorted(by: >), "in the order asked for")
             }
