@@ -54,13 +54,6 @@ struct LargeFetchTests {
         #expect((stats["store"] as? [String: Any])?["objects"] as? Int ?? .max < 1_000, "the cache took the refused fetch's objects: \(stats)")
     }
 
-    /// The server's peak resident memory (`VmHWM`), in bytes.
-    private func peakMemory(of server: ServerProcess) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return try #require(Int(line.split(separator: " ").dropFirst().first ?? "")) * 1024
-    }
-
     @Test func aRefusedFetchDoesNotHoldItsRowsFirst() throws {
         let servers = try DatabaseServers(count: 1)
         // 40,000 Tags of 300-byte labels: about 12 MB of rows, several times that as rows and
@@ -75,12 +68,12 @@ struct LargeFetchTests {
             _ = try client.result("fetch", ["entity": "Tag", "limit": 5])
             _ = try client.result("fetch", ["entity": "Tag", "predicate": "label == %@", "arguments": [label], "limit": 5])
         }
-        let before = try peakMemory(of: cached)
+        let before = try cached.peakMemory()
         for _ in 0..<3 {
             expectTooLarge(try client.call("fetch", ["entity": "Tag"]), limit: limit, "every Tag")
             expectTooLarge(try client.call("fetch", ["entity": "Tag", "predicate": "label == %@", "arguments": [label]]), limit: limit, "label ==")
         }
-        let grown = try peakMemory(of: cached) - before
+        let grown = try cached.peakMemory() - before
         #expect(grown < 8 << 20, "the server's peak memory grew by \(grown) bytes for fetches refused as too large")
     }
 }

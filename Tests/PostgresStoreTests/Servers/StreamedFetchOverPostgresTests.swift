@@ -19,13 +19,6 @@ struct StreamedFetchOverPostgresTests {
         }
     }
 
-    /// The server's peak resident memory (`VmHWM`), in bytes.
-    private func peakMemory(of server: ServerProcess) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return try #require(Int(line.split(separator: " ").dropFirst().first ?? "")) * 1024
-    }
-
     @Test func aStreamFarLargerThanAnAnswerComesWholeWithoutTheServerHoldingIt() throws {
         let servers = try DatabaseServers(count: 1)
         // 40,000 Tags of 300-byte labels: about 12 MB of rows, some 18 MB of answer.
@@ -38,7 +31,7 @@ struct StreamedFetchOverPostgresTests {
             let warm = try client.readStream(id: try client.sendStreamedFetch(["entity": "Tag", "limit": 200, "sort": [["key": "label"]]]))
             #expect(warm.last["result"] != nil, "\(warm.last)")
         }
-        let before = try peakMemory(of: cached)
+        let before = try cached.peakMemory()
         for sort in [[], [["key": "label", "ascending": false]]] {
             let streamed = try client.readStream(id: try client.sendStreamedFetch(["entity": "Tag", "sort": sort, "explain": !sort.isEmpty]))
             let result = try #require(streamed.last["result"] as? [String: Any], "\(streamed.last)")
@@ -55,7 +48,7 @@ struct StreamedFetchOverPostgresTests {
                 #expect(labels == labels.sorted(by: >), "in the order asked for")
             }
         }
-        let grown = try peakMemory(of: cached) - before
+        let grown = try cached.peakMemory() - before
         #expect(grown < 8 << 20, "the server's peak memory grew by \(grown) bytes streaming 18 MB of answer")
         // The connections to the database serve the next fetches.
         let count = try client.result("fetch", ["entity": "Tag", "resultType": "count"])
