@@ -12,8 +12,9 @@
 //
 // Checks besides crashes: a line the fast readers take is read the same way by the general
 // path (LineReaderCheck.swift); every answer is one line of valid JSON, a JSON-RPC response (or
-// a non-empty array of them) whose `id` is the request's; after the input the store file
-// still loads.
+// a non-empty array of them) whose `id` is the request's; a streamed fetch's parts are lines of
+// valid JSON within the answer limit, each a part with the request's `id`; after the input the
+// store file still loads.
 @testable import DocumentServer
 import DocumentProtocol
 import FuzzSupport
@@ -83,6 +84,32 @@ private func perform(_ job: StoreJob, on worker: StoreWorker) -> Reply {
     }
     done.wait()
     guard let reply = box.reply else { fuzzFailure("the store thread answered nothing") }
+    return reply
+}
+
+/// Runs a streamed fetch as `ConnectionHandler` does (in a task, its parts written as they
+/// come) and waits for it; each part must be one line of valid JSON within the answer limit,
+/// with the request's `id` and a `part` holding `objects` or `ids`, and no `result` or `error`.
+private func stream(_ call: FetchCall, id: JSONValue, for line: ByteBuffer, shared: SharedState) -> Reply {
+    let done = DispatchSemaphore(value: 0)
+    let box = ReplyBox()
+    let lineLimit = shared.maximumAnswerBytes - (RPCResponse.encodePart(id: id, []).count + 1)
+    let request = String(decoding: line.readableBytesView, as: UTF8.self)
+    Task {
+        box.reply = await shared.worker.stream(call, on: nil, lineLimit: lineLimit, send: { part in
+            let bytes = RPCResponse.encodePart(id: id, part)
+            let text = String(decoding: bytes, as: UTF8.self)
+            if bytes.contains(0x0A) { fuzzFailure("a part holds a newline: \(text)") }
+            if bytes.count + 1 > shared.maximumAnswerBytes { fuzzFailure("a part passes the answer limit: \(bytes.count) bytes\nrequest: \(request)") }
+            guard let value = try? bytes.withUnsafeBytes({ try JSONValue.parse($0, maximumDepth: 512) }),
+                  value["jsonrpc"] == .string("2.0"), value["id"] == id, value["result"] == nil, value["error"] == nil,
+                  let body = value["part"], body["objects"] != nil || body["ids"] != nil
+            else { fuzzFailure("a part is not one of a streamed answer: \(text)\nrequest: \(request)") }
+        })
+        done.signal()
+    }
+    done.wait()
+    guard let reply = box.reply else { fuzzFailure("a stream answered nothing") }
     return reply
 }
 
@@ -187,6 +214,7 @@ public func wireFuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .store(let job, let finish): outcome = finish(perform(job, on: worker))
         case .batch(let elements): outcome = batch(elements, session)
         case .hello(let check, let finish): outcome = finish(check.run())
+        case .stream(let call, let id, let finish): outcome = finish(stream(call, id: id, for: line, shared: shared))
         }
         switch outcome {
         case .answer(let bytes):
