@@ -4,7 +4,7 @@ import Testing
 
 /// How a subscription (`DocumentClient.changes`) ends when the server refuses or ends it,
 /// played by a scripted server: the feed's connection sends `hello` (id 1), then `subscribe` (id 2).
-@Suite(.timeLimit(.minutes(1)), .threadsOfTheirOwn) struct ChangeStreamFailureTests {
+@Suite(.timeLimit(.minutes(1))) struct ChangeStreamFailureTests {
     private static let model: ObjectModel? = try? ObjectModel(entities: [
         EntityDescription("Song", attributes: [AttributeDescription("title", .string)]),
     ])

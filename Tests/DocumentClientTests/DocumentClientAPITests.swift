@@ -5,7 +5,7 @@ import Testing
 
 /// The async API of `DocumentClient` against a real `docserver`, with GraphCore's types:
 /// requests and snapshots go out, snapshots, IDs and counts come back.
-@Suite(.threadsOfTheirOwn) struct DocumentClientAPITests {
+@Suite struct DocumentClientAPITests {
     /// A server of the behaviour model (the fixture's) and a client of its own.
     private struct Connected {
         let store: StoreFixture

@@ -8,7 +8,7 @@ import Testing
 /// How a `DocumentClient` fails when the other end misbehaves, against a ``ScriptedListener``
 /// that answers `hello` and then does what each test needs: drops the connection with a
 /// request in flight, never answers, or answers what is not the protocol.
-@Suite(.threadsOfTheirOwn) struct DocumentClientFailureTests {
+@Suite struct DocumentClientFailureTests {
     private static func client(of listener: ScriptedListener, requestTimeout: Double = 10) -> DocumentClient {
         DocumentClient(configuration: ClientConfiguration(port: listener.port, requestTimeout: requestTimeout))
     }

@@ -9,7 +9,7 @@ import Testing
 /// model with the article's token, so that the article cannot drift from the API. Only
 /// public API is used (no `@testable`), as a reader's code would. Where the article says
 /// `127.0.0.1:7878`, the test uses the port its server was given.
-@Suite(.threadsOfTheirOwn) struct DocumentationExampleTests {
+@Suite struct DocumentationExampleTests {
     static let token = "s3cret"
 
     /// "Start a server": `docserver serve --auth-token s3cret` on a new store file, sample model.

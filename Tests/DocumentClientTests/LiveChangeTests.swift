@@ -10,7 +10,7 @@ import Testing
 /// context over `RemoteStore` that shows another process's save without a refresh, and the
 /// change feed across languages (a Swift subscriber sees a Python save, a Python subscriber a
 /// Swift `RemoteStore` save).
-@Suite(.timeLimit(.minutes(1)), .threadsOfTheirOwn) struct LiveChangeTests {
+@Suite(.timeLimit(.minutes(1))) struct LiveChangeTests {
     /// A client of `server` that says `hello` as `name`.
     private static func client(_ server: SampleModelServer, name: String = "watcher") -> DocumentClient {
         DocumentClient(configuration: ClientConfiguration(host: server.server.host, port: Int(server.server.port), clientName: name))

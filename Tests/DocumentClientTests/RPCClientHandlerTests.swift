@@ -8,7 +8,7 @@ import Testing
 
 /// The client's request matching, in memory: answers by `id` in any order, notifications
 /// apart, and an answer nobody waits for closing the connection.
-@Suite("Client request matching", .threadsOfTheirOwn)
+@Suite("Client request matching")
 struct RPCClientHandlerTests {
     /// A connected channel with the handler, and the stream its notifications go to.
     final class Connection {

@@ -7,7 +7,7 @@ import Testing
 /// `DocumentClient` over TLS with a user (docs/SECURITY.md), against the real binary: the
 /// server's certificate is verified by default (its authority, its host name), and `hello`
 /// carries the user and its secret.
-@Suite(.threadsOfTheirOwn) struct SecureConnectionTests {
+@Suite struct SecureConnectionTests {
     /// A server with TLS and a users file (written by `docserver user add`): ann, a reader.
     private static func start(in directory: TemporaryDirectory) throws -> (ServerProcess, ClusterCertificates) {
         let certificates = try ClusterCertificates(in: directory.file("tls"), owner: nil)
